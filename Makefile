@@ -1,0 +1,103 @@
+# cigen — CircleCI configuration generator.  See README.md.
+#
+#   make            build build/cigen (installs missing -dev packages when root)
+#   make check      build and run every test
+#   make asan       the whole test suite under AddressSanitizer + UBSan
+#   make memcheck   the whole test suite under valgrind (CK_FORK=no)
+#   make fuzz       run the libFuzzer targets (FUZZ_SECONDS each)
+#   make bench      the performance benchmark (tests/bench/)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make uninstall / clean / deps
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+BUILD      ?= build
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+VERSION    := $(shell cat VERSION)
+
+WARN   := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
+          -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings -Wcast-align \
+          -Wundef -Wnull-dereference -Wimplicit-fallthrough
+OPT    ?= -O2 -g
+# Recursive (=) on purpose: evaluated when a recipe runs, after `deps` did its work.
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags yaml-0.1 jansson)
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs yaml-0.1 jansson)
+CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
+CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
+ALL_CFLAGS = -std=c11 -D_XOPEN_SOURCE=700 -DCIGEN_VERSION='"$(VERSION)"' \
+             $(WARN) $(OPT) $(PKG_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
+
+LIB_SRC  := $(filter-out generator/main.c,$(sort $(wildcard generator/*.c)))
+LIB_OBJ  := $(LIB_SRC:generator/%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ := $(BUILD)/obj/main.o
+TEST_SRC := $(sort $(wildcard tests/check_*.c)) tests/run_tests.c tests/testutil.c
+TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
+HEADERS  := $(wildcard generator/*.h tests/*.h)
+
+.PHONY: all check asan memcheck fuzz bench install uninstall clean deps deps-tests
+all: $(BUILD)/cigen
+
+deps:
+	@build-aux/ensure-deps.sh
+deps-tests:
+	@build-aux/ensure-deps.sh --with-tests
+
+$(BUILD)/.deps-ok: build-aux/ensure-deps.sh | $(BUILD)
+	@build-aux/ensure-deps.sh
+	@touch $@
+$(BUILD)/.deps-tests-ok: build-aux/ensure-deps.sh | $(BUILD)
+	@build-aux/ensure-deps.sh --with-tests
+	@touch $@
+
+$(BUILD):
+	@mkdir -p $(BUILD)/obj $(BUILD)/tests
+
+# `make V=1` shows the full commands.
+Q = $(if $(V),,@)
+$(BUILD)/obj/%.o: generator/%.c $(HEADERS) Makefile VERSION | $(BUILD)/.deps-ok
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/cigen: $(LIB_OBJ) $(MAIN_OBJ)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tests/%.o: tests/%.c $(HEADERS) Makefile | $(BUILD)/.deps-tests-ok
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Igenerator -c $< -o $@
+
+$(BUILD)/run_tests: $(LIB_OBJ) $(TEST_OBJ)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS)
+
+# The runner finds the binary and the test data through these variables, so the
+# same runner works for the plain, sanitizer and valgrind builds.
+check: $(BUILD)/cigen $(BUILD)/run_tests
+	@CIGEN=$(abspath $(BUILD)/cigen) CIGEN_SRCDIR=$(CURDIR) $(BUILD)/run_tests
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan \
+	  OPT='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+	  EXTRA_LDFLAGS='-fsanitize=address,undefined' check
+
+# valgrind follows the runner (CK_FORK=no keeps every test in one process) and
+# every cigen it starts; any leak or error fails the run.
+memcheck: $(BUILD)/cigen $(BUILD)/run_tests
+	@CK_FORK=no CIGEN=$(abspath $(BUILD)/cigen) CIGEN_SRCDIR=$(CURDIR) \
+	  CIGEN_WRAPPER='valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=99' \
+	  valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
+	  --error-exitcode=99 $(BUILD)/run_tests
+
+install: $(BUILD)/cigen
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BUILD)/cigen $(DESTDIR)$(BINDIR)/cigen
+	install -m 644 docs/cigen.1 $(DESTDIR)$(MANDIR)/man1/cigen.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/cigen $(DESTDIR)$(MANDIR)/man1/cigen.1
+
+clean:
+	rm -rf build

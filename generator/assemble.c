@@ -1,0 +1,265 @@
+#include "assemble.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema.h"
+#include "util.h"
+
+void cg_linemap_release(cg_linemap *map)
+{
+    free(map->v);
+    memset(map, 0, sizeof *map);
+}
+
+void cg_linemap_add(cg_linemap *map, uint32_t *line, const char *text, size_t len,
+                    const char *file, uint32_t src_line, int32_t job, int32_t workflow)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += text[i] == '\n';
+    if (n == 0)
+        return;
+    cg_grow(&map->v, &map->cap, map->n + 1, sizeof *map->v);
+    map->v[map->n++] = (cg_linemap_entry){*line, n, file, src_line, job, workflow};
+    *line += n;
+}
+
+const cg_linemap_entry *cg_linemap_find(const cg_linemap *map, uint32_t line)
+{
+    size_t lo = 0, hi = map->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const cg_linemap_entry *e = &map->v[mid];
+        if (line < e->out_line)
+            hi = mid;
+        else if (line >= e->out_line + e->nlines)
+            lo = mid + 1;
+        else
+            return e;
+    }
+    return NULL;
+}
+
+typedef struct part {
+    size_t frag, sec;
+} part;
+
+typedef struct key_parts {
+    const char *key;
+    part *parts;
+    size_t n, cap;
+} key_parts;
+
+static uint32_t line_of(const cg_fragment *f, size_t offset)
+{
+    uint32_t line = 1;
+    for (size_t i = 0; i < offset && i < f->len; i++)
+        line += f->text[i] == '\n';
+    return line;
+}
+
+typedef struct writer {
+    cg_strbuf *out;
+    cg_linemap *map;
+    uint32_t line;
+} writer;
+
+static void put(writer *W, const cg_fragment *f, size_t from, size_t to)
+{
+    if (to <= from)
+        return;
+    cg_strbuf_add(W->out, f->text + from, to - from);
+    bool add_nl = f->text[to - 1] != '\n';
+    if (add_nl)
+        cg_strbuf_addc(W->out, '\n');
+    size_t len = to - from + add_nl;
+    cg_linemap_add(W->map, &W->line, W->out->buf + W->out->len - len, len, f->file,
+                   line_of(f, from), -1, -1);
+}
+
+static void put_text(writer *W, const char *s, size_t n)
+{
+    cg_strbuf_add(W->out, s, n);
+    cg_linemap_add(W->map, &W->line, s, n, NULL, 0, -1, -1);
+}
+
+static int check_entries(const cg_fragment *fa, const cg_section *sa, const cg_fragment *fb,
+                         const cg_section *sb, cg_error *err)
+{
+    json_t *a = json_object_get(cg_doc_root(fa->doc), sa->key);
+    json_t *b = json_object_get(cg_doc_root(fb->doc), sb->key);
+    const char *k;
+    json_t *v;
+    json_object_foreach(b, k, v) {
+        if (!json_object_get(a, k))
+            continue;
+        cg_strbuf p = CG_STRBUF_INIT;
+        cg_path_join_key(&p, "", sa->key);
+        cg_pos first = cg_key_pos(fa->doc, p.buf, k);
+        cg_pos again = cg_key_pos(fb->doc, p.buf, k);
+        cg_strbuf_release(&p);
+        cg_error_at(err, &again, "'%s' is defined under '%s' in two fragments", k, sa->key);
+        cg_error_note(err, &first, "first defined here");
+        return -1;
+    }
+    return 0;
+}
+
+static int check_anchors(const cg_assembly *in, cg_error *err)
+{
+    cg_map seen;
+    cg_map_init(&seen);
+    int rc = 0;
+    for (size_t f = 0; f < in->nfragments && rc == 0; f++) {
+        const cg_doc *doc = in->fragments[f].doc;
+        size_t n = cg_doc_anchor_count(doc);
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            cg_pos pos;
+            const char *name = cg_doc_anchor(doc, i, &pos);
+            size_t other = (size_t)cg_map_get(&seen, name);
+            if (other && other - 1 != f) {
+                const cg_doc *od = in->fragments[other - 1].doc;
+                for (size_t j = 0; j < cg_doc_anchor_count(od); j++) {
+                    cg_pos op;
+                    if (cg_streq(cg_doc_anchor(od, j, &op), name)) {
+                        rc = cg_error_at(err, &pos, "anchor '&%s' is also defined in another fragment; "
+                                         "in config.yml the later one would silently replace it", name);
+                        cg_error_note(err, &op, "defined here first");
+                        break;
+                    }
+                }
+            }
+            if (!other)
+                cg_map_put(&seen, name, (void *)(f + 1));
+        }
+    }
+    cg_map_release(&seen);
+    return rc;
+}
+
+int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error *err)
+{
+    key_parts *keys = NULL;
+    size_t nkeys = 0, keys_cap = 0;
+    int rc = 0;
+    for (size_t f = 0; f < in->nfragments; f++) {
+        const cg_fragment *fr = &in->fragments[f];
+        for (size_t s = 0; s < fr->nsections; s++) {
+            const char *k = fr->sections[s].key;
+            size_t i = 0;
+            while (i < nkeys && !cg_streq(keys[i].key, k))
+                i++;
+            if (i == nkeys) {
+                cg_grow(&keys, &keys_cap, nkeys + 1, sizeof *keys);
+                keys[nkeys++] = (key_parts){k, NULL, 0, 0};
+            }
+            cg_grow(&keys[i].parts, &keys[i].cap, keys[i].n + 1, sizeof *keys[i].parts);
+            keys[i].parts[keys[i].n++] = (part){f, s};
+        }
+    }
+    /* every repeated section must be combinable */
+    for (size_t i = 0; i < nkeys && rc == 0; i++) {
+        key_parts *kp = &keys[i];
+        bool gen = cg_streq(kp->key, "workflows") && in->nworkflows;
+        const cg_fragment *f0 = &in->fragments[kp->parts[0].frag];
+        const cg_section *s0 = &f0->sections[kp->parts[0].sec];
+        if (kp->n == 1 && !gen)
+            continue;
+        for (size_t j = 0; j < kp->n && rc == 0; j++) {
+            const cg_fragment *fj = &in->fragments[kp->parts[j].frag];
+            const cg_section *sj = &fj->sections[kp->parts[j].sec];
+            if (!sj->mergeable) {
+                rc = cg_error_at(err, &sj->key_pos,
+                                 "'%s' appears in %s, so its entries must be a block mapping "
+                                 "(one entry per line, no anchor on the key) to be combined",
+                                 kp->key, gen && kp->n == 1 ? "a fragment and is generated too" : "several fragments");
+                break;
+            }
+            unsigned want = gen ? 2 : s0->indent;
+            if (sj->indent != want) {
+                rc = cg_error_at(err, &sj->key_pos,
+                                 "the entries of '%s' are indented by %u spaces here but by %u %s; "
+                                 "combined sections need the same indentation",
+                                 kp->key, sj->indent, want, gen ? "in the generated workflows" : "in the first fragment");
+                break;
+            }
+            for (size_t q = 0; q < j && rc == 0; q++) {
+                const cg_fragment *fq = &in->fragments[kp->parts[q].frag];
+                rc = check_entries(fq, &fq->sections[kp->parts[q].sec], fj, sj, err);
+            }
+            if (gen) {
+                json_t *entries = json_object_get(cg_doc_root(fj->doc), kp->key);
+                for (size_t w = 0; w < in->nworkflows && rc == 0; w++) {
+                    if (!json_object_get(entries, in->workflow_names[w]))
+                        continue;
+                    cg_pos wp = cg_key_pos(fj->doc, "/workflows", in->workflow_names[w]);
+                    rc = cg_error_at(err, &wp, "workflow '%s' is both verbatim here and declared in the manifest",
+                                     in->workflow_names[w]);
+                    cg_error_note(err, &in->workflow_pos[w], "declared here");
+                }
+            }
+        }
+    }
+    if (rc == 0)
+        rc = check_anchors(in, err);
+    if (rc == 0) {
+        writer W = {out, map, 1};
+        put_text(&W, in->header, strlen(in->header));
+        bool have_workflows = false;
+        for (size_t i = 0; i < nkeys; i++) {
+            key_parts *kp = &keys[i];
+            for (size_t j = 0; j < kp->n; j++) {
+                const cg_fragment *f = &in->fragments[kp->parts[j].frag];
+                const cg_section *s = &f->sections[kp->parts[j].sec];
+                if (j == 0) {
+                    put(&W, f, s->start, s->end);
+                    continue;
+                }
+                put(&W, f, s->start, s->key_start);
+                if (s->key_comment) {
+                    cg_strbuf line = CG_STRBUF_INIT;
+                    cg_strbuf_addspaces(&line, s->indent);
+                    cg_strbuf_adds(&line, s->key_comment);
+                    cg_strbuf_addc(&line, '\n');
+                    cg_strbuf_add(W.out, line.buf, line.len);
+                    cg_linemap_add(W.map, &W.line, line.buf, line.len, f->file, s->key_line, -1, -1);
+                    cg_strbuf_release(&line);
+                }
+                put(&W, f, s->body, s->end);
+            }
+            if (cg_streq(kp->key, "workflows") && in->nworkflows) {
+                have_workflows = true;
+                if (out->len >= 2 && !(out->buf[out->len - 1] == '\n' && out->buf[out->len - 2] == '\n'))
+                    put_text(&W, "\n", 1);
+                uint32_t base = W.line;
+                cg_strbuf_add(out, in->workflows, in->workflows_len);
+                for (size_t e = 0; e < in->workflows_map->n; e++) {
+                    cg_linemap_entry x = in->workflows_map->v[e];
+                    x.out_line += base - 1;
+                    cg_grow(&map->v, &map->cap, map->n + 1, sizeof *map->v);
+                    map->v[map->n++] = x;
+                }
+                for (size_t b = 0; b < in->workflows_len; b++)
+                    W.line += in->workflows[b] == '\n';
+            }
+        }
+        if (!have_workflows && in->nworkflows) {
+            if (out->len && !(out->len >= 2 && out->buf[out->len - 2] == '\n'))
+                put_text(&W, "\n", 1);
+            put_text(&W, "workflows:\n", 11);
+            uint32_t base = W.line;
+            cg_strbuf_add(out, in->workflows, in->workflows_len);
+            for (size_t e = 0; e < in->workflows_map->n; e++) {
+                cg_linemap_entry x = in->workflows_map->v[e];
+                x.out_line += base - 1;
+                cg_grow(&map->v, &map->cap, map->n + 1, sizeof *map->v);
+                map->v[map->n++] = x;
+            }
+        }
+    }
+    for (size_t i = 0; i < nkeys; i++)
+        free(keys[i].parts);
+    free(keys);
+    return rc;
+}

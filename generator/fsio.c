@@ -1,0 +1,341 @@
+#include "fsio.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static const char *reason(int e)
+{
+    switch (e) {
+    case ENOENT: return "no such file";
+    case EACCES: return "permission denied";
+    case EISDIR: return "it is a folder";
+    case ENOTDIR: return "a part of the path is not a folder";
+    case ELOOP: return "too many symbolic links";
+    case ENAMETOOLONG: return "the path is too long";
+    case ENOSPC: return "no space left on the device";
+    case EROFS: return "the file system is read-only";
+    default: return strerror(e);
+    }
+}
+
+char *cg_realdir(const char *dir, cg_error *err)
+{
+    char *r = realpath(dir, NULL);
+    if (!r) {
+        cg_error_plain(err, "cannot use folder '%s': %s", dir, reason(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (stat(r, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        cg_error_plain(err, "'%s' is not a folder", dir);
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static char *join(const char *root, const char *rel)
+{
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_strbuf_adds(&sb, root);
+    if (sb.len && sb.buf[sb.len - 1] != '/')
+        cg_strbuf_addc(&sb, '/');
+    cg_strbuf_adds(&sb, rel);
+    return cg_strbuf_detach(&sb, NULL);
+}
+
+static bool inside(const char *root, const char *path)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return true;
+    return strncmp(root, path, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+static int read_fd(int fd, size_t max, char **data, size_t *len)
+{
+    cg_strbuf sb = CG_STRBUF_INIT;
+    for (;;) {
+        cg_strbuf_grow(&sb, 65536);
+        ssize_t r = read(fd, sb.buf + sb.len, 65536);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            cg_strbuf_release(&sb);
+            errno = e;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        sb.len += (size_t)r;
+        sb.buf[sb.len] = '\0';
+        if (sb.len > max) {
+            cg_strbuf_release(&sb);
+            errno = EFBIG;
+            return -1;
+        }
+    }
+    *data = cg_strbuf_detach(&sb, len);
+    return 0;
+}
+
+int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
+                   char **data, size_t *len, bool missing_ok, cg_error *err)
+{
+    char *path = join(root, rel);
+    char *real = realpath(path, NULL);
+    int rc = 0;
+    if (!real) {
+        int e = errno;
+        if (e == ENOENT && missing_ok)
+            rc = 1;
+        else
+            rc = cg_error_at(err, ref, "cannot read '%s': %s", rel, reason(e));
+        goto out;
+    }
+    if (!inside(root, real)) {
+        rc = cg_error_at(err, ref, "'%s' leads outside the project folder (through a symbolic link)", rel);
+        goto out;
+    }
+    int fd = open(real, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        rc = cg_error_at(err, ref, "cannot read '%s': %s", rel, reason(errno));
+        goto out;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        close(fd);
+        rc = cg_error_at(err, ref, "cannot read '%s': it is a folder, not a file", rel);
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        rc = cg_error_at(err, ref, "cannot read '%s': not a regular file", rel);
+        goto out;
+    }
+    if ((size_t)st.st_size > max) {
+        close(fd);
+        rc = cg_error_at(err, ref, "'%s' is too large (%lld bytes; the limit is %zu)", rel,
+                         (long long)st.st_size, max);
+        goto out;
+    }
+    if (read_fd(fd, max, data, len) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EFBIG)
+            rc = cg_error_at(err, ref, "'%s' is too large (the limit is %zu bytes)", rel, max);
+        else
+            rc = cg_error_at(err, ref, "cannot read '%s': %s", rel, reason(e));
+        goto out;
+    }
+    close(fd);
+out:
+    free(path);
+    free(real);
+    return rc;
+}
+
+int cg_read_output(const char *root, const char *rel, char **data, size_t *len, cg_error *err)
+{
+    char *path = join(root, rel);
+    int rc = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            rc = 1;
+        else
+            rc = cg_error_plain(err, "cannot read '%s': %s", rel, reason(errno));
+    } else {
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+            rc = cg_error_plain(err, "'%s' is a folder; the output cannot be written there", rel);
+        else if (read_fd(fd, (size_t)1 << 34, data, len) != 0)
+            rc = cg_error_plain(err, "cannot read '%s': %s", rel, reason(errno));
+        close(fd);
+    }
+    free(path);
+    return rc;
+}
+
+void cg_outputs_init(cg_outputs *o, const char *root)
+{
+    memset(o, 0, sizeof *o);
+    o->root = root;
+}
+
+/* mkdir -p for the folders of rel, refusing to leave the project. */
+static int make_dirs(const char *root, const char *rel, const cg_pos *ref, cg_error *err)
+{
+    char *copy = cg_xstrdup(rel);
+    int rc = 0;
+    for (char *slash = strchr(copy, '/'); slash && rc == 0; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        char *dir = join(root, copy);
+        struct stat st;
+        if (lstat(dir, &st) != 0) {
+            if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+                rc = cg_error_at(err, ref, "cannot create folder '%s': %s", copy, reason(errno));
+        } else if (S_ISLNK(st.st_mode)) {
+            char *real = realpath(dir, NULL);
+            if (!real || !inside(root, real))
+                rc = cg_error_at(err, ref, "folder '%s' leads outside the project (a symbolic link)", copy);
+            free(real);
+        } else if (!S_ISDIR(st.st_mode)) {
+            rc = cg_error_at(err, ref, "'%s' is a file, not a folder", copy);
+        }
+        free(dir);
+        *slash = '/';
+    }
+    free(copy);
+    return rc;
+}
+
+static void test_pause(const char *point)
+{
+    const char *p = getenv("CIGEN_TEST_PAUSE");
+    if (p && cg_streq(p, point))
+        raise(SIGSTOP);
+}
+
+int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t len,
+                     const cg_pos *ref, cg_error *err)
+{
+    if (make_dirs(o->root, rel, ref, err) != 0)
+        return -1;
+    char *path = join(o->root, rel);
+    struct stat st;
+    mode_t mode = 0;
+    if (lstat(path, &st) == 0) {
+        const char *bad = S_ISDIR(st.st_mode) ? "is a folder" :
+                          S_ISLNK(st.st_mode) ? "is a symbolic link; cigen writes outputs as regular files" :
+                          !S_ISREG(st.st_mode) ? "is not a regular file" :
+                          !(st.st_mode & S_IWUSR) ? "is read-only" : NULL;
+        if (bad) {
+            free(path);
+            return cg_error_at(err, ref, "cannot write '%s': it %s", rel, bad);
+        }
+        mode = st.st_mode & 07777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    const char *slash = strrchr(path, '/');
+    cg_strbuf tmp = CG_STRBUF_INIT;
+    cg_strbuf_add(&tmp, path, (size_t)(slash - path) + 1);
+    cg_strbuf_addf(&tmp, ".%s.cigen-XXXXXX", slash + 1);
+    char *tname = cg_strbuf_detach(&tmp, NULL);
+    int fd = mkstemp(tname);
+    if (fd < 0) {
+        int e = errno;
+        free(path);
+        free(tname);
+        return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(e));
+    }
+    cg_grow(&o->v, &o->cap, o->n + 1, sizeof *o->v);
+    o->v[o->n++] = (cg_staged){path, tname, cg_xstrdup(rel)};
+    const char *p = data;
+    size_t left = len, half = len / 2;
+    bool paused = false;
+    while (left) {
+        size_t chunk = left;
+        if (!paused && o->n == 1 && len - left < half && len - left + chunk > half)
+            chunk = half - (len - left);
+        ssize_t w = write(fd, p, chunk);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(e));
+        }
+        p += w;
+        left -= (size_t)w;
+        if (!paused && o->n == 1 && len - left >= half) {
+            paused = true;
+            test_pause("write"); /* half of the first output is in its temporary file */
+        }
+    }
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+        int e = errno;
+        close(fd);
+        return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(e));
+    }
+    if (close(fd) != 0)
+        return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(errno));
+    return 0;
+}
+
+void cg_outputs_remove(cg_outputs *o, const char *rel)
+{
+    cg_grow(&o->removals, &o->removals_cap, o->nremovals + 1, sizeof *o->removals);
+    o->removals[o->nremovals++] = join(o->root, rel);
+}
+
+int cg_outputs_commit(cg_outputs *o, cg_error *err)
+{
+    for (size_t i = 0; i < o->n; i++) {
+        if (rename(o->v[i].tmp, o->v[i].path) != 0)
+            return cg_error_plain(err, "cannot replace '%s': %s", o->v[i].rel, reason(errno));
+        free(o->v[i].tmp);
+        o->v[i].tmp = NULL;
+        if (i == 0)
+            test_pause("commit"); /* the first output is new, the others still old */
+    }
+    for (size_t i = 0; i < o->nremovals; i++)
+        if (unlink(o->removals[i]) != 0 && errno != ENOENT)
+            return cg_error_plain(err, "cannot remove stale output '%s': %s", o->removals[i], reason(errno));
+    return 0;
+}
+
+void cg_outputs_release(cg_outputs *o)
+{
+    for (size_t i = 0; i < o->n; i++) {
+        if (o->v[i].tmp) {
+            unlink(o->v[i].tmp);
+            free(o->v[i].tmp);
+        }
+        free(o->v[i].path);
+        free(o->v[i].rel);
+    }
+    free(o->v);
+    for (size_t i = 0; i < o->nremovals; i++)
+        free(o->removals[i]);
+    free(o->removals);
+    memset(o, 0, sizeof *o);
+}
+
+static bool is_temp_name(const char *name)
+{
+    size_t n = strlen(name);
+    const char *mark = strstr(name, ".cigen-");
+    return name[0] == '.' && mark && n >= 14 && (size_t)(name + n - mark) == 13;
+}
+
+void cg_remove_stale_temps(const char *root, const char *dir)
+{
+    char *path = join(root, dir && *dir ? dir : ".");
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!is_temp_name(e->d_name))
+                continue;
+            char *f = join(path, e->d_name);
+            unlink(f);
+            free(f);
+        }
+        closedir(d);
+    }
+    free(path);
+}

@@ -1,0 +1,63 @@
+/* fsio — the file system edge: reading sources, writing outputs.
+ *
+ * Sources are read relative to the project folder and must resolve inside
+ * it (no "..", no absolute paths, no symbolic links leading out).  Outputs
+ * are written as a transaction: every file goes to a temporary file in its
+ * own folder first ("." + name + ".cigen-XXXXXX.tmp"), and only when all of
+ * them are written are they renamed into place.  On any error before that,
+ * the temporary files are removed and no output has changed; a run killed
+ * midway leaves only temporary files, which the next run removes.
+ */
+#ifndef CIGEN_FSIO_H
+#define CIGEN_FSIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "strbuf.h"
+
+/* The canonical absolute path of a folder (malloc'd), or NULL + error. */
+char *cg_realdir(const char *dir, cg_error *err);
+
+/* Reads root/rel.  `ref` is where the path was named (for messages).
+ * Returns 0 and a malloc'd buffer, or -1 after recording an error.
+ * `missing_ok`: a missing file returns 1 without an error. */
+int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
+                   char **data, size_t *len, bool missing_ok, cg_error *err);
+
+/* Reads an output file for comparison: 0 read, 1 missing, -1 error. */
+int cg_read_output(const char *root, const char *rel, char **data, size_t *len, cg_error *err);
+
+typedef struct cg_staged {
+    char *path;      /* root/rel */
+    char *tmp;       /* the temporary file */
+    char *rel;
+} cg_staged;
+
+typedef struct cg_outputs {
+    const char *root;
+    cg_staged *v;
+    size_t n, cap;
+    char **removals; /* stale outputs to delete on commit (root/rel) */
+    size_t nremovals, removals_cap;
+} cg_outputs;
+
+void cg_outputs_init(cg_outputs *o, const char *root);
+/* Writes data to a temporary file next to root/rel (creating folders). */
+int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t len,
+                     const cg_pos *ref, cg_error *err);
+/* Schedules the removal of root/rel on commit. */
+void cg_outputs_remove(cg_outputs *o, const char *rel);
+/* Renames every staged file into place and removes the scheduled ones. */
+int cg_outputs_commit(cg_outputs *o, cg_error *err);
+/* Removes the staged temporary files (when not committed). */
+void cg_outputs_release(cg_outputs *o);
+
+/* Removes leftover temporary files of killed runs in root/dir. */
+void cg_remove_stale_temps(const char *root, const char *dir);
+
+/* A test hook: when CIGEN_TEST_PAUSE_AFTER_STAGE is set, the writer stops
+ * (raise SIGSTOP) after staging, so a test can kill it mid-transaction. */
+
+#endif

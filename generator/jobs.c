@@ -1,0 +1,272 @@
+#include "jobs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cell_jobs {
+    bool *skipped;        /* [nphases] */
+    const char **names;   /* [nphases] */
+    int *job;             /* [nphases]: index in jobs, or -1 */
+} cell_jobs;
+
+const cg_job *cg_jobs_find(const cg_jobs *jobs, const char *name)
+{
+    size_t i = (size_t)cg_map_get(&jobs->by_name, name);
+    return i ? &jobs->v[i - 1] : NULL;
+}
+
+void cg_jobs_release(cg_jobs *jobs)
+{
+    free(jobs->v);
+    cg_map_release(&jobs->by_name);
+    memset(jobs, 0, sizeof *jobs);
+}
+
+/* Bits of the tree's tiers named by a workflow's list. */
+static uint64_t tier_mask(const cg_tree *t, const char *const *names, size_t n)
+{
+    uint64_t mask = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < t->ntiers; k++)
+            if (cg_streq(t->tiers[k].name, names[i]))
+                mask |= (uint64_t)1 << k;
+    return mask;
+}
+
+static int add_require(cg_job *j, const char *name, const cg_pos *pos, const char **buf,
+                       const cg_pos **pbuf, size_t cap)
+{
+    for (uint32_t i = 0; i < j->nrequires; i++)
+        if (j->requires[i] == name)
+            return 0;
+    if (j->nrequires >= cap)
+        return -1;
+    buf[j->nrequires] = name;
+    pbuf[j->nrequires] = pos;
+    j->nrequires++;
+    return 0;
+}
+
+/* Adds the jobs that phase `p` requires (looking through skipped phases). */
+static int resolve_requires(const cg_tree *t, cg_jobs *jobs, cg_job *j, const cell_jobs *cj, size_t p,
+                            const cg_pos *origin, const char **buf, const cg_pos **pbuf, size_t cap,
+                            unsigned depth, cg_error *err)
+{
+    const cg_phase *ph = &t->phases[p];
+    if (depth > t->nphases)
+        return 0; /* cycles were rejected when parsing */
+    for (size_t r = 0; r < ph->nrequires; r++) {
+        const cg_pos *at = origin ? origin : &ph->requires_pos[r];
+        int q = ph->requires_phase[r];
+        if (q < 0) {
+            add_require(j, ph->requires[r], at, buf, pbuf, cap);
+            continue;
+        }
+        if (cj->skipped[q]) {
+            if (resolve_requires(t, jobs, j, cj, (size_t)q, at, buf, pbuf, cap, depth + 1, err) != 0)
+                return -1;
+            continue;
+        }
+        if (cj->job[q] < 0)
+            return cg_error_at(err, at,
+                               "job '%s' requires phase '%s', but that phase has no job for this cell "
+                               "(it lands in no workflow)", j->name, t->phases[q].name);
+        const cg_job *dep = &jobs->v[cj->job[q]];
+        uint64_t missing = j->workflows & ~dep->workflows;
+        if (missing)
+            return cg_error_at(err, at,
+                               "job '%s' requires '%s', which is not in every workflow '%s' is in; "
+                               "list the same workflows for phases '%s' and '%s'",
+                               j->name, dep->name, j->name, t->phases[j->phase].name, t->phases[q].name);
+        add_require(j, dep->name, at, buf, pbuf, cap);
+    }
+    return 0;
+}
+
+int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const cg_manifest *m,
+                  cg_pool *pool, cg_error *err)
+{
+    if (m->nworkflows > 64)
+        return cg_error_at(err, &m->workflows[64].pos, "cigen supports at most 64 workflows");
+    uint64_t *ungated = cg_xcalloc(m->nworkflows + 1, sizeof *ungated);
+    uint64_t *gated = cg_xcalloc(m->nworkflows + 1, sizeof *gated);
+    bool *all = cg_xcalloc(m->nworkflows + 1, sizeof *all);
+    for (size_t w = 0; w < m->nworkflows; w++) {
+        const cg_workflow_decl *wd = &m->workflows[w];
+        all[w] = wd->ntiers == 0 && wd->non_request == 0;
+        ungated[w] = tier_mask(t, wd->tiers, wd->ntiers);
+        gated[w] = tier_mask(t, wd->on_request, wd->non_request);
+    }
+    size_t np = t->nphases;
+    cell_jobs cj = {cg_xcalloc(np, sizeof *cj.skipped), cg_xcalloc(np, sizeof *cj.names),
+                    cg_xcalloc(np, sizeof *cj.job)};
+    size_t cap = 0;
+    for (size_t p = 0; p < np; p++)
+        cap += t->phases[p].nrequires;
+    cap = cap * np + 1;
+    const char **rbuf = cg_xmalloc(cap * sizeof *rbuf);
+    const cg_pos **pbuf = cg_xmalloc(cap * sizeof *pbuf);
+    cg_env env;
+    cg_env_init(&env, t, err);
+    cg_strbuf name = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t c = 0; c < cells->n && rc == 0; c++) {
+        const cg_cell *cell = &cells->v[c];
+        if (cell->status != CG_CELL_LIVE)
+            continue;
+        if ((rc = cg_env_bind(&env, cell)) != 0)
+            break;
+        size_t first_job = jobs->n;
+        for (size_t p = 0; p < np && rc == 0; p++) {
+            const cg_phase *ph = &t->phases[p];
+            cj.job[p] = -1;
+            cj.skipped[p] = false;
+            for (size_t s = 0; s < ph->nskip && !cj.skipped[p]; s++) {
+                if (cg_pattern_matches(ph->skip[s], &env)) {
+                    cj.skipped[p] = true;
+                    ph->skip[s]->hits++;
+                }
+            }
+            if (err->set) {
+                rc = -1;
+                break;
+            }
+            if (cj.skipped[p])
+                continue;
+            uint64_t in = 0, gate = 0;
+            for (size_t k = 0; k < ph->nworkflows; k++) {
+                int w = ph->workflows[k];
+                uint64_t bit = (uint64_t)1 << w;
+                if (all[w] || (cell->tiers & ungated[w]))
+                    in |= bit;
+                else if (cell->tiers & gated[w])
+                    in |= bit, gate |= bit;
+            }
+            if (!in)
+                continue;
+            cg_strbuf_reset(&name);
+            cg_env_set_builtin(&env, CG_B_PHASE, ph->name, false);
+            if ((rc = cg_env_expand(&env, &t->job_name, true, t, &name, &t->job_name_src,
+                                    "the job name pattern")) != 0)
+                break;
+            if (name.len == 0) {
+                rc = cg_error_at(err, &t->job_name_src.pos, "the job name pattern gives an empty name");
+                break;
+            }
+            const char *jname = cg_intern(pool, name.buf);
+            const cg_job *other = cg_jobs_find(jobs, jname);
+            if (other) {
+                cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+                cg_cell_describe(t, cell, &a);
+                cg_cell_describe(other->tree, other->cell, &b);
+                cg_error_at(err, &cell->leaf->pos, "two jobs are named '%s' (this one from cell %s, phase '%s')",
+                            jname, a.buf, ph->name);
+                cg_error_note(err, &other->cell->leaf->pos, "the other comes from cell %s, phase '%s'", b.buf,
+                              other->tree->phases[other->phase].name);
+                cg_strbuf_release(&a);
+                cg_strbuf_release(&b);
+                rc = -1;
+                break;
+            }
+            cg_grow(&jobs->v, &jobs->cap, jobs->n + 1, sizeof *jobs->v);
+            cg_job *j = &jobs->v[jobs->n];
+            memset(j, 0, sizeof *j);
+            j->name = jname;
+            j->tree = t;
+            j->cell = cell;
+            j->phase = (uint32_t)p;
+            j->index = (uint32_t)jobs->n;
+            j->workflows = in;
+            j->gated = gate;
+            cj.job[p] = (int)jobs->n;
+            cg_map_put(&jobs->by_name, jname, (void *)(jobs->n + 1));
+            jobs->n++;
+        }
+        /* requires, now that every phase of the cell has its job */
+        for (size_t k = first_job; k < jobs->n && rc == 0; k++) {
+            cg_job *j = &jobs->v[k];
+            j->nrequires = 0;
+            rc = resolve_requires(t, jobs, j, &cj, j->phase, NULL, rbuf, pbuf, cap, 0, err);
+            if (rc == 0 && j->nrequires) {
+                j->requires = cg_pool_alloc(pool, j->nrequires * sizeof *j->requires);
+                j->requires_pos = cg_pool_alloc(pool, j->nrequires * sizeof *j->requires_pos);
+                memcpy(j->requires, rbuf, j->nrequires * sizeof *rbuf);
+                memcpy(j->requires_pos, pbuf, j->nrequires * sizeof *pbuf);
+            }
+        }
+    }
+    cg_strbuf_release(&name);
+    cg_env_release(&env);
+    free(cj.skipped);
+    free(cj.names);
+    free(cj.job);
+    free(rbuf);
+    free(pbuf);
+    free(ungated);
+    free(gated);
+    free(all);
+    return rc;
+}
+
+/* The effective name of a static workflow entry ("setup" or {setup: {name: x}}). */
+static const char *static_name(json_t *entry)
+{
+    if (json_is_string(entry))
+        return json_string_value(entry);
+    const char *k = NULL;
+    json_t *v;
+    json_object_foreach(entry, k, v) {
+        json_t *n = json_is_object(v) ? json_object_get(v, "name") : NULL;
+        return json_is_string(n) ? json_string_value(n) : k;
+    }
+    return NULL;
+}
+
+int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *err)
+{
+    for (size_t k = 0; k < jobs->n; k++) {
+        const cg_job *j = &jobs->v[k];
+        for (uint32_t r = 0; r < j->nrequires; r++) {
+            const char *need = j->requires[r];
+            const cg_job *dep = cg_jobs_find(jobs, need);
+            for (size_t w = 0; w < m->nworkflows; w++) {
+                if (!(j->workflows & ((uint64_t)1 << w)))
+                    continue;
+                if (dep && (dep->workflows & ((uint64_t)1 << w)))
+                    continue;
+                bool found = false;
+                json_t *st = m->workflows[w].jobs;
+                for (size_t i = 0; st && i < json_array_size(st) && !found; i++)
+                    found = cg_streq(static_name(json_array_get(st, i)), need);
+                if (found)
+                    continue;
+                cg_error_at(err, j->requires_pos[r],
+                            "job '%s' requires '%s', but workflow '%s' has no job of that name", j->name,
+                            need, m->workflows[w].name);
+                cg_error_note(err, &m->workflows[w].pos, "workflow '%s' is declared here; add '%s' to its 'jobs' "
+                              "or fix the name", m->workflows[w].name, need);
+                return -1;
+            }
+        }
+    }
+    /* generated names must not collide with static entries of their workflows */
+    for (size_t w = 0; w < m->nworkflows; w++) {
+        json_t *st = m->workflows[w].jobs;
+        for (size_t i = 0; st && i < json_array_size(st); i++) {
+            const char *sn = static_name(json_array_get(st, i));
+            const cg_job *j = sn ? cg_jobs_find(jobs, sn) : NULL;
+            if (j && (j->workflows & ((uint64_t)1 << w))) {
+                cg_error_at(err, &j->cell->leaf->pos, "generated job '%s' has the name of a job listed in workflow '%s'",
+                            sn, m->workflows[w].name);
+                cg_strbuf p = CG_STRBUF_INIT;
+                cg_strbuf_adds(&p, m->workflows[w].path);
+                cg_strbuf_adds(&p, "/jobs");
+                cg_pos ep = cg_doc_where(m->doc, p.buf);
+                cg_strbuf_release(&p);
+                cg_error_note(err, &ep, "listed here");
+                return -1;
+            }
+        }
+    }
+    return 0;
+}

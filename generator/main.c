@@ -1,0 +1,78 @@
+/* cigen — the command line. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: cigen [-C DIR] [-m MANIFEST] [--strict] [-q] COMMAND [ARGS]\n"
+    "\n"
+    "Generates a CircleCI config.yml from a declared CI matrix, and checks that the\n"
+    "committed config.yml still matches its sources.\n"
+    "\n"
+    "commands:\n"
+    "  generate         write config.yml (and the diagrams) from the sources\n"
+    "  check            exit 1 when a committed output differs from its sources\n"
+    "  list             list the generated jobs with their dimension values\n"
+    "  explain JOB      show how a job came to be (tree path, variables, template)\n"
+    "\n"
+    "options:\n"
+    "  -C, --directory DIR   run as if started in DIR (the project folder)\n"
+    "  -m, --manifest FILE   the manifest, relative to DIR (default: cigen.yml)\n"
+    "      --strict          treat warnings about the sources as errors\n"
+    "  -q, --quiet           print only errors and reports\n"
+    "  -h, --help            show this help; `cigen COMMAND --help` for a command\n"
+    "      --version         print the version\n"
+    "\n"
+    "exit status: 0 success, 1 outputs out of sync (check) or findings,\n"
+    "             2 broken sources or bad usage.\n";
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"directory", required_argument, NULL, 'C'},
+        {"manifest", required_argument, NULL, 'm'},
+        {"strict", no_argument, NULL, 'S'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {0},
+    };
+    cg_global g;
+    memset(&g, 0, sizeof g);
+    int c;
+    opterr = 1;
+    while ((c = getopt_long(argc, argv, "+C:m:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'C': g.opt.dir = optarg; break;
+        case 'm': g.opt.manifest = optarg; break;
+        case 'S': g.opt.strict = true; break;
+        case 'q': g.quiet = true; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case 'V': printf("cigen %s\n", CIGEN_VERSION); return 0;
+        default: fputs("Try 'cigen --help'.\n", stderr); return CG_EXIT_ERROR;
+        }
+    }
+    if (optind >= argc) {
+        fputs(usage, stderr);
+        return CG_EXIT_ERROR;
+    }
+    const char *cmd = argv[optind];
+    int cargc = argc - optind;
+    char **cargv = argv + optind;
+    if (strcmp(cmd, "generate") == 0)
+        return cg_cmd_generate(&g, cargc, cargv);
+    if (strcmp(cmd, "check") == 0)
+        return cg_cmd_check(&g, cargc, cargv);
+    if (strcmp(cmd, "list") == 0)
+        return cg_cmd_list(&g, cargc, cargv);
+    if (strcmp(cmd, "explain") == 0)
+        return cg_cmd_explain(&g, cargc, cargv);
+    if (strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    fprintf(stderr, "cigen: error: unknown command '%s'\nTry 'cigen --help'.\n", cmd);
+    return CG_EXIT_ERROR;
+}

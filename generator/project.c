@@ -1,0 +1,487 @@
+#include "project.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "digest.h"
+#include "fsio.h"
+#include "schema.h"
+
+void cg_project_init(cg_project *p)
+{
+    memset(p, 0, sizeof *p);
+    cg_pool_init(&p->pool);
+    cg_map_init(&p->doc_by_path);
+    cg_map_init(&p->templates);
+    cg_warnings_init(&p->warnings);
+}
+
+void cg_project_free(cg_project *p)
+{
+    for (size_t i = 0; i < p->ntrees; i++) {
+        cg_tree_free(p->trees[i]);
+        if (p->cells)
+            cg_cells_release(&p->cells[i]);
+    }
+    free(p->trees);
+    free(p->cells);
+    for (size_t i = 0; i < p->nfragments; i++)
+        cg_fragment_release(&p->fragments[i]);
+    free(p->fragments);
+    cg_jobs_release(&p->jobs);
+    cg_manifest_release(&p->manifest);
+    for (size_t i = 0; i < p->ndocs; i++)
+        cg_doc_free(p->docs[i]);
+    free(p->docs);
+    cg_map_release(&p->doc_by_path);
+    cg_map_release(&p->templates);
+    cg_warnings_release(&p->warnings);
+    cg_strbuf_release(&p->config);
+    cg_linemap_release(&p->linemap);
+    free(p->root);
+    cg_pool_release(&p->pool);
+    memset(p, 0, sizeof *p);
+}
+
+static cg_doc *load_doc(cg_project *p, const char *rel, const cg_pos *ref, cg_error *err)
+{
+    char *data = NULL;
+    size_t len = 0;
+    if (cg_read_source(p->root, rel, ref, CG_DEFAULT_MAX_BYTES, &data, &len, false, err) != 0)
+        return NULL;
+    cg_doc *doc = cg_doc_parse(rel, data, len, NULL, err);
+    free(data);
+    return doc;
+}
+
+const cg_doc *cg_project_doc(cg_project *p, const char *rel, const cg_pos *ref, cg_error *err)
+{
+    cg_doc *doc = cg_map_get(&p->doc_by_path, rel);
+    if (doc)
+        return doc;
+    if (!(doc = load_doc(p, rel, ref, err)))
+        return NULL;
+    cg_grow(&p->docs, &p->docs_cap, p->ndocs + 1, sizeof *p->docs);
+    p->docs[p->ndocs++] = doc;
+    cg_map_put(&p->doc_by_path, cg_intern(&p->pool, rel), doc);
+    return doc;
+}
+
+static int load_fragments(cg_project *p, cg_error *err)
+{
+    const cg_manifest *m = &p->manifest;
+    p->fragments = cg_xcalloc(m->nfragments + 1, sizeof *p->fragments);
+    for (size_t i = 0; i < m->nfragments; i++) {
+        cg_doc *doc = load_doc(p, m->fragments[i], &m->fragment_pos[i], err);
+        if (!doc)
+            return -1;
+        int rc = cg_fragment_init(&p->fragments[i], doc, err);
+        p->nfragments++;
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Tiers named by workflows must exist in some tree. */
+static int check_workflow_tiers(cg_project *p, cg_error *err)
+{
+    const cg_manifest *m = &p->manifest;
+    for (size_t w = 0; w < m->nworkflows; w++) {
+        const cg_workflow_decl *wd = &m->workflows[w];
+        for (int pass = 0; pass < 2; pass++) {
+            const char *const *names = pass ? wd->on_request : wd->tiers;
+            const cg_pos *pos = pass ? wd->on_request_pos : wd->tier_pos;
+            size_t n = pass ? wd->non_request : wd->ntiers;
+            for (size_t i = 0; i < n; i++) {
+                bool found = false;
+                const char *cands[256];
+                size_t nc = 0;
+                for (size_t t = 0; t < p->ntrees && !found; t++)
+                    for (size_t k = 0; k < p->trees[t]->ntiers && !found; k++) {
+                        found = cg_streq(p->trees[t]->tiers[k].name, names[i]);
+                        if (nc < CG_ARRAY_LEN(cands))
+                            cands[nc++] = p->trees[t]->tiers[k].name;
+                    }
+                if (found)
+                    continue;
+                cg_strbuf hint = CG_STRBUF_INIT;
+                cg_did_you_mean(&hint, names[i], cands, nc);
+                cg_error_at(err, &pos[i], "workflow '%s' takes tier '%s', which no tree declares%s", wd->name,
+                            names[i], cg_strbuf_str(&hint));
+                cg_strbuf_release(&hint);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int cg_project_load(cg_project *p, const cg_options *o, cg_error *err)
+{
+    p->opt = *o;
+    if (!p->opt.dir)
+        p->opt.dir = ".";
+    if (!p->opt.manifest)
+        p->opt.manifest = "cigen.yml";
+    if (!(p->root = cg_realdir(p->opt.dir, err)))
+        return -1;
+    cg_pos none = {p->opt.manifest, 0, 0};
+    if (cg_check_project_path(p->opt.manifest, &(cg_pos){0}, "the manifest path", err) != 0)
+        return -1;
+    char *data = NULL;
+    size_t len = 0;
+    int rc = cg_read_source(p->root, p->opt.manifest, &(cg_pos){0}, CG_DEFAULT_MAX_BYTES, &data, &len,
+                            false, err);
+    if (rc != 0)
+        return -1;
+    (void)none;
+    p->manifest_doc = cg_doc_parse(p->opt.manifest, data, len, NULL, err);
+    free(data);
+    if (!p->manifest_doc)
+        return -1;
+    cg_grow(&p->docs, &p->docs_cap, p->ndocs + 1, sizeof *p->docs);
+    p->docs[p->ndocs++] = p->manifest_doc;
+    cg_map_put(&p->doc_by_path, cg_intern(&p->pool, p->opt.manifest), p->manifest_doc);
+    if (cg_manifest_parse(p->manifest_doc, &p->pool, &p->manifest, err) != 0)
+        return -1;
+    const cg_manifest *m = &p->manifest;
+    if (load_fragments(p, err) != 0)
+        return -1;
+    p->trees = cg_xcalloc(m->ntrees + 1, sizeof *p->trees);
+    p->cells = cg_xcalloc(m->ntrees + 1, sizeof *p->cells);
+    for (size_t i = 0; i < m->ntrees; i++) {
+        const cg_doc *doc = cg_project_doc(p, m->trees[i], &m->tree_pos[i], err);
+        if (!doc)
+            return -1;
+        cg_tree *t = cg_tree_parse(doc, i, m, &p->pool, err);
+        if (!t)
+            return -1;
+        p->trees[p->ntrees++] = t;
+        for (size_t j = 0; j < i; j++)
+            if (cg_streq(p->trees[j]->name, t->name)) {
+                cg_error_at(err, &m->tree_pos[i], "two trees are named '%s' (after their file names)", t->name);
+                cg_error_note(err, &m->tree_pos[j], "the other one");
+                return -1;
+            }
+        if (cg_expand(t, &p->pool, &p->cells[i], p->opt.strict, &p->warnings, err) != 0)
+            return -1;
+    }
+    if (check_workflow_tiers(p, err) != 0)
+        return -1;
+    for (size_t i = 0; i < p->ntrees; i++)
+        if (cg_jobs_build(&p->jobs, p->trees[i], &p->cells[i], m, &p->pool, err) != 0)
+            return -1;
+    if (cg_jobs_check_requires(&p->jobs, m, err) != 0)
+        return -1;
+    /* skip patterns are counted while building jobs: report unmatched ones now */
+    for (size_t i = 0; i < p->ntrees; i++) {
+        const cg_tree *t = p->trees[i];
+        for (size_t k = 0; k < t->npatterns; k++) {
+            const cg_pattern *pt = t->patterns[k];
+            if (pt->hits || !cg_streq(pt->kind, "skip"))
+                continue;
+            if (p->opt.strict)
+                return cg_error_at(err, &pt->pos, "skip pattern %s matches no cell", pt->text);
+            cg_warn_at(&p->warnings, &pt->pos, "skip pattern %s matches no cell", pt->text);
+        }
+    }
+    return 0;
+}
+
+size_t cg_project_tree_index(const cg_project *p, const cg_tree *t)
+{
+    for (size_t i = 0; i < p->ntrees; i++)
+        if (p->trees[i] == t)
+            return i;
+    return 0;
+}
+
+int cg_project_bind_job(cg_project *p, cg_env *env, const cg_job *j, int workflow)
+{
+    (void)p;
+    if (env->cell != j->cell) {
+        if (cg_env_bind(env, j->cell) != 0)
+            return -1;
+    }
+    const cg_tree *t = j->tree;
+    cg_env_set_builtin(env, CG_B_JOB, j->name, false);
+    cg_env_set_builtin(env, CG_B_PHASE, t->phases[j->phase].name, false);
+    cg_env_set_builtin(env, CG_B_WORKFLOW, workflow >= 0 ? p->manifest.workflows[workflow].name : NULL, false);
+    bool gated = workflow >= 0 && (j->gated & ((uint64_t)1 << workflow));
+    cg_env_set_builtin(env, CG_B_ON_REQUEST, gated ? "true" : "false", true);
+    /* {{ cell }}: the job name without its phase */
+    if (!env->builtin[CG_B_CELL] || env->cell != j->cell) {
+        const char *saved = env->builtin[CG_B_PHASE];
+        env->builtin[CG_B_PHASE] = NULL;
+        cg_strbuf name = CG_STRBUF_INIT;
+        cg_env_expand(env, &t->job_name, true, t, &name, &t->job_name_src, "the job name pattern");
+        env->builtin[CG_B_PHASE] = saved;
+        cg_env_set_builtin(env, CG_B_CELL, cg_arena_strndup(&env->arena, cg_strbuf_str(&name), name.len), false);
+        cg_strbuf_release(&name);
+    }
+    return 0;
+}
+
+const cg_template *cg_project_template(cg_project *p, const cg_job *j, cg_env *env, cg_error *err)
+{
+    const cg_tree *t = j->tree;
+    const cg_phase *ph = &t->phases[j->phase];
+    cg_strbuf path = CG_STRBUF_INIT;
+    cg_src src = {t->doc, ph->template_doc_path, ph->template_pos};
+    if (cg_env_expand(env, &ph->template_path, false, NULL, &path, &src, "the template path") != 0) {
+        cg_strbuf_release(&path);
+        return NULL;
+    }
+    cg_strbuf key = CG_STRBUF_INIT;
+    cg_strbuf_addf(&key, "%zu:%s", t->index, path.buf);
+    cg_template *tpl = cg_map_get(&p->templates, key.buf);
+    if (!tpl && cg_check_project_path(path.buf, &ph->template_pos, "the template path", err) == 0) {
+        const cg_doc *doc = cg_project_doc(p, path.buf, &ph->template_pos, err);
+        if (doc && (tpl = cg_template_compile(doc, t, &p->pool, err)))
+            cg_map_put(&p->templates, cg_intern(&p->pool, key.buf), tpl);
+    }
+    cg_strbuf_release(&key);
+    cg_strbuf_release(&path);
+    return tpl;
+}
+
+/* ---- rendering ---- */
+
+static void write_static_entry(cg_yw *w, const cg_doc *doc, const char *path, json_t *e,
+                               const cg_workflow_decl *wd, bool per_job_filters)
+{
+    bool has_filters = json_is_object(e) && json_is_object(json_object_iter_value(json_object_iter(e))) &&
+                       json_object_get(json_object_iter_value(json_object_iter(e)), "filters");
+    if (!per_job_filters || has_filters) {
+        cg_yw_value(w, doc, path, e);
+        return;
+    }
+    /* add the workflow's branch/tag filters to the entry */
+    cg_yw_map_begin(w);
+    if (json_is_string(e)) {
+        cg_yw_key(w, json_string_value(e), json_string_length(e));
+        cg_yw_map_begin(w);
+    } else {
+        const char *k = json_object_iter_key(json_object_iter(e));
+        json_t *args = json_object_iter_value(json_object_iter(e));
+        cg_yw_keys(w, k);
+        cg_yw_map_begin(w);
+        cg_strbuf ap = CG_STRBUF_INIT, kp = CG_STRBUF_INIT;
+        cg_path_join_key(&ap, path, k);
+        const char *ak;
+        json_t *av;
+        json_object_foreach(args, ak, av) {
+            cg_path_join_key(&kp, ap.buf, ak);
+            cg_yw_keys(w, ak);
+            cg_yw_value(w, doc, kp.buf, av);
+        }
+        cg_strbuf_release(&ap);
+        cg_strbuf_release(&kp);
+    }
+    cg_write_filters(w, &wd->branches, &wd->tags);
+    cg_yw_end(w);
+    cg_yw_end(w);
+}
+
+static int render_workflow(cg_project *p, size_t wi, cg_yw *w, cg_strbuf *out, cg_linemap *map,
+                           uint32_t *line, size_t *mark, cg_env *envs, cg_error *err)
+{
+    const cg_manifest *m = &p->manifest;
+    const cg_workflow_decl *wd = &m->workflows[wi];
+    bool per_job = !wd->schedule && (wd->branches.set || wd->tags.set);
+    cg_strbuf sub = CG_STRBUF_INIT;
+    cg_yw_keys(w, wd->name);
+    cg_yw_map_begin(w);
+    if (wd->when) {
+        cg_strbuf_adds(&sub, wd->path);
+        cg_strbuf_adds(&sub, "/when");
+        cg_yw_keys(w, "when");
+        cg_yw_value(w, m->doc, sub.buf, wd->when);
+    }
+    if (wd->schedule) {
+        cg_yw_keys(w, "triggers");
+        cg_yw_seq_begin(w);
+        cg_yw_map_begin(w);
+        cg_yw_keys(w, "schedule");
+        cg_yw_map_begin(w);
+        cg_yw_keys(w, "cron");
+        cg_yw_strs(w, wd->schedule);
+        if (wd->branches.set)
+            cg_write_filters(w, &wd->branches, NULL);
+        cg_yw_end(w);
+        cg_yw_end(w);
+        cg_yw_end(w);
+    }
+    cg_yw_keys(w, "jobs");
+    cg_yw_seq_begin(w);
+    if (wd->jobs) {
+        for (size_t i = 0; i < json_array_size(wd->jobs); i++) {
+            cg_strbuf_reset(&sub);
+            cg_strbuf_adds(&sub, wd->path);
+            cg_strbuf_adds(&sub, "/jobs");
+            cg_path_push_index(&sub, i);
+            write_static_entry(w, m->doc, sub.buf, json_array_get(wd->jobs, i), wd, per_job);
+        }
+    }
+    cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, m->doc ? cg_doc_file(m->doc) : NULL,
+                   wd->pos.line, -1, (int32_t)wi);
+    *mark = out->len;
+    int rc = 0;
+    uint64_t bit = (uint64_t)1 << wi;
+    for (size_t k = 0; k < p->jobs.n && rc == 0; k++) {
+        const cg_job *j = &p->jobs.v[k];
+        if (!(j->workflows & bit))
+            continue;
+        cg_env *env = &envs[cg_project_tree_index(p, j->tree)];
+        if ((rc = cg_project_bind_job(p, env, j, (int)wi)) != 0)
+            break;
+        const cg_template *tpl = cg_project_template(p, j, env, err);
+        if (!tpl) {
+            rc = -1;
+            break;
+        }
+        cg_render_job rj = {j->name, j->requires, j->nrequires, per_job ? &wd->branches : NULL,
+                            per_job ? &wd->tags : NULL};
+        if ((rc = cg_template_render(tpl, env, &rj, w, err)) != 0)
+            break;
+        cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, NULL, 0, (int32_t)k, (int32_t)wi);
+        *mark = out->len;
+    }
+    if (rc == 0) {
+        cg_yw_end(w); /* jobs */
+        cg_yw_end(w); /* the workflow */
+        cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, NULL, 0, -1, (int32_t)wi);
+        *mark = out->len;
+    }
+    cg_strbuf_release(&sub);
+    return rc;
+}
+
+void cg_header_write(cg_strbuf *out, const cg_manifest *m, const char *sources, const char *body)
+{
+    const char *manifest = m->doc ? cg_doc_file(m->doc) : "cigen.yml";
+    cg_strbuf_addf(out, "# Generated by cigen from %s. Do not edit this file by hand:\n", manifest);
+    cg_strbuf_addf(out, "# edit the sources %s names and run `%s`.\n", manifest, m->regenerate);
+    cg_strbuf_adds(out, "# `cigen explain JOB` shows where a job comes from.\n");
+    cg_strbuf_addf(out, "# cigen-digest: sources=%s body=%s\n", sources, body);
+}
+
+static void sources_digest(cg_project *p, char hex[41])
+{
+    /* every source, sorted by path, so the digest ignores load order */
+    size_t n = p->ndocs + p->nfragments;
+    const cg_doc **all = cg_xmalloc((n + 1) * sizeof *all);
+    size_t k = 0;
+    for (size_t i = 0; i < p->ndocs; i++)
+        all[k++] = p->docs[i];
+    for (size_t i = 0; i < p->nfragments; i++)
+        all[k++] = p->fragments[i].doc;
+    for (size_t i = 1; i < k; i++)
+        for (size_t j = i; j > 0 && strcmp(cg_doc_file(all[j - 1]), cg_doc_file(all[j])) > 0; j--) {
+            const cg_doc *tmp = all[j];
+            all[j] = all[j - 1];
+            all[j - 1] = tmp;
+        }
+    cg_sha256 s;
+    cg_sha256_init(&s);
+    for (size_t i = 0; i < k; i++) {
+        size_t len;
+        const char *text = cg_doc_text(all[i], &len);
+        const char *name = cg_doc_file(all[i]);
+        char size[32];
+        snprintf(size, sizeof size, "%zu", len);
+        cg_sha256_update(&s, name, strlen(name) + 1);
+        cg_sha256_update(&s, size, strlen(size) + 1);
+        cg_sha256_update(&s, text, len);
+    }
+    unsigned char d[32];
+    cg_sha256_final(&s, d);
+    cg_hex(d, 20, hex);
+    free(all);
+}
+
+int cg_project_render(cg_project *p, cg_error *err)
+{
+    const cg_manifest *m = &p->manifest;
+    cg_env *envs = cg_xcalloc(p->ntrees + 1, sizeof *envs);
+    for (size_t i = 0; i < p->ntrees; i++)
+        cg_env_init(&envs[i], p->trees[i], err);
+    cg_strbuf wf = CG_STRBUF_INIT;
+    cg_linemap wmap = {0};
+    cg_yw w;
+    cg_yw_init(&w, &wf);
+    cg_yw_map_begin(&w);
+    cg_yw_keys(&w, "workflows");
+    size_t key_len = wf.len;
+    cg_yw_map_begin(&w);
+    uint32_t line = 1;
+    size_t mark = 0;
+    int rc = 0;
+    for (size_t i = 0; i < m->nworkflows && rc == 0; i++) {
+        if (i > 0 && wf.len) {
+            cg_strbuf_addc(&wf, '\n'); /* a blank line between workflows */
+        }
+        size_t before = wf.len;
+        rc = render_workflow(p, i, &w, &wf, &wmap, &line, &mark, envs, err);
+        (void)before;
+    }
+    cg_yw_release(&w);
+    for (size_t i = 0; i < p->ntrees; i++)
+        cg_env_release(&envs[i]);
+    free(envs);
+    if (rc != 0) {
+        cg_strbuf_release(&wf);
+        cg_linemap_release(&wmap);
+        return -1;
+    }
+    /* the entries of `workflows:` without the key line ("workflows:" + first newline) */
+    const char *entries = wf.len > key_len ? wf.buf + key_len + 1 : "";
+    size_t entries_len = wf.len > key_len ? wf.len - key_len - 1 : 0;
+    /* line numbers: the key line was counted as line 1 of the first entry */
+    for (size_t e = 0; e < wmap.n; e++) {
+        if (wmap.v[e].out_line == 1) {
+            wmap.v[e].nlines--;
+        } else {
+            wmap.v[e].out_line--;
+        }
+    }
+    const char **names = cg_xcalloc(m->nworkflows + 1, sizeof *names);
+    cg_pos *wpos = cg_xcalloc(m->nworkflows + 1, sizeof *wpos);
+    for (size_t i = 0; i < m->nworkflows; i++) {
+        names[i] = m->workflows[i].name;
+        wpos[i] = m->workflows[i].pos;
+    }
+    cg_assembly in = {"", p->fragments, p->nfragments, entries, entries_len, &wmap, names, wpos,
+                      m->nworkflows};
+    cg_strbuf body = CG_STRBUF_INIT;
+    cg_linemap bmap = {0};
+    rc = cg_assemble(&in, &body, &bmap, err);
+    free(names);
+    free(wpos);
+    cg_strbuf_release(&wf);
+    cg_linemap_release(&wmap);
+    if (rc == 0) {
+        sources_digest(p, p->sources_digest);
+        cg_sha256_hex(body.buf ? body.buf : "", body.len, p->body_digest, 20);
+        cg_strbuf_reset(&p->config);
+        cg_header_write(&p->config, m, p->sources_digest, p->body_digest);
+        p->header_len = p->config.len;
+        uint32_t header_lines = 0;
+        for (size_t i = 0; i < p->config.len; i++)
+            header_lines += p->config.buf[i] == '\n';
+        cg_strbuf_add(&p->config, body.buf ? body.buf : "", body.len);
+        cg_linemap_release(&p->linemap);
+        uint32_t l = 1;
+        cg_linemap_add(&p->linemap, &l, p->config.buf, p->header_len, NULL, 0, -1, -1);
+        for (size_t e = 0; e < bmap.n; e++) {
+            cg_linemap_entry x = bmap.v[e];
+            x.out_line += header_lines;
+            cg_grow(&p->linemap.v, &p->linemap.cap, p->linemap.n + 1, sizeof *p->linemap.v);
+            p->linemap.v[p->linemap.n++] = x;
+        }
+    }
+    cg_strbuf_release(&body);
+    cg_linemap_release(&bmap);
+    return rc;
+}

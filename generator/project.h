@@ -1,0 +1,74 @@
+/* project — everything a manifest names, loaded, expanded and rendered.
+ *
+ *   cg_project_load    manifest, fragments, trees -> cells -> jobs
+ *   cg_project_render  jobs + templates + fragments -> config.yml bytes
+ *
+ * Reading happens here (through fsio); the renderers it calls are pure.
+ */
+#ifndef CIGEN_PROJECT_H
+#define CIGEN_PROJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "assemble.h"
+#include "expand.h"
+#include "fragment.h"
+#include "jobs.h"
+#include "manifest.h"
+#include "template.h"
+#include "tree.h"
+
+typedef struct cg_options {
+    const char *dir;          /* the project folder (-C); default "." */
+    const char *manifest;     /* relative to dir; default "cigen.yml" */
+    bool strict;              /* warnings about the sources are errors */
+} cg_options;
+
+typedef struct cg_project {
+    cg_options opt;
+    char *root;               /* canonical project folder */
+    cg_pool pool;
+    cg_doc **docs;            /* manifest, trees, templates (owned) */
+    size_t ndocs, docs_cap;
+    cg_map doc_by_path;       /* relative path -> cg_doc* */
+    cg_doc *manifest_doc;
+    cg_manifest manifest;
+    cg_tree **trees;
+    cg_cells *cells;          /* [ntrees] */
+    size_t ntrees;
+    cg_fragment *fragments;
+    size_t nfragments;
+    cg_jobs jobs;
+    cg_map templates;         /* "tree-index:path" -> cg_template* */
+    cg_warnings warnings;
+    /* rendered */
+    cg_strbuf config;         /* the whole config.yml */
+    size_t header_len;        /* bytes of the generated header */
+    cg_linemap linemap;
+    char sources_digest[41];
+    char body_digest[41];
+} cg_project;
+
+void cg_project_init(cg_project *p);
+void cg_project_free(cg_project *p);
+int cg_project_load(cg_project *p, const cg_options *o, cg_error *err);
+int cg_project_render(cg_project *p, cg_error *err);
+
+/* Loads (once) a YAML source of the project; NULL + error on failure. */
+const cg_doc *cg_project_doc(cg_project *p, const char *rel, const cg_pos *ref, cg_error *err);
+
+/* The template of a job (loaded and compiled on first use). */
+const cg_template *cg_project_template(cg_project *p, const cg_job *j, cg_env *env, cg_error *err);
+
+/* Binds env to the job's cell and sets its built-ins (job, phase, cell,
+ * workflow, on_request); workflow may be -1. */
+int cg_project_bind_job(cg_project *p, cg_env *env, const cg_job *j, int workflow);
+
+/* The index of the tree a job comes from. */
+size_t cg_project_tree_index(const cg_project *p, const cg_tree *t);
+
+/* The header lines of config.yml for the given digests. */
+void cg_header_write(cg_strbuf *out, const cg_manifest *m, const char *sources, const char *body);
+
+#endif

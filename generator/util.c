@@ -1,0 +1,335 @@
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Noreturn void cg_die_oom(void)
+{
+    fputs("cigen: error: out of memory\n", stderr);
+    exit(2);
+}
+
+void *cg_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        cg_die_oom();
+    return p;
+}
+
+void *cg_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        cg_die_oom();
+    return p;
+}
+
+void *cg_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        cg_die_oom();
+    return q;
+}
+
+void cg_grow(void *p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 8;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / size)
+            cg_die_oom();
+        c *= 2;
+    }
+    void **pp = p;
+    *pp = cg_xrealloc(*pp, c * size);
+    *cap = c;
+}
+
+char *cg_xstrdup(const char *s)
+{
+    return cg_xstrndup(s, strlen(s));
+}
+
+char *cg_xstrndup(const char *s, size_t n)
+{
+    char *d = cg_xmalloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+bool cg_streq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool cg_starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool cg_is_name(const char *s)
+{
+    if (!*s || !(cg_isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!cg_isnamechar((unsigned char)*s))
+            return false;
+    return true;
+}
+
+uint64_t cg_hash(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+size_t cg_edit_distance(const char *a, const char *b, size_t max)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if ((la > lb ? la - lb : lb - la) > max)
+        return max + 1;
+    if (la > 64 || lb > 64)
+        return max + 1;
+    size_t prev[65], cur[65];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        size_t best = cur[0];
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t v = prev[j - 1] + cost;
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            cur[j] = v;
+            if (v < best)
+                best = v;
+        }
+        if (best > max)
+            return max + 1;
+        memcpy(prev, cur, (lb + 1) * sizeof *prev);
+    }
+    return prev[lb];
+}
+
+const char *cg_suggest(const char *word, const char *const *candidates, size_t n)
+{
+    size_t len = strlen(word);
+    size_t max = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+    const char *best = NULL;
+    size_t best_d = max + 1;
+    for (size_t i = 0; i < n; i++) {
+        if (!candidates[i] || cg_streq(candidates[i], word))
+            continue;
+        size_t d = cg_edit_distance(word, candidates[i], max);
+        if (d < best_d) {
+            best_d = d;
+            best = candidates[i];
+        }
+    }
+    return best;
+}
+
+/* ---- cg_map ---- */
+
+void cg_map_init(cg_map *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void cg_map_release(cg_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    cg_map_init(m);
+}
+
+static size_t map_slot(const cg_map *m, const char *key)
+{
+    size_t mask = m->cap - 1;
+    size_t i = (size_t)cg_hash(key, strlen(key)) & mask;
+    while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+        i = (i + 1) & mask;
+    return i;
+}
+
+void *cg_map_get(const cg_map *m, const char *key)
+{
+    if (!m->cap)
+        return NULL;
+    size_t i = map_slot(m, key);
+    return m->keys[i] ? m->vals[i] : NULL;
+}
+
+bool cg_map_has(const cg_map *m, const char *key)
+{
+    return m->cap && m->keys[map_slot(m, key)] != NULL;
+}
+
+static void map_rehash(cg_map *m, size_t cap)
+{
+    cg_map old = *m;
+    m->keys = cg_xcalloc(cap, sizeof *m->keys);
+    m->vals = cg_xcalloc(cap, sizeof *m->vals);
+    m->cap = cap;
+    for (size_t i = 0; i < old.cap; i++) {
+        if (old.keys[i]) {
+            size_t j = map_slot(m, old.keys[i]);
+            m->keys[j] = old.keys[i];
+            m->vals[j] = old.vals[i];
+        }
+    }
+    free(old.keys);
+    free(old.vals);
+}
+
+void *cg_map_put(cg_map *m, const char *key, void *val)
+{
+    if ((m->len + 1) * 4 >= m->cap * 3)
+        map_rehash(m, m->cap ? m->cap * 2 : 16);
+    size_t i = map_slot(m, key);
+    void *old = m->keys[i] ? m->vals[i] : NULL;
+    if (!m->keys[i]) {
+        m->keys[i] = key;
+        m->len++;
+    }
+    m->vals[i] = val;
+    return old;
+}
+
+/* ---- cg_pool ---- */
+
+struct cg_pool_block {
+    cg_pool_block *next;
+    size_t used, cap;
+    _Alignas(16) char data[];
+};
+
+void cg_pool_init(cg_pool *p)
+{
+    p->blocks = NULL;
+    cg_map_init(&p->index);
+}
+
+void cg_pool_release(cg_pool *p)
+{
+    cg_pool_block *b = p->blocks;
+    while (b) {
+        cg_pool_block *next = b->next;
+        free(b);
+        b = next;
+    }
+    cg_map_release(&p->index);
+    p->blocks = NULL;
+}
+
+void *cg_pool_alloc(cg_pool *p, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    cg_pool_block *b = p->blocks;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > 65536 ? n : 65536;
+        b = cg_xmalloc(sizeof *b + cap);
+        b->cap = cap;
+        b->used = 0;
+        b->next = p->blocks;
+        p->blocks = b;
+    }
+    void *r = b->data + b->used;
+    b->used += n;
+    return r;
+}
+
+char *cg_pool_strndup(cg_pool *p, const char *s, size_t n)
+{
+    char *d = cg_pool_alloc(p, n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+const char *cg_internn(cg_pool *p, const char *s, size_t n)
+{
+    /* Look up through a temporary NUL-terminated copy when needed. */
+    char small[128];
+    char *tmp = n < sizeof small ? small : cg_xmalloc(n + 1);
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    const char *hit = cg_map_get(&p->index, tmp);
+    if (!hit) {
+        char *copy = cg_pool_strndup(p, s, n);
+        cg_map_put(&p->index, copy, copy);
+        hit = copy;
+    }
+    if (tmp != small)
+        free(tmp);
+    return hit;
+}
+
+const char *cg_intern(cg_pool *p, const char *s)
+{
+    return cg_internn(p, s, strlen(s));
+}
+
+/* ---- cg_arena ---- */
+
+void cg_arena_init(cg_arena *a)
+{
+    memset(a, 0, sizeof *a);
+}
+
+void cg_arena_release(cg_arena *a)
+{
+    for (size_t i = 0; i < a->nblocks; i++)
+        free(a->blocks[i]);
+    free(a->blocks);
+    free(a->sizes);
+    cg_arena_init(a);
+}
+
+void cg_arena_reset(cg_arena *a)
+{
+    a->block = 0;
+    a->used = 0;
+}
+
+void *cg_arena_alloc(cg_arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    while (a->block < a->nblocks && a->sizes[a->block] - a->used < n) {
+        a->block++;
+        a->used = 0;
+    }
+    if (a->block == a->nblocks) {
+        size_t size = n > 65536 ? n : 65536;
+        cg_grow(&a->blocks, &a->cap_blocks, a->nblocks + 1, sizeof *a->blocks);
+        a->sizes = cg_xrealloc(a->sizes, a->cap_blocks * sizeof *a->sizes);
+        a->blocks[a->nblocks] = cg_xmalloc(size);
+        a->sizes[a->nblocks] = size;
+        a->nblocks++;
+        a->used = 0;
+    }
+    void *p = a->blocks[a->block] + a->used;
+    a->used += n;
+    return p;
+}
+
+char *cg_arena_strndup(cg_arena *a, const char *s, size_t n)
+{
+    char *d = cg_arena_alloc(a, n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}

@@ -1,0 +1,91 @@
+/* util — allocation, ASCII classification, hashing, interning, suggestions.
+ *
+ * Character classes are ASCII-only on purpose: <ctype.h> depends on the
+ * locale, and cigen's output must not.
+ */
+#ifndef CIGEN_UTIL_H
+#define CIGEN_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+_Noreturn void cg_die_oom(void);
+void *cg_xmalloc(size_t n);
+void *cg_xcalloc(size_t n, size_t size);
+void *cg_xrealloc(void *p, size_t n);
+/* Grows *p (an array of `size`-byte items with capacity *cap) to hold `need`. */
+void cg_grow(void *p, size_t *cap, size_t need, size_t size);
+char *cg_xstrdup(const char *s);
+char *cg_xstrndup(const char *s, size_t n);
+
+static inline bool cg_isdigit(int c) { return c >= '0' && c <= '9'; }
+static inline bool cg_isalpha(int c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; }
+static inline bool cg_isalnum(int c) { return cg_isdigit(c) || cg_isalpha(c); }
+static inline bool cg_isxdigit(int c) { return cg_isdigit(c) || ((c | 32) >= 'a' && (c | 32) <= 'f'); }
+static inline bool cg_isspace(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+/* Characters allowed in a dimension, variable or phase name. */
+static inline bool cg_isnamechar(int c) { return cg_isalnum(c) || c == '_' || c == '-'; }
+
+bool cg_streq(const char *a, const char *b);
+bool cg_starts_with(const char *s, const char *prefix);
+bool cg_is_name(const char *s);
+
+/* 64-bit FNV-1a; stable across machines, used for hash tables only. */
+uint64_t cg_hash(const void *data, size_t len);
+
+/* Edit distance with an early cut-off: returns > max when farther. */
+size_t cg_edit_distance(const char *a, const char *b, size_t max);
+/* The candidate closest to `word` when it is a plausible typo, else NULL. */
+const char *cg_suggest(const char *word, const char *const *candidates, size_t n);
+
+/* An open-addressing map from NUL-terminated string keys to `void *`.
+ * Keys are not copied: they must outlive the map (use a cg_pool). */
+typedef struct cg_map {
+    const char **keys;
+    void **vals;
+    size_t cap, len;
+} cg_map;
+
+void cg_map_init(cg_map *m);
+void cg_map_release(cg_map *m);
+void *cg_map_get(const cg_map *m, const char *key);
+bool cg_map_has(const cg_map *m, const char *key);
+/* Inserts or replaces; returns the previous value (or NULL). */
+void *cg_map_put(cg_map *m, const char *key, void *val);
+
+/* A string pool: interned copies that live until the pool is released. */
+typedef struct cg_pool_block cg_pool_block;
+typedef struct cg_pool {
+    cg_pool_block *blocks;
+    cg_map index;
+} cg_pool;
+
+void cg_pool_init(cg_pool *p);
+void cg_pool_release(cg_pool *p);
+/* Returns the pooled copy of s (the same pointer for equal strings). */
+const char *cg_intern(cg_pool *p, const char *s);
+const char *cg_internn(cg_pool *p, const char *s, size_t n);
+/* Copies bytes into the pool without interning (not deduplicated). */
+char *cg_pool_strndup(cg_pool *p, const char *s, size_t n);
+void *cg_pool_alloc(cg_pool *p, size_t n);
+
+/* A bump allocator for short-lived data (one cell's values): reset keeps the
+ * memory for reuse. */
+typedef struct cg_arena {
+    char **blocks;
+    size_t nblocks, cap_blocks;
+    size_t block;   /* index of the block in use */
+    size_t used;    /* bytes used in it */
+    size_t *sizes;
+} cg_arena;
+
+void cg_arena_init(cg_arena *a);
+void cg_arena_release(cg_arena *a);
+void cg_arena_reset(cg_arena *a);
+void *cg_arena_alloc(cg_arena *a, size_t n);
+char *cg_arena_strndup(cg_arena *a, const char *s, size_t n);
+
+#endif

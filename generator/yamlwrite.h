@@ -1,0 +1,75 @@
+/* yamlwrite — the YAML writer for the parts of config.yml that cigen generates.
+ *
+ * Style, matching hand-written fragments: block mappings and sequences,
+ * 2-space indentation, sequences indented under their key, keys in the order
+ * the caller writes them, no line folding.  Strings are written plain when
+ * that reads back as the same string in YAML 1.1 and 1.2 (CircleCI reads with
+ * SnakeYAML, a YAML 1.1 parser); otherwise double-quoted ("3.10", "on",
+ * "null", "0x1F", "1e3", "", " padded ", "a: b", "a #b"), and multi-line
+ * strings as literal blocks (`|`, `|-`, `|+`).  Typed scalars (booleans,
+ * numbers, null) are written as given with cg_yw_raw().
+ *
+ * The writer is a pure function of the calls made: bytes go to a cg_strbuf.
+ */
+#ifndef CIGEN_YAMLWRITE_H
+#define CIGEN_YAMLWRITE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+#include "yamlload.h"
+
+typedef enum cg_scalar_type {
+    CG_T_STR = 0,
+    CG_T_NULL,
+    CG_T_BOOL,
+    CG_T_INT,
+    CG_T_FLOAT,
+    CG_T_OTHER /* timestamps, merge '<<', value '=' */
+} cg_scalar_type;
+
+/* How a PLAIN scalar with this text is read by YAML 1.1 or 1.2 parsers: the
+ * "widest" non-string reading wins (CG_T_STR only when both read a string). */
+cg_scalar_type cg_yaml_resolve(const char *s, size_t n);
+/* True when `s` can be written plain and reads back as the same string. */
+bool cg_yaml_plain_safe(const char *s, size_t n);
+
+typedef struct cg_yw_frame {
+    char kind;      /* 'm' mapping, 's' sequence */
+    char opened;    /* 'r' root, 'k' after a key, 's' as a sequence item */
+    unsigned indent;
+    unsigned count;
+} cg_yw_frame;
+
+typedef struct cg_yw {
+    cg_strbuf *out;
+    cg_yw_frame *frames;
+    size_t depth, cap;
+    unsigned col;      /* current column (0 = at the start of a line) */
+    bool key_pending;  /* a key was written, its value not yet */
+} cg_yw;
+
+void cg_yw_init(cg_yw *w, cg_strbuf *out);
+void cg_yw_release(cg_yw *w);
+void cg_yw_map_begin(cg_yw *w);
+void cg_yw_seq_begin(cg_yw *w);
+void cg_yw_end(cg_yw *w);
+void cg_yw_key(cg_yw *w, const char *k, size_t n);
+void cg_yw_keys(cg_yw *w, const char *k);
+/* A string: plain, double-quoted or a literal block, whichever keeps it. */
+void cg_yw_str(cg_yw *w, const char *s, size_t n);
+void cg_yw_strs(cg_yw *w, const char *s);
+/* A typed scalar written verbatim (`true`, `2`, `2.1`, `null`). */
+void cg_yw_raw(cg_yw *w, const char *s, size_t n);
+/* A scalar from a loaded file: typed when it was plain and resolves to a
+ * non-string, a string otherwise. */
+void cg_yw_scalar(cg_yw *w, const char *s, size_t n, bool was_plain);
+/* A loaded value (doc/path give each scalar's style). */
+void cg_yw_value(cg_yw *w, const cg_doc *doc, const char *path, json_t *v);
+
+/* Appends `s` double-quoted with YAML escapes. */
+void cg_yaml_quote(cg_strbuf *out, const char *s, size_t n);
+
+#endif
