@@ -1,5 +1,6 @@
 #include "strbuf.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,11 @@ void cg_strbuf_grow(cg_strbuf *sb, size_t extra)
     size_t cap = sb->cap ? sb->cap : 64;
     while (cap < need)
         cap *= 2;
+    bool fresh = sb->buf == NULL;
     sb->buf = cg_xrealloc(sb->buf, cap);
     sb->cap = cap;
+    if (fresh)
+        sb->buf[0] = '\0';
 }
 
 void cg_strbuf_add(cg_strbuf *sb, const void *data, size_t len)

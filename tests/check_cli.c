@@ -1,0 +1,121 @@
+/* The command line as users meet it: usage, -C, and determinism. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "util.h"
+
+/* A copy of a small project from tests/golden (its in/ folder). */
+static char *project(const char *name)
+{
+    char *tmp = tu_mkdtemp();
+    cg_strbuf from = CG_STRBUF_INIT, to = CG_STRBUF_INIT;
+    cg_strbuf_addf(&from, "%s/tests/golden/%s/in", tu_srcdir(), name);
+    cg_strbuf_addf(&to, "%s/p", tmp);
+    tu_copy_tree(from.buf, to.buf);
+    cg_strbuf_release(&from);
+    cg_strbuf_release(&to);
+    return tmp;
+}
+
+START_TEST(help_and_version)
+{
+    tu_run r = tu_sh(NULL, "$CIGEN --help");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert(strstr(r.out, "usage: cigen") != NULL);
+    ck_assert(strstr(r.out, "exit status") != NULL);
+    tu_run_free(&r);
+    r = tu_sh(NULL, "$CIGEN --version");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert(strncmp(r.out, "cigen ", 6) == 0);
+    tu_run_free(&r);
+    static const char *const cmds[] = {"generate", "check", "list", "explain"};
+    for (size_t i = 0; i < 4; i++) {
+        cg_strbuf c = CG_STRBUF_INIT;
+        cg_strbuf_addf(&c, "$CIGEN %s --help", cmds[i]);
+        r = tu_sh(NULL, c.buf);
+        ck_assert_int_eq(r.status, 0);
+        ck_assert(strstr(r.out, "usage: cigen") != NULL);
+        tu_run_free(&r);
+        cg_strbuf_release(&c);
+    }
+}
+END_TEST
+
+START_TEST(bad_usage_is_exit_2)
+{
+    static const char *const bad[] = {"$CIGEN", "$CIGEN frobnicate", "$CIGEN --nope generate",
+                                      "$CIGEN generate extra", "$CIGEN list --where nonsense=",
+                                      "$CIGEN explain", "$CIGEN -C /nonexistent/dir generate"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tu_run r = tu_sh("/", bad[i]);
+        ck_assert_msg(r.status == 2, "%s: exit %d", bad[i], r.status);
+        ck_assert_msg(r.err_len > 0, "%s: nothing on stderr", bad[i]);
+        tu_run_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(directory_option)
+{
+    char *tmp = project("e2e-small");
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "$CIGEN -C '%s/p' check", tmp);
+    tu_run r = tu_sh("/", cmd.buf);
+    ck_assert_msg(r.status == 0, "check via -C from /: %d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(tmp);
+    free(tmp);
+    cg_strbuf_release(&cmd);
+}
+END_TEST
+
+START_TEST(same_bytes_everywhere)
+{
+    /* locale, time zone, environment and working folder must not matter */
+    static const char *const envs[] = {
+        "LC_ALL=C TZ=UTC",
+        "LC_ALL=tr_TR.UTF-8 LANG=tr_TR.UTF-8 TZ=Asia/Tokyo",
+        "LC_ALL=de_DE.UTF-8 TZ=America/New_York HOME=/nonexistent",
+        "env -i PATH=/usr/bin:/bin",
+    };
+    char *tmp = project("e2e-small");
+    cg_strbuf cfg = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cfg, "%s/p/config.yml", tmp);
+    size_t want_len;
+    char *want = tu_read(cfg.buf, &want_len);
+    ck_assert_ptr_nonnull(want);
+    for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+        unlink(cfg.buf);
+        cg_strbuf cmd = CG_STRBUF_INIT;
+        /* run from the parent folder through -C, then from inside */
+        cg_strbuf_addf(&cmd, "%s $CIGEN -q -C %s generate", envs[i], i % 2 ? "p" : "./p/.");
+        tu_run r = tu_sh(tmp, cmd.buf);
+        ck_assert_msg(r.status == 0, "%s: %s", envs[i], r.err);
+        size_t len;
+        char *got = tu_read(cfg.buf, &len);
+        ck_assert_msg(got && len == want_len && memcmp(got, want, len) == 0, "output differs with %s", envs[i]);
+        free(got);
+        tu_run_free(&r);
+        cg_strbuf_release(&cmd);
+    }
+    free(want);
+    cg_strbuf_release(&cfg);
+    tu_rm_rf(tmp);
+    free(tmp);
+}
+END_TEST
+
+Suite *make_cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("cli");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, help_and_version);
+    tcase_add_test(tc, bad_usage_is_exit_2);
+    tcase_add_test(tc, directory_option);
+    tcase_add_test(tc, same_bytes_everywhere);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,144 @@
+/* Golden cases: one folder per case, no C needed to add one.
+ *
+ *   tests/golden/NAME/ and tests/bad/NAME/
+ *     in/       the project (copied to a temporary folder, where cigen runs)
+ *     cmd       the arguments (default "generate"); a line using $CIGEN is
+ *               run as a shell command instead
+ *     status    the expected exit status (default 0)
+ *     stdout    the expected standard output (compared when present)
+ *     stderr    the expected standard error (compared when present)
+ *     expect/   files expected to differ from in/ after the run
+ *
+ * After the run the whole folder must equal in/ overlaid with expect/:
+ * nothing else written, nothing left behind, and for an error case, every
+ * output byte-identical.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "util.h"
+
+static char **cases;
+static size_t ncases;
+
+static void discover(void)
+{
+    static const char *const roots[] = {"tests/golden", "tests/bad"};
+    size_t cap = 0;
+    for (size_t r = 0; r < 2; r++) {
+        cg_strbuf dir = CG_STRBUF_INIT;
+        cg_strbuf_addf(&dir, "%s/%s", tu_srcdir(), roots[r]);
+        size_t n;
+        char **names = tu_list_dir(dir.buf, &n);
+        for (size_t i = 0; i < n; i++) {
+            cg_strbuf c = CG_STRBUF_INIT;
+            cg_strbuf_addf(&c, "%s/%s", dir.buf, names[i]);
+            cg_strbuf in = CG_STRBUF_INIT;
+            cg_strbuf_addf(&in, "%s/in", c.buf);
+            if (tu_exists(in.buf)) {
+                cg_grow(&cases, &cap, ncases + 1, sizeof *cases);
+                cases[ncases++] = cg_strbuf_detach(&c, NULL);
+            }
+            cg_strbuf_release(&c);
+            cg_strbuf_release(&in);
+        }
+        tu_free_list(names, n);
+        cg_strbuf_release(&dir);
+    }
+}
+
+static char *case_file(const char *c, const char *name, size_t *len)
+{
+    cg_strbuf p = CG_STRBUF_INIT;
+    cg_strbuf_addf(&p, "%s/%s", c, name);
+    char *data = tu_read(p.buf, len);
+    cg_strbuf_release(&p);
+    return data;
+}
+
+static void compare_text(const char *c, const char *what, const char *expected, size_t elen,
+                         const char *actual, size_t alen)
+{
+    if (elen == alen && memcmp(expected, actual, elen) == 0)
+        return;
+    ck_abort_msg("%s: %s differs\n--- expected\n%.*s--- actual\n%.*s", c, what, (int)elen, expected,
+                 (int)alen, actual);
+}
+
+START_TEST(golden_case)
+{
+    const char *c = cases[_i];
+    char *tmp = tu_mkdtemp();
+    cg_strbuf in = CG_STRBUF_INIT, work = CG_STRBUF_INIT, want = CG_STRBUF_INIT;
+    cg_strbuf_addf(&in, "%s/in", c);
+    cg_strbuf_addf(&work, "%s/work", tmp);
+    cg_strbuf_addf(&want, "%s/want", tmp);
+    tu_copy_tree(in.buf, work.buf);
+    tu_copy_tree(in.buf, want.buf);
+    cg_strbuf ex = CG_STRBUF_INIT;
+    cg_strbuf_addf(&ex, "%s/expect", c);
+    if (tu_exists(ex.buf)) {
+        /* overlay: expect/ replaces or adds files */
+        size_t n;
+        char **names = tu_list_dir(ex.buf, &n);
+        for (size_t i = 0; i < n; i++) {
+            cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+            cg_strbuf_addf(&a, "%s/%s", ex.buf, names[i]);
+            cg_strbuf_addf(&b, "%s/%s", want.buf, names[i]);
+            tu_rm_rf(b.buf);
+            tu_copy_tree(a.buf, b.buf);
+            cg_strbuf_release(&a);
+            cg_strbuf_release(&b);
+        }
+        tu_free_list(names, n);
+    }
+    size_t len;
+    char *cmdfile = case_file(c, "cmd", &len);
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    if (cmdfile) {
+        while (len && (cmdfile[len - 1] == '\n' || cmdfile[len - 1] == ' '))
+            cmdfile[--len] = '\0';
+    }
+    if (cmdfile && strstr(cmdfile, "$CIGEN"))
+        cg_strbuf_adds(&cmd, cmdfile);
+    else
+        cg_strbuf_addf(&cmd, "$CIGEN %s", cmdfile ? cmdfile : "generate");
+    free(cmdfile);
+    tu_run r = tu_sh(work.buf, cmd.buf);
+    char *status = case_file(c, "status", &len);
+    int want_status = status ? atoi(status) : 0;
+    free(status);
+    char *exp_out = case_file(c, "stdout", &len);
+    if (exp_out)
+        compare_text(c, "stdout", exp_out, len, r.out, r.out_len);
+    free(exp_out);
+    char *exp_err = case_file(c, "stderr", &len);
+    if (exp_err)
+        compare_text(c, "stderr", exp_err, len, r.err, r.err_len);
+    free(exp_err);
+    ck_assert_msg(r.status == want_status, "%s: exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s", c,
+                  r.status, want_status, r.out, r.err);
+    char *diff = tu_diff_trees(want.buf, work.buf);
+    ck_assert_msg(diff == NULL, "%s: the project folder after the run is not as expected:\n%s", c, diff);
+    tu_run_free(&r);
+    cg_strbuf_release(&in);
+    cg_strbuf_release(&work);
+    cg_strbuf_release(&want);
+    cg_strbuf_release(&ex);
+    cg_strbuf_release(&cmd);
+    tu_rm_rf(tmp);
+    free(tmp);
+}
+END_TEST
+
+Suite *make_golden_suite(void)
+{
+    discover();
+    Suite *s = suite_create("golden");
+    TCase *tc = tcase_create("cases");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, golden_case, 0, (int)ncases);
+    suite_add_tcase(s, tc);
+    return s;
+}

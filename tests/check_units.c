@@ -1,0 +1,186 @@
+/* Small modules: placeholders, diff, digest. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "digest.h"
+#include "placeholder.h"
+#include "testutil.h"
+
+/* ---- placeholders ---- */
+
+START_TEST(placeholder_segments)
+{
+    cg_pool pool;
+    cg_pool_init(&pool);
+    cg_pstr s;
+    size_t off;
+    const char *msg;
+    const char *text = "pytorch/{{ os }}-{{cuda?}}{{ \"{{\" }}x";
+    ck_assert_int_eq(cg_pstr_parse(text, strlen(text), &pool, &s, &off, &msg), 0);
+    ck_assert_uint_eq(s.nsegs, 6);
+    ck_assert_str_eq(s.segs[0].text, "pytorch/");
+    ck_assert_int_eq(s.segs[1].kind, CG_SEG_NAME);
+    ck_assert_str_eq(s.segs[1].text, "os");
+    ck_assert(!s.segs[1].optional);
+    ck_assert_str_eq(s.segs[3].text, "cuda");
+    ck_assert(s.segs[3].optional);
+    ck_assert_int_eq(s.segs[4].kind, CG_SEG_TEXT);
+    ck_assert_str_eq(s.segs[4].text, "{{");
+    ck_assert(!s.whole);
+    ck_assert_int_eq(cg_pstr_parse("{{ x }}", 7, &pool, &s, &off, &msg), 0);
+    ck_assert(s.whole);
+    cg_pool_release(&pool);
+}
+END_TEST
+
+START_TEST(placeholder_errors)
+{
+    static const struct {
+        const char *text;
+        size_t offset;
+        const char *msg;
+    } bad[] = {
+        {"a {{ x", 2, "unterminated placeholder: '{{' without '}}'"},
+        {"{{ }}", 0, "empty placeholder '{{ }}'"},
+        {"{{ a b }}", 5, "expected '}}' to close the placeholder"},
+        {"{{ 1x }}", 3, "a placeholder name starts with a letter or '_'"},
+        {"{{ \"x }}", 0, "unterminated quoted text in placeholder"},
+        {"{{ + }}", 0, "a placeholder holds a name, e.g. '{{ python }}'"},
+    };
+    cg_pool pool;
+    cg_pool_init(&pool);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cg_pstr s;
+        size_t off = 99;
+        const char *msg = NULL;
+        ck_assert_int_eq(cg_pstr_parse(bad[i].text, strlen(bad[i].text), &pool, &s, &off, &msg), -1);
+        ck_assert_str_eq(msg, bad[i].msg);
+        ck_assert_uint_eq(off, bad[i].offset);
+    }
+    cg_pool_release(&pool);
+}
+END_TEST
+
+/* ---- diff ---- */
+
+static char *unified(const char *a, const char *b, size_t max)
+{
+    cg_diff d;
+    cg_diff_compute(a, strlen(a), b, strlen(b), &d);
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_diff_unified(&d, a, strlen(a), b, strlen(b), "a", "b", 1, max, &out);
+    cg_diff_release(&d);
+    return cg_strbuf_detach(&out, NULL);
+}
+
+START_TEST(diff_basic)
+{
+    char *u = unified("1\n2\n3\n4\n5\n", "1\n2\nthree\n4\n5\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -2,3 +2,3 @@\n 2\n-3\n+three\n 4\n");
+    free(u);
+    u = unified("a\nb\n", "a\nb\n", 0);
+    ck_assert_str_eq(u, "");
+    free(u);
+    u = unified("", "x\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n");
+    free(u);
+    u = unified("a\nb\nc\n", "a\nc\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -1,3 +1,2 @@\n a\n-b\n c\n");
+    free(u);
+}
+END_TEST
+
+START_TEST(diff_counts_and_bound)
+{
+    cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+    for (int i = 0; i < 100; i++) {
+        cg_strbuf_addf(&a, "line %d\n", i);
+        cg_strbuf_addf(&b, i % 10 == 0 ? "changed %d\n" : "line %d\n", i);
+    }
+    cg_diff d;
+    cg_diff_compute(a.buf, a.len, b.buf, b.len, &d);
+    ck_assert_uint_eq(d.n, 10);
+    ck_assert_uint_eq(d.removed, 10);
+    ck_assert_uint_eq(d.added, 10);
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_diff_unified(&d, a.buf, a.len, b.buf, b.len, "a", "b", 3, 4, &out);
+    ck_assert(strstr(out.buf, "more changed lines not shown") != NULL);
+    cg_strbuf_release(&out);
+    cg_diff_release(&d);
+    cg_strbuf_release(&a);
+    cg_strbuf_release(&b);
+}
+END_TEST
+
+START_TEST(diff_large_distance_falls_back)
+{
+    cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+    for (int i = 0; i < 6000; i++) {
+        cg_strbuf_addf(&a, "a%d\n", i);
+        cg_strbuf_addf(&b, "b%d\n", i);
+    }
+    cg_diff d;
+    cg_diff_compute(a.buf, a.len, b.buf, b.len, &d);
+    ck_assert_uint_eq(d.n, 1);
+    ck_assert_uint_eq(d.removed, 6000);
+    ck_assert_uint_eq(d.added, 6000);
+    cg_diff_release(&d);
+    cg_strbuf_release(&a);
+    cg_strbuf_release(&b);
+}
+END_TEST
+
+/* ---- digest ---- */
+
+START_TEST(sha256_vectors)
+{
+    char hex[65];
+    cg_sha256_hex("", 0, hex, 32);
+    ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    cg_sha256_hex("abc", 3, hex, 32);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    cg_sha256_hex(m, strlen(m), hex, 32);
+    ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    /* streaming in odd pieces gives the same digest */
+    cg_sha256 s;
+    cg_sha256_init(&s);
+    for (size_t i = 0; i < strlen(m); i += 7)
+        cg_sha256_update(&s, m + i, strlen(m) - i < 7 ? strlen(m) - i : 7);
+    unsigned char d[32];
+    cg_sha256_final(&s, d);
+    cg_hex(d, 32, hex);
+    ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+END_TEST
+
+Suite *make_placeholder_suite(void)
+{
+    Suite *s = suite_create("placeholder");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, placeholder_segments);
+    tcase_add_test(tc, placeholder_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *make_diff_suite(void)
+{
+    Suite *s = suite_create("diff");
+    TCase *tc = tcase_create("diff");
+    tcase_add_test(tc, diff_basic);
+    tcase_add_test(tc, diff_counts_and_bound);
+    tcase_add_test(tc, diff_large_distance_falls_back);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *make_digest_suite(void)
+{
+    Suite *s = suite_create("digest");
+    TCase *tc = tcase_create("sha256");
+    tcase_add_test(tc, sha256_vectors);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,192 @@
+/* The YAML loader: values, positions, and every rejection. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "yamlload.h"
+
+static cg_doc *load(const char *text, cg_error *err)
+{
+    cg_error_init(err);
+    return cg_doc_parse("t.yml", text, strlen(text), NULL, err);
+}
+
+static void expect_error(const char *text, const char *message)
+{
+    cg_error err;
+    cg_doc *d = load(text, &err);
+    ck_assert_msg(d == NULL, "expected an error for: %s", text);
+    ck_assert_str_eq(cg_strbuf_str(&err.text), message);
+    cg_error_release(&err);
+}
+
+START_TEST(scalars_are_text)
+{
+    cg_error err;
+    cg_doc *d = load("a: 3.10\nb: \"3.10\"\nc: true\nd:\n", &err);
+    ck_assert_ptr_nonnull(d);
+    json_t *r = cg_doc_root(d);
+    ck_assert_str_eq(json_string_value(json_object_get(r, "a")), "3.10");
+    ck_assert_str_eq(json_string_value(json_object_get(r, "c")), "true");
+    ck_assert_str_eq(json_string_value(json_object_get(r, "d")), "");
+    ck_assert(cg_doc_is_plain(d, "/a"));
+    ck_assert(!cg_doc_is_plain(d, "/b"));
+    ck_assert_int_eq(cg_doc_style(d, "/b"), CG_STYLE_DOUBLE);
+    cg_doc_free(d);
+    cg_error_release(&err);
+}
+END_TEST
+
+START_TEST(positions_by_path)
+{
+    cg_error err;
+    cg_doc *d = load("jobs:\n  build:\n    steps:\n      - checkout\n      - run: make\n\"a/b~\": x\n", &err);
+    ck_assert_ptr_nonnull(d);
+    cg_pos p = cg_doc_where(d, "/jobs/build/steps/1/run");
+    ck_assert_uint_eq(p.line, 5);
+    ck_assert_uint_eq(p.col, 14);
+    p = cg_doc_key_where(d, "/jobs/build");
+    ck_assert_uint_eq(p.line, 2);
+    ck_assert_uint_eq(p.col, 3);
+    p = cg_doc_key_where(d, "/a~1b~0");
+    ck_assert_uint_eq(p.line, 6);
+    ck_assert_uint_eq(p.col, 1);
+    /* unknown paths fall back to the nearest ancestor */
+    p = cg_doc_where(d, "/jobs/build/nope/deeper");
+    ck_assert_uint_eq(p.line, 3);
+    cg_doc_free(d);
+    cg_error_release(&err);
+}
+END_TEST
+
+START_TEST(aliases_and_merges)
+{
+    cg_error err;
+    cg_doc *d = load("base: &b\n  image: x\n  n: 1\nextra: &e {z: 3}\n"
+                     "job:\n  <<: [*b, *e]\n  n: 2\ncopy: *b\n",
+                     &err);
+    ck_assert_ptr_nonnull(d);
+    json_t *job = json_object_get(cg_doc_root(d), "job");
+    ck_assert_str_eq(json_string_value(json_object_get(job, "n")), "2");
+    ck_assert_str_eq(json_string_value(json_object_get(job, "image")), "x");
+    ck_assert_str_eq(json_string_value(json_object_get(job, "z")), "3");
+    ck_assert_ptr_null(json_object_get(job, "<<"));
+    /* a merged key's position is where it was written */
+    cg_pos p = cg_doc_key_where(d, "/job/image");
+    ck_assert_uint_eq(p.line, 2);
+    p = cg_doc_where(d, "/copy/n");
+    ck_assert_uint_eq(p.line, 3);
+    ck_assert_uint_eq(cg_doc_anchor_count(d), 2);
+    cg_doc_free(d);
+    cg_error_release(&err);
+}
+END_TEST
+
+START_TEST(empty_stream)
+{
+    cg_error err;
+    cg_doc *d = load("# only a comment\n\n", &err);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_ptr_null(cg_doc_root(d));
+    cg_doc_free(d);
+    cg_error_release(&err);
+}
+END_TEST
+
+START_TEST(rejections)
+{
+    expect_error("a: 1\nb: 2\na: 3\n", "t.yml:3:1: error: duplicate key 'a'\nt.yml:1:1: note: 'a' was first defined here");
+    expect_error("a:\n\tb: 1\n", "t.yml:2:1: error: tab character here; YAML indentation must use spaces");
+    expect_error("a: 1\n---\nb: 2\n", "t.yml:2:1: error: a second YAML document starts here; a file holds one document");
+    expect_error("a: [1, 2\n", "t.yml:2:1: error: did not find expected ',' or ']' (while parsing a flow sequence at line 1, column 4)");
+    expect_error("a: *nope\n", "t.yml:1:4: error: undefined alias '*nope'");
+    expect_error("a: &x [1, *x]\n", "t.yml:1:11: error: alias '*x' refers to a node that contains it");
+    expect_error("\xef\xbb\xbf" "a: 1\n", "t.yml:1:1: error: file starts with a byte-order mark (U+FEFF); save it as UTF-8 without a BOM");
+    expect_error("a: \"\xff\"\n", "t.yml:1:5: error: invalid UTF-8 byte 0xFF; cigen reads UTF-8 text only");
+    expect_error("a: 1\x01\n", "t.yml:1:5: error: control character U+0001 is not allowed in YAML");
+    expect_error("!foo 1\n", "t.yml:1:1: error: unsupported tag '!foo'");
+    expect_error("? [a]\n: 1\n", "t.yml:1:3: error: a key must be a scalar, not a sequence");
+    expect_error("a: &x 1\n*x : 2\n", "t.yml:2:1: error: an alias (*x) cannot be used as a key");
+    expect_error("a:\n  <<: 5\n", "t.yml:2:7: error: merge key '<<' needs a mapping or a list of mappings");
+}
+END_TEST
+
+START_TEST(nul_in_text_is_reported)
+{
+    /* expect_error uses strlen; this input has an embedded NUL */
+    cg_error err;
+    cg_error_init(&err);
+    cg_doc *d = cg_doc_parse("t.yml", "a\0b", 3, NULL, &err);
+    ck_assert_ptr_null(d);
+    ck_assert_str_eq(cg_strbuf_str(&err.text), "t.yml:1:2: error: NUL byte in file; is it a binary file?");
+    cg_error_release(&err);
+}
+END_TEST
+
+START_TEST(deep_nesting_is_cut)
+{
+    size_t n = 10000;
+    char *text = malloc(2 * n + 2);
+    memset(text, '[', n);
+    memset(text + n, ']', n);
+    text[2 * n] = '\n';
+    text[2 * n + 1] = '\0';
+    cg_error err;
+    cg_doc *d = load(text, &err);
+    ck_assert_ptr_null(d);
+    ck_assert_str_eq(cg_strbuf_str(&err.text), "t.yml:1:101: error: nesting is deeper than 100 levels");
+    cg_error_release(&err);
+    free(text);
+}
+END_TEST
+
+START_TEST(alias_bomb_is_cut)
+{
+    cg_strbuf s = CG_STRBUF_INIT;
+    cg_strbuf_adds(&s, "a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    const char *prev = "a";
+    static const char *const names[] = {"b", "c", "d", "e", "f", "g", "h", "i", "j"};
+    for (size_t i = 0; i < 9; i++) {
+        cg_strbuf_addf(&s, "%s: &%s [", names[i], names[i]);
+        for (int k = 0; k < 10; k++)
+            cg_strbuf_addf(&s, "%s*%s", k ? ", " : "", prev);
+        cg_strbuf_adds(&s, "]\n");
+        prev = names[i];
+    }
+    cg_error err;
+    cg_doc *d = load(s.buf, &err);
+    ck_assert_ptr_null(d);
+    ck_assert(strstr(cg_strbuf_str(&err.text), "is it an alias bomb?") != NULL);
+    cg_error_release(&err);
+    cg_strbuf_release(&s);
+}
+END_TEST
+
+START_TEST(size_limit)
+{
+    cg_load_opts o = {.max_bytes = 10};
+    cg_error err;
+    cg_error_init(&err);
+    cg_doc *d = cg_doc_parse("t.yml", "a: 123456789\n", 13, &o, &err);
+    ck_assert_ptr_null(d);
+    ck_assert_str_eq(cg_strbuf_str(&err.text), "t.yml: error: file is too large (13 bytes; the limit is 10)");
+    cg_error_release(&err);
+}
+END_TEST
+
+Suite *make_yamlload_suite(void)
+{
+    Suite *s = suite_create("yamlload");
+    TCase *tc = tcase_create("load");
+    tcase_add_test(tc, scalars_are_text);
+    tcase_add_test(tc, positions_by_path);
+    tcase_add_test(tc, aliases_and_merges);
+    tcase_add_test(tc, empty_stream);
+    tcase_add_test(tc, rejections);
+    tcase_add_test(tc, nul_in_text_is_reported);
+    tcase_add_test(tc, deep_nesting_is_cut);
+    tcase_add_test(tc, alias_bomb_is_cut);
+    tcase_add_test(tc, size_limit);
+    suite_add_tcase(s, tc);
+    return s;
+}

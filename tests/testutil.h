@@ -1,0 +1,51 @@
+/* testutil — helpers for the check suites: files, folders, running cigen. */
+#ifndef CIGEN_TESTUTIL_H
+#define CIGEN_TESTUTIL_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+
+/* The source tree (CIGEN_SRCDIR) and the binary under test (CIGEN). */
+const char *tu_srcdir(void);
+const char *tu_cigen(void);
+
+/* Reads a whole file; NULL when missing. */
+char *tu_read(const char *path, size_t *len);
+bool tu_exists(const char *path);
+void tu_write(const char *path, const char *data, size_t len);
+void tu_writes(const char *path, const char *text);
+/* A fresh temporary folder (free() the result, tu_rm_rf it). */
+char *tu_mkdtemp(void);
+void tu_rm_rf(const char *path);
+void tu_copy_tree(const char *from, const char *to);
+/* The sorted list of entries of a folder (names only; free with tu_free_list). */
+char **tu_list_dir(const char *dir, size_t *n);
+void tu_free_list(char **v, size_t n);
+/* Compares two folder trees; returns NULL when equal, else a message. */
+char *tu_diff_trees(const char *expected, const char *actual);
+
+typedef struct tu_run {
+    int status;         /* exit status, or 128+signal */
+    char *out, *err;    /* captured output */
+    size_t out_len, err_len;
+} tu_run;
+
+/* Runs `/bin/sh -c "<cmd>"` with the binary under test available as
+ * $CIGEN (wrapped by $CIGEN_WRAPPER when set), in folder `cwd`. */
+tu_run tu_sh(const char *cwd, const char *cmd);
+void tu_run_free(tu_run *r);
+
+/* Suites */
+Suite *make_yamlload_suite(void);
+Suite *make_yamlwrite_suite(void);
+Suite *make_placeholder_suite(void);
+Suite *make_diff_suite(void);
+Suite *make_digest_suite(void);
+Suite *make_golden_suite(void);
+Suite *make_scripts_suite(void);
+Suite *make_cli_suite(void);
+
+#endif
