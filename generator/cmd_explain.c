@@ -162,6 +162,24 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
     return 0;
 }
 
+/* "removed by the exclude {...} at f:l:c", or the whole `only` list */
+static void describe_removal(const cg_cell *cell, cg_strbuf *out)
+{
+    const cg_pattern *p = cell->removed_by;
+    if (cell->status == CG_CELL_EXCLUDED || !cell->removed_at || cell->removed_at->nonly < 2) {
+        cg_strbuf_addf(out, "  removed by the %s %s at ", p->kind, p->text);
+        pos_str(out, &p->pos);
+        cg_strbuf_addc(out, '\n');
+        return;
+    }
+    cg_strbuf_adds(out, "  removed: it matches none of the 'only' patterns");
+    for (size_t i = 0; i < cell->removed_at->nonly; i++) {
+        cg_strbuf_addf(out, "%s %s at ", i ? "," : "", cell->removed_at->only[i]->text);
+        pos_str(out, &cell->removed_at->only[i]->pos);
+    }
+    cg_strbuf_addc(out, '\n');
+}
+
 /* --cell: the cells (live or removed) that match a dimension spec. */
 static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out, cg_error *err)
 {
@@ -202,9 +220,7 @@ static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out, cg_err
                     }
                 cg_strbuf_adds(out, nj ? "\n" : " none (every phase is skipped or lands in no workflow)\n");
             } else {
-                cg_strbuf_addf(out, "  removed by the %s %s at ", cell->removed_by->kind, cell->removed_by->text);
-                pos_str(out, &cell->removed_by->pos);
-                cg_strbuf_addc(out, '\n');
+                describe_removal(cell, out);
             }
         }
         if (shown)

@@ -37,9 +37,16 @@ size_t cg_cli_outputs(cg_project *p, cg_output_file *out, size_t max)
     return n;
 }
 
+/* Generated workflows plus the ones fragments hold verbatim. */
 static size_t count_workflows(const cg_project *p)
 {
-    return p->manifest.nworkflows;
+    size_t n = p->manifest.nworkflows;
+    for (size_t i = 0; i < p->nfragments; i++) {
+        json_t *w = json_object_get(cg_doc_root(p->fragments[i].doc), "workflows");
+        if (json_is_object(w))
+            n += json_object_size(w) - (json_object_get(w, "version") ? 1 : 0);
+    }
+    return n;
 }
 
 int cg_cmd_generate(const cg_global *g, int argc, char **argv)
@@ -101,8 +108,9 @@ int cg_cmd_generate(const cg_global *g, int argc, char **argv)
     if (rc != 0) {
         cg_cli_print_error(&err);
     } else if (!g->quiet) {
-        printf("cigen: %s: %zu jobs in %zu workflows, %zu bytes; %s\n", p.manifest.output, p.jobs.n,
-               count_workflows(&p), p.config.len,
+        size_t nw = count_workflows(&p);
+        printf("cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p.manifest.output, p.jobs.n,
+               p.jobs.n == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p.config.len,
                written ? "written" : "already up to date");
         (void)bytes;
     }

@@ -32,6 +32,7 @@ void cg_env_release(cg_env *env)
     free(env->len);
     free(env->typed);
     free(env->applied);
+    free(env->expanding);
     cg_arena_release(&env->arena);
     memset(env, 0, sizeof *env);
 }
@@ -61,6 +62,7 @@ int cg_env_bind(cg_env *env, const cg_cell *cell)
     }
     env->builtin[CG_B_TREE] = t->name;
     env->napplied = 0;
+    env->nexpanding = 0;
     cg_arena_reset(&env->arena);
     reset_values(env);
     /* root first: collect the path from the leaf up, then walk it down */
@@ -144,11 +146,18 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
         return 1;
     }
     if (env->state[id] == 1) {
-        cg_strbuf ctx = CG_STRBUF_INIT;
+        cg_strbuf ctx = CG_STRBUF_INIT, cycle = CG_STRBUF_INIT;
         describe_for_error(env, &ctx);
-        cg_error_at(env->err, &d->pos, "variable '%s' refers to itself through its placeholders (for %s)",
-                    t->names[id], ctx.buf);
+        size_t from = 0;
+        while (from < env->nexpanding && env->expanding[from] != id)
+            from++;
+        for (size_t i = from; i < env->nexpanding; i++)
+            cg_strbuf_addf(&cycle, "%s -> ", t->names[env->expanding[i]]);
+        cg_strbuf_adds(&cycle, t->names[id]);
+        cg_error_at(env->err, &d->pos, "variables refer to each other in a cycle: %s (for %s)", cycle.buf,
+                    ctx.buf);
         cg_strbuf_release(&ctx);
+        cg_strbuf_release(&cycle);
         return -1;
     }
     if (!d->text.has_names) {
@@ -168,11 +177,14 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
         return cg_env_get(env, id, s, n, typed);
     }
     env->state[id] = 1;
+    cg_grow(&env->expanding, &env->expanding_cap, env->nexpanding + 1, sizeof *env->expanding);
+    env->expanding[env->nexpanding++] = id;
     cg_strbuf out = CG_STRBUF_INIT;
     char what[200];
     snprintf(what, sizeof what, "variable '%s'", t->names[id]);
     cg_src src = {t->doc, d->path, d->pos};
     int rc = cg_env_expand(env, &d->text, false, NULL, &out, &src, what);
+    env->nexpanding--;
     if (rc != 0) {
         cg_strbuf_release(&out);
         return -1;
@@ -375,12 +387,8 @@ static cg_cell *new_cell(walk *W, const cg_tnode *leaf, bool extra)
     return cell;
 }
 
-static int filter_cell(walk *W, cg_cell *cell)
+static void apply_filters(walk *W, cg_cell *cell)
 {
-    if (cg_env_bind(&W->env, cell) != 0)
-        return -1;
-    if (cell->extra)
-        return 0;
     for (size_t s = 0; s < W->nscope; s++) {
         const cg_tnode *n = W->scope[s];
         for (size_t i = 0; i < n->nexclude; i++) {
@@ -390,22 +398,39 @@ static int filter_cell(walk *W, cg_cell *cell)
                 if (cell->status == CG_CELL_LIVE) {
                     cell->status = CG_CELL_EXCLUDED;
                     cell->removed_by = p;
+                    cell->removed_at = n;
                 }
             }
         }
     }
+    /* the patterns of one `only` are alternatives; each scope's `only` applies */
     for (size_t s = 0; s < W->nscope; s++) {
         const cg_tnode *n = W->scope[s];
+        bool kept = n->nonly == 0;
         for (size_t i = 0; i < n->nonly; i++) {
             cg_pattern *p = n->only[i];
-            if (cg_pattern_matches(p, &W->env))
+            if (cg_pattern_matches(p, &W->env)) {
                 p->hits++;
-            else if (cell->status == CG_CELL_LIVE) {
-                cell->status = CG_CELL_NOT_ONLY;
-                cell->removed_by = p;
+                kept = true;
             }
         }
+        if (!kept && cell->status == CG_CELL_LIVE) {
+            cell->status = CG_CELL_NOT_ONLY;
+            cell->removed_by = n->only[0];
+            cell->removed_at = n;
+        }
     }
+}
+
+static int filter_cell(walk *W, cg_cell *cell)
+{
+    if (cg_env_bind(&W->env, cell) != 0)
+        return -1;
+    if (!cell->extra)
+        apply_filters(W, cell);
+    if (cell->status == CG_CELL_LIVE)
+        for (size_t a = 0; a < W->env.napplied; a++)
+            ((cg_override *)W->env.applied[a])->when->hits++;
     return W->err->set ? -1 : 0;
 }
 
@@ -480,9 +505,10 @@ static int report_unmatched(cg_tree *t, bool strict, cg_warnings *warn, cg_error
 {
     for (size_t i = 0; i < t->npatterns; i++) {
         const cg_pattern *p = t->patterns[i];
-        if (p->hits || cg_streq(p->kind, "tier") || cg_streq(p->kind, "cost"))
+        /* tiers must match (an error, in assign_tiers); skips are counted with the jobs */
+        if (p->hits || cg_streq(p->kind, "tier") || cg_streq(p->kind, "cost") || cg_streq(p->kind, "skip"))
             continue;
-        const char *why = cg_streq(p->kind, "only") ? " (so it removes every cell in its scope)" : "";
+        const char *why = cg_streq(p->kind, "only") ? " (a typo? cells must match one 'only' pattern of their scope)" : "";
         if (strict)
             return cg_error_at(err, &p->pos, "%s pattern %s matches no cell%s", p->kind, p->text, why);
         cg_warn_at(warn, &p->pos, "%s pattern %s matches no cell%s", p->kind, p->text, why);

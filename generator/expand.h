@@ -6,9 +6,10 @@
  * Every combination becomes a cell, live or removed: removed cells are kept,
  * with the filter that removed them, for `explain` and the diagrams.
  *
- * Filters: an `exclude` removes the cells it matches, an `only` removes the
- * cells it does not match; both apply to the cells of the node that declares
- * them (the whole tree at the top level); cells under `extra` are exempt.
+ * Filters: an `exclude` removes the cells it matches; an `only` (a list of
+ * alternatives) removes the cells that match none of its patterns.  Both apply
+ * to the cells of the node that declares them (the whole tree at the top
+ * level); cells under `extra` are exempt.
  * Variables: the tree's top-level `vars`, then each node's from the root down
  * (deeper wins), then zipped variables, then every `override` whose `when`
  * matches (in order; `when` is evaluated before any override applies).
@@ -35,6 +36,7 @@ typedef struct cg_cell {
     const cg_vardecl **zvars;    /* variables set by zips on the path */
     uint32_t nzvars;
     const cg_pattern *removed_by;
+    const cg_tnode *removed_at;  /* the node declaring the filter */
     uint64_t tiers;              /* bit i: in tree tier i */
 } cg_cell;
 
@@ -65,6 +67,8 @@ typedef struct cg_env {
     const cg_override **applied; /* overrides that matched this cell */
     size_t napplied, applied_cap;
     cg_arena arena;
+    int *expanding;              /* variables being expanded, outermost first */
+    size_t nexpanding, expanding_cap;
     cg_error *err;               /* where expansion errors go */
 } cg_env;
 

@@ -146,11 +146,13 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
                 continue;
             cg_strbuf_reset(&name);
             cg_env_set_builtin(&env, CG_B_PHASE, ph->name, false);
-            if ((rc = cg_env_expand(&env, &t->job_name, true, t, &name, &t->job_name_src,
-                                    "the job name pattern")) != 0)
+            bool own = ph->job_name.nsegs > 0;
+            if ((rc = cg_env_expand(&env, own ? &ph->job_name : &t->job_name, true, t, &name,
+                                    own ? &ph->job_name_src : &t->job_name_src, "the job name pattern")) != 0)
                 break;
             if (name.len == 0) {
-                rc = cg_error_at(err, &t->job_name_src.pos, "the job name pattern gives an empty name");
+                rc = cg_error_at(err, own ? &ph->job_name_src.pos : &t->job_name_src.pos,
+                                 "the job name pattern gives an empty name");
                 break;
             }
             const char *jname = cg_intern(pool, name.buf);

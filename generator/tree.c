@@ -570,8 +570,8 @@ static int parse_zip(parser *P, const char *path, json_t *v, cg_tnode *node)
             z->cells = palloc(P, branches * ncols, sizeof *z->cells);
         } else if (json_array_size(col) != branches) {
             cg_pos p = cg_doc_where(P->doc, kp.buf);
-            rc = cg_error_at(P->err, &p, "'%s' has %zu values but '%s' has %zu; zipped lists advance together and must have the same length",
-                             k, json_array_size(col), first, branches);
+            rc = cg_error_at(P->err, &p, "'%s' has %zu value%s but '%s' has %zu; zipped lists advance together and must have the same length",
+                             k, json_array_size(col), json_array_size(col) == 1 ? "" : "s", first, branches);
             break;
         }
         if (cg_tree_is_dim(P->t, z->ids[c])) {
@@ -1167,7 +1167,7 @@ static int parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_p
             break;
         }
         ph->name = cg_intern(P->pool, k);
-        static const char *const keys[] = {"template", "requires", "skip", "workflows"};
+        static const char *const keys[] = {"template", "job_name", "requires", "skip", "workflows"};
         char where[160];
         snprintf(where, sizeof where, "in phase '%s'", k);
         if ((rc = cg_expect_object(P->doc, pp.buf, def, "a phase", P->err)) != 0 ||
@@ -1190,6 +1190,18 @@ static int parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_p
             (rc = resolve_pstr(P, kp.buf, &ph->template_path, (1u << CG_B_PHASE) | (1u << CG_B_TREE),
                                "a template path")) != 0)
             break;
+        json_t *jn = json_object_get(def, "job_name");
+        if (jn) {
+            PATH(kp, pp.buf, "job_name");
+            if ((rc = cg_expect_nonempty(P->doc, kp.buf, jn, "'job_name'", P->err)) != 0)
+                break;
+            ph->job_name_src = (cg_src){P->doc, cg_intern(P->pool, kp.buf), cg_doc_where(P->doc, kp.buf)};
+            if ((rc = cg_pstr_parse_at(P->doc, kp.buf, json_string_value(jn), json_string_length(jn), P->pool,
+                                       &ph->job_name, P->err)) != 0 ||
+                (rc = resolve_pstr(P, kp.buf, &ph->job_name, (1u << CG_B_PHASE) | (1u << CG_B_TREE),
+                                   "a job name (dimensions, variables, 'phase' and 'tree' are)")) != 0)
+                break;
+        }
         json_t *req = json_object_get(def, "requires");
         if (req) {
             PATH(kp, pp.buf, "requires");

@@ -141,6 +141,8 @@ typedef struct cg_tier {
 typedef struct cg_phase {
     const char *name;
     cg_pos pos;
+    cg_pstr job_name;       /* its own name pattern, or no segments: the tree's */
+    cg_src job_name_src;
     const char *template_raw;
     cg_pstr template_path;
     cg_pos template_pos;

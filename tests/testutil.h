@@ -47,5 +47,6 @@ Suite *make_digest_suite(void);
 Suite *make_golden_suite(void);
 Suite *make_scripts_suite(void);
 Suite *make_cli_suite(void);
+Suite *make_default_suite(void);
 
 #endif
