@@ -37,7 +37,7 @@ TEST_SRC := $(sort $(wildcard tests/check_*.c)) tests/run_tests.c tests/testutil
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 HEADERS  := $(wildcard generator/*.h tests/*.h)
 
-.PHONY: all check asan memcheck fuzz bench install uninstall clean deps deps-tests
+.PHONY: all check asan memcheck install uninstall clean deps deps-tests
 all: $(BUILD)/cigen
 
 deps:
@@ -101,3 +101,7 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# Fuzzing (make fuzz) and the benchmark (make bench) live with their code.
+-include tests/fuzz/fuzz.mk
+-include tests/bench/bench.mk
