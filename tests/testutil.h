@@ -48,5 +48,6 @@ Suite *make_golden_suite(void);
 Suite *make_scripts_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_default_suite(void);
+Suite *make_merge_suite(void);
 
 #endif

@@ -1,0 +1,130 @@
+/* The merge driver resolves a real conflict in config.yml, in a scratch
+ * repository: the sources merge cleanly, their outputs do not. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "util.h"
+
+/* Two branches: one adds Python 3.8, the other adds an argument to the
+ * template; both regenerate config.yml, whose text then conflicts. */
+static const char scenario[] =
+    "set -e\n"
+    "cp -r \"$SRC/tests/golden/e2e-small/in\" repo && cd repo\n"
+    "git init -q && git config user.email t@example.com && git config user.name t\n"
+    "git config commit.gpgsign false\n"
+    "if [ \"$DRIVER\" = 1 ]; then\n"
+    "  echo 'config.yml merge=cigen' > .gitattributes\n"
+    "  git config merge.cigen.driver \"$CIGEN merge-driver %O %A %B %P\"\n"
+    "fi\n"
+    "git add -A && git commit -qm base\n"
+    "MAIN=$(git symbolic-ref --short HEAD)\n"
+    "git checkout -qb py38\n"
+    "sed -i 's/    python: \\[\"3.6\", \"3.7\"\\]/    python: [\"3.6\", \"3.7\", \"3.8\"]/' dimensions/builds.yml\n"
+    "$CIGEN -q generate && git commit -qam 'python 3.8'\n"
+    "git checkout -q \"$MAIN\"\n"
+    "printf 'build:\\n  python: \"{{ python }}\"\\n  cuda: \"{{ cuda? }}\"\\n  resource_class: large\\n' > templates/build.yml\n"
+    "$CIGEN -q generate && git commit -qam 'resource class'\n"
+    "set +e\n";
+
+static tu_run run(const char *dir, bool driver, const char *action)
+{
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "SRC='%s' DRIVER=%d; %s%s", tu_srcdir(), driver ? 1 : 0, scenario, action);
+    tu_run r = tu_sh(dir, cmd.buf);
+    cg_strbuf_release(&cmd);
+    return r;
+}
+
+static const char merge_then_check[] =
+    "git merge py38 -m 'merge py38' >/dev/null 2>&1; echo \"merge=$?\"\n"
+    "git status --porcelain | grep '^UU' || true\n"
+    "$CIGEN check >/dev/null 2>&1; echo \"check=$?\"\n";
+
+static const char rebase_then_check[] =
+    "git checkout -q py38 && git rebase \"$MAIN\" >/dev/null 2>&1; echo \"rebase=$?\"\n"
+    "$CIGEN check >/dev/null 2>&1; echo \"check=$?\"\n";
+
+START_TEST(merge_without_driver_conflicts)
+{
+    char *dir = tu_mkdtemp();
+    tu_run r = run(dir, false, merge_then_check);
+    ck_assert_msg(strstr(r.out, "merge=1") && strstr(r.out, "UU config.yml"),
+                  "expected a textual conflict without the driver:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(merge_driver_resolves_merge)
+{
+    char *dir = tu_mkdtemp();
+    tu_run r = run(dir, true, merge_then_check);
+    ck_assert_msg(strstr(r.out, "merge=0") && strstr(r.out, "check=0") && !strstr(r.out, "UU"),
+                  "the driver did not resolve the merge:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(merge_driver_resolves_rebase)
+{
+    char *dir = tu_mkdtemp();
+    tu_run r = run(dir, true, rebase_then_check);
+    ck_assert_msg(strstr(r.out, "rebase=0") && strstr(r.out, "check=0"),
+                  "the driver did not resolve the rebase:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(merge_driver_leaves_source_conflicts)
+{
+    /* both branches edit the same line of the tree: nothing to regenerate from */
+    char *dir = tu_mkdtemp();
+    tu_run r = run(dir, true,
+                   "git checkout -q py38\n"
+                   "sed -i 's/\"3.8\"\\]/\"3.9\"]/' dimensions/builds.yml && $CIGEN -q generate\n"
+                   "git commit -qam 'python 3.9' && git checkout -q \"$MAIN\"\n"
+                   "sed -i 's/    python: \\[\"3.6\", \"3.7\"\\]/    python: [\"3.5\"]/' dimensions/builds.yml\n"
+                   "$CIGEN -q generate; git commit -qam 'python 3.5'\n"
+                   "git merge py38 -m m >/dev/null 2>merge.err; echo \"merge=$?\"\n"
+                   "git status --porcelain | grep '^UU' || true\n"
+                   "cat merge.err\n");
+    ck_assert_msg(strstr(r.out, "merge=1") && strstr(r.out, "UU config.yml") &&
+                      strstr(r.out, "UU dimensions/builds.yml") && strstr(r.out, "could not regenerate config.yml"),
+                  "expected the sources' conflict to be left, with a hint:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(merge_driver_usage)
+{
+    tu_run r = tu_sh(NULL, "$CIGEN merge-driver a b");
+    ck_assert_int_eq(r.status, 2);
+    tu_run_free(&r);
+    r = tu_sh(NULL, "$CIGEN merge-driver --help");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert(strstr(r.out, "merge.cigen.driver") != NULL);
+    tu_run_free(&r);
+}
+END_TEST
+
+Suite *make_merge_suite(void)
+{
+    Suite *s = suite_create("merge");
+    TCase *tc = tcase_create("driver");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, merge_without_driver_conflicts);
+    tcase_add_test(tc, merge_driver_resolves_merge);
+    tcase_add_test(tc, merge_driver_resolves_rebase);
+    tcase_add_test(tc, merge_driver_leaves_source_conflicts);
+    tcase_add_test(tc, merge_driver_usage);
+    suite_add_tcase(s, tc);
+    return s;
+}
