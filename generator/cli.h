@@ -20,6 +20,7 @@ int cg_cmd_generate(const cg_global *g, int argc, char **argv);
 int cg_cmd_check(const cg_global *g, int argc, char **argv);
 int cg_cmd_list(const cg_global *g, int argc, char **argv);
 int cg_cmd_explain(const cg_global *g, int argc, char **argv);
+int cg_cmd_graph(const cg_global *g, int argc, char **argv);
 int cg_cmd_merge_driver(const cg_global *g, int argc, char **argv);
 
 /* Loads and renders the project; prints the error (and warnings) itself.

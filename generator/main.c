@@ -16,6 +16,7 @@ static const char usage[] =
     "  check            exit 1 when a committed output differs from its sources\n"
     "  list             list the generated jobs with their dimension values\n"
     "  explain JOB      show how a job came to be (tree path, variables, template)\n"
+    "  graph            draw a diagram of a tree or a workflow (DOT, SVG, PNG)\n"
     "  merge-driver     git merge driver: regenerate outputs from the merged sources\n"
     "\n"
     "options:\n"
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
         return cg_cmd_list(&g, cargc, cargv);
     if (strcmp(cmd, "explain") == 0)
         return cg_cmd_explain(&g, cargc, cargv);
+    if (strcmp(cmd, "graph") == 0) return cg_cmd_graph(&g, cargc, cargv);
     if (strcmp(cmd, "merge-driver") == 0)
         return cg_cmd_merge_driver(&g, cargc, cargv);
     if (strcmp(cmd, "help") == 0) {
