@@ -589,8 +589,8 @@ static void suggest_command(cg_strbuf *out, const char *kind, const char *name, 
 }
 
 /* A graph of one note: how many nodes the diagram would have, and the
- * collapses (chosen greedily, most nodes saved first) that bring it under
- * the limit. */
+ * collapses (chosen greedily, most nodes saved first, the later dimension on
+ * a tie) that bring it under the limit. */
 static void emit_note(cg_strbuf *out, const cg_project *p, size_t which, const char *kind, const char *name,
                       const cg_dot_opts *o, size_t count, const char *const *cands, size_t ncands, count_fn fn,
                       const cg_strbuf *label, const char *what)
@@ -611,7 +611,7 @@ static void emit_note(cg_strbuf *out, const cg_project *p, size_t which, const c
                 continue;
             names[n] = cands[k];
             size_t c = fn(p, which, names, n + 1);
-            if (c < best_count)
+            if (c < cur && (best == NONE || c <= best_count)) /* ties: the deeper dimension */
                 best = k, best_count = c;
         }
         if (best == NONE)

@@ -1,0 +1,532 @@
+/* The diagrams: DOT escaping, node and edge counts against the model,
+ * collapsing, the node limit, byte stability, and `cigen graph`. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dot.h"
+#include "testutil.h"
+
+/* ---- cg_dot_quote ---- */
+
+static const struct {
+    const char *in;
+    size_t len;
+    const char *out;
+} quotes[] = {
+    {"plain", 5, "\"plain\""},
+    {"", 0, "\"\""},
+    {"say \"hi\"", 8, "\"say \\\"hi\\\"\""},
+    {"back\\slash", 10, "\"back\\\\slash\""},
+    {"ends\\", 5, "\"ends\\\\\""},
+    {"\\N\\G", 4, "\"\\\\N\\\\G\""},          /* never a Graphviz escape */
+    {"two\nlines", 9, "\"two\\nlines\""},
+    {"crlf\r\nx", 7, "\"crlf\\nx\""},
+    {"cr\rx", 4, "\"cr\\nx\""},
+    {"tab\there", 8, "\"tab\\\\x09here\""},
+    {"nul\0byte", 8, "\"nul\\\\x00byte\""},
+    {"del\x7f", 4, "\"del\\\\x7F\""},
+    {"caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x90\x8d", 14, "\"caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x90\x8d\""},
+    {"bad\xff", 4, "\"bad\\\\xFF\""},
+    {"cut\xc3", 4, "\"cut\\\\xC3\""},
+    {"overlong\xc0\xaf", 10, "\"overlong\\\\xC0\\\\xAF\""},
+    {"surrogate\xed\xa0\x80", 12, "\"surrogate\\\\xED\\\\xA0\\\\x80\""},
+    {"{<record|shape>}", 16, "\"{<record|shape>}\""},
+};
+
+START_TEST(quote_table)
+{
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_dot_quote(&sb, quotes[_i].in, quotes[_i].len);
+    ck_assert_msg(cg_streq(sb.buf, quotes[_i].out), "quote #%d: got %s, want %s", _i, sb.buf, quotes[_i].out);
+    cg_strbuf_release(&sb);
+}
+END_TEST
+
+/* What Graphviz shows for a quoted label: \" is ", \\ is \, \n ends a line. */
+static char *unquote(const char *q)
+{
+    size_t n = strlen(q);
+    ck_assert(n >= 2 && q[0] == '"' && q[n - 1] == '"');
+    cg_strbuf out = CG_STRBUF_INIT;
+    for (size_t i = 1; i + 1 < n; i++) {
+        if (q[i] != '\\') {
+            ck_assert_msg(q[i] != '"' && q[i] != '\n', "unescaped %c in %s", q[i], q);
+            cg_strbuf_addc(&out, q[i]);
+            continue;
+        }
+        char c = q[++i];
+        ck_assert_msg(c == '"' || c == '\\' || c == 'n', "escape \\%c in %s", c, q);
+        cg_strbuf_addc(&out, c == 'n' ? '\n' : c);
+    }
+    return cg_strbuf_detach(&out, NULL);
+}
+
+START_TEST(quote_round_trip)
+{
+    static const char *const values[] = {"a \"quoted\" value", "C:\\path\\", "line 1\nline 2\n", "\\\"\\n",
+                                         "\"", "\\", "\n", "mixed \\\"\n\\n end"};
+    for (size_t i = 0; i < CG_ARRAY_LEN(values); i++) {
+        cg_strbuf sb = CG_STRBUF_INIT;
+        cg_dot_quote(&sb, values[i], strlen(values[i]));
+        char *back = unquote(sb.buf);
+        ck_assert_msg(cg_streq(back, values[i]), "round trip of %s gives %s", values[i], back);
+        free(back);
+        cg_strbuf_release(&sb);
+    }
+}
+END_TEST
+
+/* ---- a small reader of the DOT cigen writes: node and edge statements ---- */
+
+typedef struct dotg {
+    cg_pool pool;
+    cg_map ids;        /* node id -> index + 1 */
+    size_t nodes, edges;
+    size_t *out;       /* out-degree per node */
+    size_t cap;
+    size_t dashed_leaves;
+} dotg;
+
+/* Reads a quoted string at *p (advancing past it); NULL when there is none. */
+static const char *read_quoted(dotg *g, const char **p)
+{
+    const char *s = *p;
+    if (*s != '"')
+        return NULL;
+    cg_strbuf sb = CG_STRBUF_INIT;
+    for (s++; *s && *s != '"'; s++) {
+        if (*s == '\\' && s[1])
+            cg_strbuf_addc(&sb, *s++);
+        cg_strbuf_addc(&sb, *s);
+    }
+    ck_assert_msg(*s == '"', "unterminated string");
+    *p = s + 1;
+    const char *r = cg_intern(&g->pool, cg_strbuf_str(&sb));
+    cg_strbuf_release(&sb);
+    return r;
+}
+
+static size_t node_index(dotg *g, const char *id)
+{
+    size_t i = (size_t)cg_map_get(&g->ids, id);
+    ck_assert_msg(i != 0, "edge to an undeclared node %s", id);
+    return i - 1;
+}
+
+static void dot_parse(dotg *g, const char *text)
+{
+    memset(g, 0, sizeof *g);
+    cg_pool_init(&g->pool);
+    cg_map_init(&g->ids);
+    ck_assert_msg(cg_dot_is_generated(text, strlen(text)), "no header: %.60s", text);
+    bool *dashed = NULL;
+    size_t dcap = 0;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        ck_assert_msg(end != NULL, "the last line has no newline");
+        const char *p = line;
+        while (*p == ' ')
+            p++;
+        const char *a = read_quoted(g, &p);
+        if (a) {
+            if (strncmp(p, " -> ", 4) == 0) {
+                p += 4;
+                const char *b = read_quoted(g, &p);
+                ck_assert(b != NULL);
+                g->out[node_index(g, a)]++;
+                node_index(g, b);
+                g->edges++;
+            } else {
+                ck_assert_msg(strncmp(p, " [", 2) == 0, "not a node statement: %.*s", (int)(end - line), line);
+                ck_assert_msg(!cg_map_has(&g->ids, a), "node %s declared twice", a);
+                cg_grow(&g->out, &g->cap, g->nodes + 1, sizeof *g->out);
+                cg_grow(&dashed, &dcap, g->nodes + 1, sizeof *dashed);
+                g->out[g->nodes] = 0;
+                char *rest = cg_xstrndup(p, (size_t)(end - p));
+                dashed[g->nodes] = strstr(rest, "dashed") != NULL;
+                free(rest);
+                cg_map_put(&g->ids, a, (void *)(g->nodes + 1));
+                g->nodes++;
+            }
+        }
+        line = end + 1;
+    }
+    for (size_t i = 0; i < g->nodes; i++)
+        g->dashed_leaves += g->out[i] == 0 && dashed[i];
+    free(dashed);
+}
+
+static size_t dot_leaves(const dotg *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->nodes; i++)
+        n += g->out[i] == 0;
+    return n;
+}
+
+static void dot_free(dotg *g)
+{
+    cg_map_release(&g->ids);
+    cg_pool_release(&g->pool);
+    free(g->out);
+}
+
+/* ---- the model ---- */
+
+static void load(cg_project *p, const char *rel)
+{
+    cg_strbuf dir = CG_STRBUF_INIT;
+    cg_strbuf_addf(&dir, "%s/%s", tu_srcdir(), rel);
+    cg_options o = {.dir = dir.buf};
+    cg_error err;
+    cg_error_init(&err);
+    cg_project_init(p);
+    int rc = cg_project_load(p, &o, &err);
+    ck_assert_msg(rc == 0, "%s does not load: %s", rel, cg_strbuf_str(&err.text));
+    p->opt.dir = NULL; /* dir.buf is gone */
+    cg_error_release(&err);
+    cg_strbuf_release(&dir);
+}
+
+/* The static entries of a workflow and the requires they list. */
+static void static_counts(const cg_workflow_decl *wd, size_t *entries, size_t *requires)
+{
+    *entries = *requires = 0;
+    for (size_t i = 0; i < json_array_size(wd->jobs); i++) {
+        json_t *e = json_array_get(wd->jobs, i);
+        (*entries)++;
+        if (json_is_object(e)) {
+            json_t *args = json_object_iter_value(json_object_iter(e));
+            *requires += json_array_size(json_object_get(args, "requires"));
+        }
+    }
+}
+
+/* Every diagram of a project: tree leaves are its cells (live and removed,
+ * removed ones dashed), a tree has one edge less than nodes; job graph nodes
+ * are the workflow's jobs, edges its requires. */
+static void check_counts(const char *rel)
+{
+    cg_project p;
+    load(&p, rel);
+    cg_dot_opts o;
+    cg_dot_opts_init(&o);
+    o.max_nodes = 0;
+    for (size_t t = 0; t < p.ntrees; t++) {
+        cg_strbuf sb = CG_STRBUF_INIT;
+        cg_dot_tree(&p, t, &o, &sb);
+        dotg g;
+        dot_parse(&g, sb.buf);
+        ck_assert_msg(dot_leaves(&g) == p.cells[t].n, "%s: tree %s: %zu leaves for %zu cells", rel,
+                      p.trees[t]->name, dot_leaves(&g), p.cells[t].n);
+        ck_assert_msg(g.dashed_leaves == p.cells[t].n - p.cells[t].nlive, "%s: %zu dashed leaves for %zu removed",
+                      rel, g.dashed_leaves, p.cells[t].n - p.cells[t].nlive);
+        ck_assert_uint_eq(g.edges, g.nodes - 1);
+        dot_free(&g);
+        cg_strbuf_release(&sb);
+    }
+    for (size_t w = 0; w < p.manifest.nworkflows; w++) {
+        size_t jobs, requires;
+        static_counts(&p.manifest.workflows[w], &jobs, &requires);
+        for (size_t k = 0; k < p.jobs.n; k++)
+            if (p.jobs.v[k].workflows & ((uint64_t)1 << w)) {
+                jobs++;
+                requires += p.jobs.v[k].nrequires;
+            }
+        cg_strbuf sb = CG_STRBUF_INIT;
+        cg_dot_workflow(&p, w, &o, &sb);
+        dotg g;
+        dot_parse(&g, sb.buf);
+        ck_assert_msg(g.nodes == jobs && g.edges == requires, "%s: workflow %s: %zu nodes, %zu edges; want %zu, %zu",
+                      rel, p.manifest.workflows[w].name, g.nodes, g.edges, jobs, requires);
+        dot_free(&g);
+        cg_strbuf_release(&sb);
+    }
+    cg_project_free(&p);
+}
+
+START_TEST(counts_small)
+{
+    check_counts("tests/golden/graph-tree/in");
+}
+END_TEST
+
+START_TEST(counts_default)
+{
+    check_counts(".");
+}
+END_TEST
+
+START_TEST(counts_large)
+{
+    check_counts("tests/golden/graph-limit/in");
+}
+END_TEST
+
+/* The distinct cells (or jobs) once the collapsed dimensions are ignored. */
+static size_t distinct_keys(const cg_project *p, size_t t, const char *const *collapse, size_t n, int phase)
+{
+    const cg_tree *tree = p->trees[t];
+    cg_map seen;
+    cg_pool pool;
+    cg_map_init(&seen);
+    cg_pool_init(&pool);
+    size_t count = 0;
+    for (size_t c = 0; c < p->cells[t].n; c++) {
+        const cg_cell *cell = &p->cells[t].v[c];
+        if (phase >= 0) { /* a job of this cell in the phase? */
+            bool has = false;
+            for (size_t k = 0; k < p->jobs.n && !has; k++)
+                has = p->jobs.v[k].cell == cell && (int)p->jobs.v[k].phase == phase;
+            if (!has)
+                continue;
+        }
+        cg_strbuf key = CG_STRBUF_INIT;
+        for (size_t d = 0; d < tree->ndims; d++) {
+            bool col = false;
+            for (size_t i = 0; i < n; i++)
+                col |= cg_streq(collapse[i], tree->dims[d]);
+            cg_strbuf_addf(&key, "%s\x1f", !cell->values[d] ? "\x01" : col ? "\x02" : cell->values[d]);
+        }
+        if (!cg_map_has(&seen, key.buf)) {
+            cg_map_put(&seen, cg_intern(&pool, key.buf), (void *)1);
+            count++;
+        }
+        cg_strbuf_release(&key);
+    }
+    cg_map_release(&seen);
+    cg_pool_release(&pool);
+    return count;
+}
+
+START_TEST(collapse_counts)
+{
+    cg_project p;
+    load(&p, "tests/golden/graph-tree/in");
+    static const char *const collapse[] = {"python", "numpy"};
+    cg_dot_opts o;
+    cg_dot_opts_init(&o);
+    o.collapse = collapse;
+    o.ncollapse = 2;
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_dot_tree(&p, 0, &o, &sb);
+    dotg g;
+    dot_parse(&g, sb.buf);
+    ck_assert_uint_eq(dot_leaves(&g), distinct_keys(&p, 0, collapse, 2, -1));
+    ck_assert_ptr_nonnull(strstr(sb.buf, "\"python: 2 values\""));
+    ck_assert_ptr_nonnull(strstr(sb.buf, "2 cells, 4 jobs"));
+    dot_free(&g);
+    /* the nightly job graph: setup + one node per phase and collapsed cell */
+    cg_strbuf_reset(&sb);
+    cg_dot_workflow(&p, 1, &o, &sb);
+    dot_parse(&g, sb.buf);
+    size_t want = 1;
+    for (size_t ph = 0; ph < p.trees[0]->nphases; ph++)
+        want += distinct_keys(&p, 0, collapse, 2, (int)ph);
+    ck_assert_uint_eq(g.nodes, want);
+    ck_assert_ptr_nonnull(strstr(sb.buf, "\\n2 jobs\""));
+    dot_free(&g);
+    cg_strbuf_release(&sb);
+    cg_project_free(&p);
+}
+END_TEST
+
+START_TEST(node_limit)
+{
+    cg_project p;
+    load(&p, "tests/golden/graph-tree/in");
+    cg_dot_opts o;
+    cg_dot_opts_init(&o);
+    o.max_nodes = 5;
+    for (int kind = 0; kind < 2; kind++) {
+        cg_strbuf sb = CG_STRBUF_INIT;
+        if (kind == 0)
+            cg_dot_tree(&p, 0, &o, &sb);
+        else
+            cg_dot_workflow(&p, 0, &o, &sb);
+        dotg g;
+        dot_parse(&g, sb.buf);
+        ck_assert_uint_eq(g.nodes, 1);
+        ck_assert_uint_eq(g.edges, 0);
+        ck_assert_ptr_nonnull(strstr(sb.buf, "more than the limit of 5"));
+        ck_assert_ptr_nonnull(strstr(sb.buf, "--max-nodes 0"));
+        dot_free(&g);
+        cg_strbuf_release(&sb);
+    }
+    /* the limit counts what is drawn: collapsed, the tree fits in 12 */
+    static const char *const collapse[] = {"python", "numpy"};
+    o.collapse = collapse;
+    o.ncollapse = 2;
+    o.max_nodes = 12;
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_dot_tree(&p, 0, &o, &sb);
+    ck_assert_ptr_null(strstr(sb.buf, "\"note\""));
+    cg_strbuf_reset(&sb);
+    o.max_nodes = 11;
+    cg_dot_tree(&p, 0, &o, &sb);
+    ck_assert_ptr_nonnull(strstr(sb.buf, "\"note\""));
+    cg_strbuf_release(&sb);
+    cg_project_free(&p);
+}
+END_TEST
+
+START_TEST(byte_stable)
+{
+    cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+    for (int round = 0; round < 2; round++) {
+        cg_project p;
+        load(&p, ".");
+        cg_strbuf *sb = round ? &b : &a;
+        cg_dot_output outs[16];
+        size_t n = cg_dot_outputs(&p, outs, 16);
+        ck_assert_uint_eq(n, p.ntrees + p.manifest.nworkflows);
+        for (size_t i = 0; i < n; i++)
+            cg_strbuf_addf(sb, "%s\n%.*s", outs[i].rel, (int)outs[i].len, outs[i].data);
+        cg_project_free(&p);
+    }
+    ck_assert_uint_eq(a.len, b.len);
+    ck_assert(memcmp(a.buf, b.buf, a.len) == 0);
+    cg_strbuf_release(&a);
+    cg_strbuf_release(&b);
+}
+END_TEST
+
+START_TEST(outputs)
+{
+    cg_project p;
+    load(&p, "tests/golden/graph-tree/in");
+    cg_dot_output outs[4];
+    size_t n = cg_dot_outputs(&p, outs, 1); /* says how many there are */
+    ck_assert_uint_eq(n, 3);
+    n = cg_dot_outputs(&p, outs, 4);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(outs[0].rel, "diagrams/tree-matrix.dot");
+    ck_assert_str_eq(outs[1].rel, "diagrams/workflow-ci.dot");
+    ck_assert_str_eq(outs[2].rel, "diagrams/workflow-nightly.dot");
+    cg_dot_opts o;
+    cg_dot_opts_init(&o);
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_dot_tree(&p, 0, &o, &sb);
+    ck_assert_uint_eq(outs[0].len, sb.len);
+    ck_assert(memcmp(outs[0].data, sb.buf, sb.len) == 0);
+    cg_strbuf_release(&sb);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert(cg_dot_is_generated(outs[i].data, outs[i].len));
+        ck_assert(strncmp(outs[i].data, "// Generated by cigen from cigen.yml; do not edit.\n", 51) == 0);
+    }
+    ck_assert(!cg_dot_is_generated("digraph {}\n", 11));
+    cg_project_free(&p);
+    load(&p, "tests/golden/graph-limit/in"); /* no `diagrams:` */
+    ck_assert_uint_eq(cg_dot_outputs(&p, outs, 4), 0);
+    cg_project_free(&p);
+}
+END_TEST
+
+/* ---- cigen graph ---- */
+
+static tu_run graph(const char *cwd, const char *args)
+{
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "$CIGEN -C '%s/tests/golden/graph-tree/in' graph %s", tu_srcdir(), args);
+    tu_run r = tu_sh(cwd, cmd.buf);
+    cg_strbuf_release(&cmd);
+    return r;
+}
+
+START_TEST(cli_usage)
+{
+    static const struct {
+        const char *args, *message;
+    } bad[] = {
+        {"--tree matrix --workflow ci", "give one --tree or one --workflow"},
+        {"--format gif", "--format must be dot, svg or png, not 'gif'"},
+        {"--max-nodes many", "--max-nodes wants a number, not 'many'"},
+        {"--workflow nightlyy", "no workflow is named 'nightlyy' (did you mean 'nightly'?)"},
+        {"--workflow zzz", "no workflow is named 'zzz' (workflows: ci, nightly)"},
+        {"--tree matrix --collapse pyton", "tree 'matrix' has no dimension 'pyton' (did you mean 'python'?)"},
+        {"matrix", "graph takes no arguments ('matrix')"},
+    };
+    for (size_t i = 0; i < CG_ARRAY_LEN(bad); i++) {
+        tu_run r = graph(NULL, bad[i].args);
+        ck_assert_msg(r.status == 2, "graph %s: status %d", bad[i].args, r.status);
+        ck_assert_msg(r.out_len == 0, "graph %s printed %s", bad[i].args, r.out);
+        ck_assert_msg(strstr(r.err, bad[i].message), "graph %s: %s", bad[i].args, r.err);
+        tu_run_free(&r);
+    }
+    tu_run r = graph(NULL, "--help");
+    ck_assert_int_eq(r.status, 0);
+    static const char *const documented[] = {"--tree", "--workflow", "--collapse", "--max-nodes", "--format",
+                                             "-o, --output", "CIGEN_DOT", "not to -C", "diagrams:"};
+    for (size_t i = 0; i < CG_ARRAY_LEN(documented); i++)
+        ck_assert_msg(strstr(r.out, documented[i]), "--help does not mention %s", documented[i]);
+    tu_run_free(&r);
+}
+END_TEST
+
+START_TEST(cli_output_relative_to_cwd)
+{
+    char *tmp = tu_mkdtemp();
+    tu_run r = graph(tmp, "--workflow ci -o ci.dot");
+    ck_assert_msg(r.status == 0 && r.out_len == 0, "status %d: %s", r.status, r.err);
+    cg_strbuf path = CG_STRBUF_INIT;
+    cg_strbuf_addf(&path, "%s/ci.dot", tmp);
+    size_t len;
+    char *data = tu_read(path.buf, &len);
+    ck_assert_msg(data != NULL, "-o did not write ci.dot in the current folder");
+    ck_assert(cg_dot_is_generated(data, len));
+    ck_assert_ptr_nonnull(strstr(data, "digraph \"workflow-ci\""));
+    cg_strbuf_reset(&path);
+    cg_strbuf_addf(&path, "%s/tests/golden/graph-tree/in/ci.dot", tu_srcdir());
+    ck_assert_msg(!tu_exists(path.buf), "-o wrote into the -C folder");
+    free(data);
+    cg_strbuf_release(&path);
+    tu_run_free(&r);
+    tu_rm_rf(tmp);
+    free(tmp);
+}
+END_TEST
+
+START_TEST(cli_svg_with_graphviz)
+{
+    tu_run probe = tu_sh(NULL, "command -v dot");
+    bool have = probe.status == 0;
+    tu_run_free(&probe);
+    if (!have)
+        return; /* Graphviz is optional */
+    static const char *const args[] = {"--format svg", "--workflow ci --format svg", "--format png"};
+    for (size_t i = 0; i < CG_ARRAY_LEN(args); i++) {
+        tu_run r = graph(NULL, args[i]);
+        ck_assert_msg(r.status == 0 && r.err_len == 0, "graph %s: status %d: %s", args[i], r.status, r.err);
+        ck_assert_msg(i == 2 ? r.out_len > 8 && memcmp(r.out, "\x89PNG", 4) == 0 : strstr(r.out, "<svg") != NULL,
+                      "graph %s: not the expected format", args[i]);
+        tu_run_free(&r);
+    }
+}
+END_TEST
+
+Suite *make_dot_suite(void)
+{
+    Suite *s = suite_create("dot");
+    TCase *tc = tcase_create("escaping");
+    tcase_add_loop_test(tc, quote_table, 0, (int)CG_ARRAY_LEN(quotes));
+    tcase_add_test(tc, quote_round_trip);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("model");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, counts_small);
+    tcase_add_test(tc, counts_default);
+    tcase_add_test(tc, counts_large);
+    tcase_add_test(tc, collapse_counts);
+    tcase_add_test(tc, node_limit);
+    tcase_add_test(tc, byte_stable);
+    tcase_add_test(tc, outputs);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("cli");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, cli_usage);
+    tcase_add_test(tc, cli_output_relative_to_cwd);
+    tcase_add_test(tc, cli_svg_with_graphviz);
+    suite_add_tcase(s, tc);
+    return s;
+}
