@@ -22,6 +22,25 @@ int cg_cmd_list(const cg_global *g, int argc, char **argv);
 int cg_cmd_explain(const cg_global *g, int argc, char **argv);
 int cg_cmd_graph(const cg_global *g, int argc, char **argv);
 int cg_cmd_merge_driver(const cg_global *g, int argc, char **argv);
+int cg_cmd_coverage(const cg_global *g, int argc, char **argv);
+
+/* The selection options of every command that builds the model. */
+#define CG_OPT_ONLY 1001
+#define CG_OPT_ALSO 1002
+#define CG_OPT_OVERLAY 1003
+#define CG_SELECTION_LONGOPTS                                   \
+    {"only", required_argument, NULL, CG_OPT_ONLY},             \
+    {"also", required_argument, NULL, CG_OPT_ALSO},             \
+    {"overlay", required_argument, NULL, CG_OPT_OVERLAY}
+#define CG_SELECTION_HELP                                                                   \
+    "  --only PATTERN    a special-PR config: only the matching jobs (and what they\n"       \
+    "                    require), in the per-change workflow, ungated (repeatable)\n"      \
+    "  --also PATTERN    the matching jobs run in the per-change workflow too\n"            \
+    "  --overlay FILE    read --only/--also from FILE (default: special-pr.yml if present)\n" \
+    "  PATTERN is a job-name glob or NAME=GLOB,... (dimensions, variables, phase, tier).\n"
+
+/* Handles a selection option into g/sel; true when `c` was one. */
+bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char *arg);
 
 /* Loads and renders the project; prints the error (and warnings) itself.
  * Returns 0, or CG_EXIT_ERROR. */

@@ -141,7 +141,15 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
     for (size_t w = 0; w < p->manifest.nworkflows; w++) {
         uint64_t bit = (uint64_t)1 << w;
         if (j->workflows & bit)
-            cg_strbuf_addf(out, " %s%s", p->manifest.workflows[w].name, (j->gated & bit) ? " (on request)" : "");
+            cg_strbuf_addf(out, " %s%s", p->manifest.workflows[w].name, (j->gated & bit) ? " (on request)" :
+                           (j->special & bit) ? " (special-PR selection)" : "");
+    }
+    if (j->special) {
+        cg_strbuf args = CG_STRBUF_INIT;
+        cg_selection_args(&p->selection, &args);
+        cg_strbuf_addf(out, "\nspecial-PR: selected by %s (from %s); ungated, branch filters lifted", args.buf,
+                       p->selection.source);
+        cg_strbuf_release(&args);
     }
     cg_strbuf_adds(out, "\ntiers:");
     size_t ntiers = 0;
@@ -272,15 +280,20 @@ static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out, cg_err
     return shown ? 0 : 1;
 }
 
-int cg_cmd_explain(const cg_global *g, int argc, char **argv)
+int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'}, {"cell", required_argument, NULL, 'c'}, {0}};
+        {"help", no_argument, NULL, 'h'}, {"cell", required_argument, NULL, 'c'}, CG_SELECTION_LONGOPTS, {0}};
     cg_query q;
     cg_query_init(&q);
     int c;
-    optind = 1;
+    cg_global local = *g0, *g = &local;
+    cg_selection sel;
+    cg_selection_init(&sel);
+    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cg_cli_selection_option(g, &sel, c, optarg))
+            continue;
         if (c == 'h') {
             puts("usage: cigen explain JOB\n       cigen explain --cell NAME=VALUE[,NAME=VALUE...]\n\n"
                  "Shows how a job came to be: its tree path with the file:line of every node, each\n"
@@ -288,19 +301,24 @@ int cg_cmd_explain(const cg_global *g, int argc, char **argv)
                  "filters that touched it, its template, workflows, tiers and requires.\n"
                  "--cell looks a combination up, live or removed: for a removed one it names the\n"
                  "filter that removed it; for one no branch produces, the values that exist.\n"
-                 "Exit status: 0 found, 1 no such job or combination, 2 error.");
+                 "With a special-PR selection it says when a job is there because of it.\n\n"
+                 CG_SELECTION_HELP
+                 "\nExit status: 0 found, 1 no such job or combination, 2 error.");
             cg_query_release(&q);
+            cg_selection_release(&sel);
             return 0;
         }
         if (c == 'c') {
             if (q.n || cg_query_add(&q, optarg) != 0) {
                 fprintf(stderr, "cigen: error: --cell wants NAME=VALUE[,NAME=VALUE...] once, not '%s'\n", optarg);
                 cg_query_release(&q);
+                cg_selection_release(&sel);
                 return CG_EXIT_ERROR;
             }
             continue;
         }
         cg_query_release(&q);
+        cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
     bool cell_mode = q.n > 0;
@@ -308,17 +326,20 @@ int cg_cmd_explain(const cg_global *g, int argc, char **argv)
         fputs(cell_mode ? "cigen: error: explain --cell takes no job name\n"
                         : "cigen: error: explain needs one job name (or --cell)\n", stderr);
         cg_query_release(&q);
+        cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
     for (size_t k = 0; cell_mode && k < q.groups[0].n; k++)
         if (!q.groups[0].terms[k].name) {
             fprintf(stderr, "cigen: error: --cell wants NAME=VALUE terms ('%s')\n", q.groups[0].terms[k].glob);
             cg_query_release(&q);
+            cg_selection_release(&sel);
             return CG_EXIT_ERROR;
         }
     cg_project p;
     cg_project_init(&p);
     int rc = cg_cli_build(g, &p, false);
+    cg_selection_release(&sel);
     if (rc != 0) {
         cg_project_free(&p);
         cg_query_release(&q);

@@ -14,6 +14,20 @@
 /* Texts larger than this get a diff but no job-level report. */
 #define REPORT_MAX_BYTES ((size_t)64 << 20)
 
+bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char *arg)
+{
+    if (c == CG_OPT_ONLY || c == CG_OPT_ALSO) {
+        cg_selection_add(sel, c == CG_OPT_ONLY, arg, NULL);
+        g->opt.selection = sel;
+        return true;
+    }
+    if (c == CG_OPT_OVERLAY) {
+        g->opt.overlay = arg;
+        return true;
+    }
+    return false;
+}
+
 void cg_cli_print_error(const cg_error *err)
 {
     if (err->set)
@@ -378,16 +392,28 @@ static json_t *check_json(cg_project *p, outputs *o, bool full)
     return root;
 }
 
-int cg_cmd_check(const cg_global *g, int argc, char **argv)
+int cg_cmd_check(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"full-diff", no_argument, NULL, 'F'},
                                              {"json", no_argument, NULL, 'j'},
+                                             {"allow-special", no_argument, NULL, 'S'},
+                                             CG_SELECTION_LONGOPTS,
                                              {0}};
     int c;
-    bool full = false, json = false;
-    optind = 1;
+    bool full = false, json = false, allow_special = false;
+    cg_global local = *g0, *g = &local;
+    cg_selection sel, fallback;
+    cg_selection_init(&sel);
+    cg_selection_init(&fallback);
+    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (cg_cli_selection_option(g, &sel, c, optarg))
+            continue;
+        if (c == 'S') {
+            allow_special = true;
+            continue;
+        }
         if (c == 'h') {
             puts("usage: cigen check [--full-diff] [--json]\n\n"
                  "Regenerates every output in memory and compares it with the file on disk.\n"
@@ -397,26 +423,74 @@ int cg_cmd_check(const cg_global *g, int argc, char **argv)
                  "that explains them; a unified diff (200 changed lines at most unless --full-diff);\n"
                  "and the command that fixes it.  Stale diagrams (made by cigen, no longer\n"
                  "produced) count as differences.  --json prints the same report as one object.\n\n"
-                 "Exit status: 0 in sync, 1 out of sync, 2 broken sources or bad usage.");
+                 "A special-PR config (one made with --only/--also or special-pr.yml) is refused:\n"
+                 "it must not land.  --allow-special accepts it when it matches its sources and\n"
+                 "the selection recorded in its header (for the pull request's own CI).\n\n"
+                 "options:\n"
+                 "  --full-diff       show the whole diff\n"
+                 "  --json            the report as one JSON object\n"
+                 "  --allow-special   accept a special-PR config\n"
+                 CG_SELECTION_HELP
+                 "\nExit status: 0 in sync, 1 out of sync, 2 broken sources or bad usage.");
+            cg_selection_release(&sel);
             return 0;
         }
         if (c == 'F')
             full = true;
         else if (c == 'j')
             json = true;
-        else
+        else {
+            cg_selection_release(&sel);
             return CG_EXIT_ERROR;
+        }
     }
     if (optind < argc) {
         fprintf(stderr, "cigen: error: check takes no arguments ('%s')\n", argv[optind]);
+        cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
     cg_project p;
     cg_project_init(&p);
     int rc = cg_cli_build(g, &p, true);
+    /* the committed config may be a special-PR config: with --allow-special,
+     * check it against the selection its header records */
+    bool committed_special = false;
+    if (rc == 0) {
+        char *old = NULL;
+        size_t old_len = 0;
+        cg_error e2;
+        cg_error_init(&e2);
+        if (cg_read_output(p.root, p.manifest.output, &old, &old_len, &e2) == 0)
+            committed_special = cg_selection_from_header(&fallback, old, old_len);
+        free(old);
+        cg_error_release(&e2);
+        if (committed_special && allow_special && cg_selection_empty(&p.selection)) {
+            cg_project_free(&p);
+            cg_project_init(&p);
+            local.opt.fallback = &fallback;
+            rc = cg_cli_build(g, &p, true);
+        }
+    }
     if (rc != 0) {
         cg_project_free(&p);
+        cg_selection_release(&sel);
+        cg_selection_release(&fallback);
         return rc;
+    }
+    bool special_active = !cg_selection_empty(&p.selection);
+    cg_strbuf special_note = CG_STRBUF_INIT;
+    if (!allow_special && (special_active || committed_special)) {
+        cg_strbuf args = CG_STRBUF_INIT;
+        cg_selection_args(special_active ? &p.selection : &fallback, &args);
+        if (special_active)
+            cg_strbuf_addf(&special_note, "cigen: a special-PR selection is in force (%s, from %s): the config "
+                           "it makes is for one pull request; remove the selection and run %s before landing "
+                           "(a pull request's own CI may pass --allow-special)\n",
+                           args.buf, p.selection.source, p.manifest.regenerate);
+        else
+            cg_strbuf_addf(&special_note, "cigen: %s is a special-PR config (%s); regenerate without it before "
+                           "landing: %s\n", p.manifest.output, args.buf, p.manifest.regenerate);
+        cg_strbuf_release(&args);
     }
     cg_error err;
     cg_error_init(&err);
@@ -429,16 +503,29 @@ int cg_cmd_check(const cg_global *g, int argc, char **argv)
         size_t ndiff = o.nstale;
         for (size_t i = 0; i < o.n; i++)
             ndiff += o.v[i].status != OUT_SAME;
-        rc = ndiff ? CG_EXIT_DIFF : 0;
+        rc = ndiff || special_note.len ? CG_EXIT_DIFF : 0;
         if (json) {
             json_t *j = check_json(&p, &o, full);
+            json_t *sp = json_object();
+            cg_strbuf args = CG_STRBUF_INIT;
+            cg_selection_args(special_active ? &p.selection : &fallback, &args);
+            json_object_set_new(sp, "in_force", json_boolean(special_active));
+            json_object_set_new(sp, "committed", json_boolean(committed_special));
+            json_object_set_new(sp, "allowed", json_boolean(allow_special));
+            json_object_set_new(sp, "selection", args.len ? json_string(args.buf) : json_null());
+            json_object_set_new(j, "special", sp);
+            if (special_note.len)
+                json_object_set_new(j, "status", json_string("out_of_sync"));
+            cg_strbuf_release(&args);
             char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
             puts(s);
             free(s);
             json_decref(j);
         } else if (rc != 0 || !g->quiet) {
             cg_strbuf out = CG_STRBUF_INIT;
-            check_text(&p, &o, full, &out);
+            fputs(cg_strbuf_str(&special_note), stdout);
+            if (ndiff || !special_note.len)
+                check_text(&p, &o, full, &out);
             fputs(cg_strbuf_str(&out), stdout);
             cg_strbuf_release(&out);
         }
@@ -446,6 +533,9 @@ int cg_cmd_check(const cg_global *g, int argc, char **argv)
     outputs_release(&o);
     cg_error_release(&err);
     cg_project_free(&p);
+    cg_strbuf_release(&special_note);
+    cg_selection_release(&sel);
+    cg_selection_release(&fallback);
     return rc;
 }
 
@@ -463,14 +553,21 @@ static size_t count_workflows(const cg_project *p)
     return n;
 }
 
-int cg_cmd_generate(const cg_global *g, int argc, char **argv)
+int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'}, {"force", no_argument, NULL, 'f'}, {0}};
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                             {"force", no_argument, NULL, 'f'},
+                                             CG_SELECTION_LONGOPTS,
+                                             {0}};
     int c;
     bool force = false;
-    optind = 1;
+    cg_global local = *g0, *g = &local;
+    cg_selection sel;
+    cg_selection_init(&sel);
+    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while ((c = getopt_long(argc, argv, "hf", longopts, NULL)) != -1) {
+        if (cg_cli_selection_option(g, &sel, c, optarg))
+            continue;
         if (c == 'h') {
             puts("usage: cigen generate [--force]\n\n"
                  "Writes config.yml and the diagrams from the sources the manifest names.  Every\n"
@@ -481,22 +578,29 @@ int cg_cmd_generate(const cg_global *g, int argc, char **argv)
                  "A config.yml that was edited by hand (its body no longer matches the digest in its\n"
                  "header) is not overwritten: cigen shows the edits and exits 1.  --force\n"
                  "overwrites it anyway (the edits are lost: make them in the sources).\n\n"
-                 "Exit status: 0 written or up to date, 1 refused (hand edits), 2 broken sources.");
+                 "options:\n"
+                 "  --force           overwrite a hand-edited config.yml\n"
+                 CG_SELECTION_HELP
+                 "\nExit status: 0 written or up to date, 1 refused (hand edits), 2 broken sources.");
+            cg_selection_release(&sel);
             return 0;
         }
         if (c == 'f') {
             force = true;
             continue;
         }
+        cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
     if (optind < argc) {
         fprintf(stderr, "cigen: error: generate takes no arguments ('%s')\n", argv[optind]);
+        cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
     cg_project p;
     cg_project_init(&p);
     int rc = cg_cli_build(g, &p, true);
+    cg_selection_release(&sel);
     if (rc != 0) {
         cg_project_free(&p);
         return rc;
@@ -578,8 +682,11 @@ int cg_cmd_generate(const cg_global *g, int argc, char **argv)
             cg_strbuf_adds(&what, ")");
             cg_matrix_release(&m);
         }
-        printf("cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p.manifest.output, p.jobs.n,
-               p.jobs.n == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p.config.len, what.buf);
+        size_t njobs = 0; /* a special-PR selection may cull some */
+        for (size_t k = 0; k < p.jobs.n; k++)
+            njobs += p.jobs.v[k].workflows != 0;
+        printf("cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p.manifest.output, njobs,
+               njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p.config.len, what.buf);
         cg_strbuf_release(&what);
         size_t ndiag = 0;
         for (size_t i = 1; i < o.n; i++)
@@ -588,6 +695,13 @@ int cg_cmd_generate(const cg_global *g, int argc, char **argv)
             printf("cigen: %zu diagram%s written to %s/\n", ndiag, ndiag == 1 ? "" : "s", p.manifest.diagrams);
         for (size_t i = 0; i < o.nstale; i++)
             printf("cigen: removed stale %s\n", o.stale[i]);
+        if (!cg_selection_empty(&p.selection)) {
+            cg_strbuf args = CG_STRBUF_INIT;
+            cg_selection_args(&p.selection, &args);
+            printf("cigen: this is a special-PR config (%s, from %s): do not land it; `cigen check` refuses "
+                   "it without --allow-special\n", args.buf, p.selection.source);
+            cg_strbuf_release(&args);
+        }
     }
     outputs_release(&o);
     cg_error_release(&err);

@@ -47,6 +47,11 @@ static json_t *job_json(cg_project *p, const cg_job *j, cg_env *env)
     }
     json_object_set_new(o, "workflows", wfs);
     json_object_set_new(o, "on_request_in", gated);
+    json_t *special = json_array();
+    for (size_t w = 0; w < p->manifest.nworkflows; w++)
+        if (j->special & ((uint64_t)1 << w))
+            json_array_append_new(special, json_string(p->manifest.workflows[w].name));
+    json_object_set_new(o, "special_in", special);
     json_t *tiers = json_array();
     for (size_t k = 0; k < t->ntiers; k++)
         if (j->cell->tiers & ((uint64_t)1 << k))
@@ -62,26 +67,35 @@ static json_t *job_json(cg_project *p, const cg_job *j, cg_env *env)
     return o;
 }
 
-int cg_cmd_list(const cg_global *g, int argc, char **argv)
+int cg_cmd_list(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"where", required_argument, NULL, 'w'},
+                                             CG_SELECTION_LONGOPTS,
                                              {0}};
     cg_query q;
     cg_query_init(&q);
     bool json = false;
     int c, rc = 0;
-    optind = 1;
+    cg_global local = *g0, *g = &local;
+    cg_selection sel;
+    cg_selection_init(&sel);
+    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while ((c = getopt_long(argc, argv, "hw:", longopts, NULL)) != -1) {
+        if (cg_cli_selection_option(g, &sel, c, optarg))
+            continue;
         if (c == 'h') {
             puts("usage: cigen list [--where NAME=GLOB[,NAME=GLOB...]]... [--json]\n\n"
                  "Lists the generated jobs, one a line, with their dimension values.\n"
                  "--where keeps jobs whose dimension, variable, 'phase', 'tree', 'workflow'\n"
                  "or 'tier' matches the glob (a leading '!' negates); several --where all apply.\n"
                  "--json prints an array of objects (name, tree, phase, dimensions, variables,\n"
-                 "workflows, tiers, requires, source).");
+                 "workflows, tiers, requires, source).\n"
+                 "With a special-PR selection, lists the jobs of that config.\n\n"
+                 CG_SELECTION_HELP);
             cg_query_release(&q);
+            cg_selection_release(&sel);
             return 0;
         }
         if (c == 'j') {
@@ -94,17 +108,21 @@ int cg_cmd_list(const cg_global *g, int argc, char **argv)
             }
         } else {
             cg_query_release(&q);
+            cg_selection_release(&sel);
             return CG_EXIT_ERROR;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "cigen: error: list takes no arguments ('%s')\n", argv[optind]);
         cg_query_release(&q);
+        cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
     cg_project p;
     cg_project_init(&p);
-    if ((rc = cg_cli_build(g, &p, false)) != 0) {
+    rc = cg_cli_build(g, &p, false);
+    cg_selection_release(&sel);
+    if (rc != 0) {
         cg_project_free(&p);
         cg_query_release(&q);
         return rc;
@@ -134,6 +152,8 @@ int cg_cmd_list(const cg_global *g, int argc, char **argv)
         width[c2 + 1] = strlen(cols[c2]);
     for (size_t k = 0; k < p.jobs.n && rc == 0; k++) {
         const cg_job *j = &p.jobs.v[k];
+        if (!j->workflows)
+            continue; /* culled by a special-PR selection */
         cg_env *env = &envs[cg_project_tree_index(&p, j->tree)];
         if (cg_project_bind_job(&p, env, j, -1) != 0) {
             rc = CG_EXIT_ERROR;

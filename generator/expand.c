@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pairwise.h"
 #include "yamlwrite.h"
 
 /* ---- the environment of one cell ---- */
@@ -529,8 +530,9 @@ static int assign_tiers(cg_tree *t, cg_cells *cells, cg_env *env, cg_error *err)
                     cells->v[c].tiers |= bit;
             continue;
         }
-        if (tier->kind != CG_TIER_CELLS)
+        if (tier->kind == CG_TIER_ALL)
             continue;
+        bool *pinned = tier->kind == CG_TIER_PAIRWISE ? cg_xcalloc(cells->n + 1, sizeof *pinned) : NULL;
         for (size_t k = 0; k < tier->ncells; k++) {
             cg_pattern *p = tier->cells[k];
             const cg_cell *removed = NULL;
@@ -545,18 +547,49 @@ static int assign_tiers(cg_tree *t, cg_cells *cells, cg_env *env, cg_error *err)
                         removed = cell;
                     continue;
                 }
-                cell->tiers |= bit;
+                if (pinned)
+                    pinned[c] = true;
+                else
+                    cell->tiers |= bit;
                 p->hits++;
             }
             if (p->hits == 0) {
-                cg_error_at(err, &p->pos, "tier '%s' lists %s, but no cell of the tree matches it",
-                            tier->name, p->text);
+                cg_error_at(err, &p->pos, "tier '%s' %s %s, but no cell of the tree matches it", tier->name,
+                            pinned ? "pins" : "lists", p->text);
                 if (removed)
                     cg_error_note(err, &removed->removed_by->pos, "the matching cells are removed by this %s",
                                   removed->removed_by->kind);
+                free(pinned);
                 return -1;
             }
         }
+        if (!pinned)
+            continue;
+        /* cost: the product of the matching rules' costs (1 when none) */
+        double *cost = cg_xcalloc(cells->n + 1, sizeof *cost);
+        for (size_t c = 0; c < cells->n; c++) {
+            cost[c] = 1.0;
+            if (cells->v[c].status != CG_CELL_LIVE || !tier->ncosts)
+                continue;
+            if (cg_env_bind(env, &cells->v[c]) != 0) {
+                free(cost);
+                free(pinned);
+                return -1;
+            }
+            for (size_t r = 0; r < tier->ncosts; r++)
+                if (cg_pattern_matches(tier->costs[r], env)) {
+                    cost[c] *= tier->cost_values[r];
+                    tier->costs[r]->hits++;
+                }
+        }
+        bool *selected = cg_xcalloc(cells->n + 1, sizeof *selected);
+        cg_pairwise_select(t, cells, tier->dims, tier->ndims, pinned, cost, selected);
+        for (size_t c = 0; c < cells->n; c++)
+            if (selected[c])
+                cells->v[c].tiers |= bit;
+        free(selected);
+        free(cost);
+        free(pinned);
     }
     return 0;
 }

@@ -16,6 +16,7 @@
 #include "fragment.h"
 #include "jobs.h"
 #include "manifest.h"
+#include "special.h"
 #include "template.h"
 #include "tree.h"
 
@@ -23,7 +24,15 @@ typedef struct cg_options {
     const char *dir;          /* the project folder (-C); default "." */
     const char *manifest;     /* relative to dir; default "cigen.yml" */
     bool strict;              /* warnings about the sources are errors */
+    /* a special-PR selection, in this order of precedence: */
+    const cg_selection *selection; /* --only/--also flags (may be empty) */
+    const char *overlay;      /* --overlay FILE; else special-pr.yml when it exists */
+    bool no_overlay;          /* do not look for special-pr.yml */
+    const cg_selection *fallback; /* used when nothing above selects (check --allow-special) */
 } cg_options;
+
+/* The overlay cigen picks up by itself when it exists next to the manifest. */
+#define CG_DEFAULT_OVERLAY "special-pr.yml"
 
 typedef struct cg_project {
     cg_options opt;
@@ -42,6 +51,8 @@ typedef struct cg_project {
     cg_jobs jobs;
     cg_map templates;         /* "tree-index:path" -> cg_template* */
     cg_warnings warnings;
+    cg_selection selection;   /* the special-PR selection in force (may be empty) */
+    int per_change;           /* index of the per-change workflow, or -1 */
     /* rendered */
     cg_strbuf config;         /* the whole config.yml */
     size_t header_len;        /* bytes of the generated header */
@@ -68,7 +79,8 @@ int cg_project_bind_job(cg_project *p, cg_env *env, const cg_job *j, int workflo
 /* The index of the tree a job comes from. */
 size_t cg_project_tree_index(const cg_project *p, const cg_tree *t);
 
-/* The header lines of config.yml for the given digests. */
-void cg_header_write(cg_strbuf *out, const cg_manifest *m, const char *sources, const char *body);
+/* The header lines of config.yml for the given digests (and selection). */
+void cg_header_write(cg_strbuf *out, const cg_manifest *m, const cg_selection *special, const char *sources,
+                     const char *body);
 
 #endif

@@ -274,6 +274,9 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
     for (size_t i = 0; i < tpl->args.nkids; i += 2) {
         if ((int)i == tpl->name_arg)
             continue;
+        if (job->lift_filters && tpl->args.kids[i].text.nsegs == 1 &&
+            cg_streq(tpl->args.kids[i].text.segs[0].text, "filters"))
+            continue;
         if ((rc = expand(env, &tpl->args.kids[i], tpl, &tmp, &typed)) != 0)
             goto out;
         cg_yw_key(w, tmp.buf ? tmp.buf : "", tmp.len);

@@ -57,6 +57,7 @@ typedef struct cg_render_job {
     size_t nrequires;
     const cg_ref_filter *branches; /* per-job filters to add, or NULL */
     const cg_ref_filter *tags;
+    bool lift_filters;             /* drop the template's own `filters:` too */
 } cg_render_job;
 
 /* Writes one workflow entry ("- job: {...}") into a sequence of `w`.  The
