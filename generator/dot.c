@@ -1029,7 +1029,10 @@ static void gm_edge(gmodel *G, uint32_t from, uint32_t to)
         G->ne++;
 }
 
-static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const *names, size_t nnames)
+/* Builds the job graph; `full` false builds only what counting the nodes
+ * needs (no clusters, no edges of generated jobs: their requires were
+ * checked to name jobs of the workflow, so they add no node). */
+static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const *names, size_t nnames, bool full)
 {
     memset(G, 0, sizeof *G);
     G->p = p;
@@ -1061,8 +1064,9 @@ static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const
         G->v[G->n] = (gnode){.kind = G_JOB, .grouped = gr, .job = j, .tree = ti, .next = NONE};
         uint64_t h = mix(cell_key_hash(G, ti, gr, j->cell), j->phase);
         uint32_t node = htab_intern(&G->node_tab, h, (uint32_t)G->n, gnode_eq, G);
-        if (node == G->n) {
-            G->n++;
+        bool fresh = node == G->n;
+        G->n += fresh;
+        if (fresh && full) {
             cg_grow(&G->c, &G->ccap, G->nc + 1, sizeof *G->c);
             G->c[G->nc] = (gcluster){.job = j, .tree = ti, .grouped = gr, .first = NONE, .last = NONE};
             uint32_t c = htab_intern(&G->cluster_tab, cell_key_hash(G, ti, gr, j->cell), (uint32_t)G->nc,
@@ -1079,8 +1083,8 @@ static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const
             G->v[node].cluster = c + 1;
         }
         gnode *v = &G->v[node];
-        gcluster *C = &G->c[v->cluster - 1];
-        if (C->last_cell != j->cell) { /* a cell's jobs are consecutive */
+        gcluster *C = full ? &G->c[v->cluster - 1] : NULL;
+        if (C && C->last_cell != j->cell) { /* a cell's jobs are consecutive */
             C->last_cell = j->cell;
             C->ncells++;
         }
@@ -1104,7 +1108,9 @@ static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const
         if (!G->job_node[k])
             continue;
         const cg_job *j = &p->jobs.v[k];
-        for (uint32_t r = 0; r < j->nrequires; r++)
+        if (!full)
+            G->nrequires += j->nrequires;
+        for (uint32_t r = 0; full && r < j->nrequires; r++)
             gm_edge(G, gm_resolve(G, j->requires[r]), G->job_node[k] - 1);
     }
 }
@@ -1127,7 +1133,7 @@ static void gm_release(gmodel *G)
 static size_t workflow_count(const cg_project *p, size_t w, const char *const *names, size_t n)
 {
     gmodel G;
-    gm_build(&G, p, w, names, n);
+    gm_build(&G, p, w, names, n, false);
     size_t count = G.n;
     gm_release(&G);
     return count;
@@ -1220,7 +1226,8 @@ static void ref_filter(cg_strbuf *out, const char *what, const cg_ref_filter *f)
 }
 
 
-static void workflow_label(const gmodel *G, const cg_workflow_decl *wd, const cg_dot_opts *o, cg_strbuf *label)
+static void workflow_label(const gmodel *G, const cg_workflow_decl *wd, const cg_dot_opts *o, bool drawn,
+                           cg_strbuf *label)
 {
     cg_strbuf_addf(label, "workflow %s", wd->name);
     if (wd->schedule) {
@@ -1264,7 +1271,8 @@ static void workflow_label(const gmodel *G, const cg_workflow_decl *wd, const cg
     if (o->ncollapse) {
         cg_strbuf_adds(label, "\n");
         names_line(label, "collapsed", o->collapse, o->ncollapse);
-        cg_strbuf_addf(label, " (drawn as %zu nodes, %zu edges)", G->n, G->ne);
+        if (drawn)
+            cg_strbuf_addf(label, " (drawn as %zu nodes, %zu edges)", G->n, G->ne);
     }
 }
 
@@ -1272,12 +1280,17 @@ void cg_dot_workflow(const cg_project *p, size_t w, const cg_dot_opts *o, cg_str
 {
     const cg_workflow_decl *wd = &p->manifest.workflows[w];
     gmodel G;
-    gm_build(&G, p, w, o->collapse, o->ncollapse);
+    gm_build(&G, p, w, o->collapse, o->ncollapse, false);
+    bool note = o->max_nodes && G.n > o->max_nodes;
+    if (!note) {
+        gm_release(&G);
+        gm_build(&G, p, w, o->collapse, o->ncollapse, true);
+    }
     cg_strbuf label = CG_STRBUF_INIT, what = CG_STRBUF_INIT;
-    workflow_label(&G, wd, o, &label);
+    workflow_label(&G, wd, o, !note, &label);
     cg_strbuf_addf(&what, "The job graph of workflow '%s': requires as edges (from the required job), the jobs of "
                           "a cell boxed together, on-request jobs dashed.", wd->name);
-    if (o->max_nodes && G.n > o->max_nodes) {
+    if (note) {
         /* every tree's dimensions, each once */
         const char **cands = NULL;
         size_t ncands = 0, cap = 0;
