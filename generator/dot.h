@@ -70,8 +70,9 @@ typedef struct cg_dot_output {
  * default options: `tree-<tree>.dot` for each tree (in manifest order), then
  * `workflow-<name>.dot` for each manifest workflow (in manifest order); bytes
  * outside [A-Za-z0-9._-] in a name become '_'.  Fills at most `max` entries
- * and returns how many diagrams there are (compare with `max`); 0 when the
- * manifest has no `diagrams:`.  Paths and bytes are allocated in p->pool and
+ * and returns how many diagrams there are (compare with `max`; with max 0,
+ * `out` may be NULL and nothing is rendered); 0 when the manifest has no
+ * `diagrams:`.  Paths and bytes are allocated in p->pool and
  * live as long as the project.  Never fails. */
 size_t cg_dot_outputs(cg_project *p, cg_dot_output *out, size_t max);
 
