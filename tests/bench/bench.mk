@@ -1,0 +1,26 @@
+# The performance benchmark; included by the Makefile, not part of `make check`.
+#
+#   make bench           synthetic projects of about 1k, 10k, 100k and 1M jobs
+#                        (written to build/bench/), then the embedded default
+#   make bench BENCH_SIZES="1k 10k" BENCH_RUNS=3    a quicker run
+#   make bench-profile   callgrind and massif of generate and check (100k jobs
+#                        by default, BENCH_PROFILE_SIZE=10k for a quick one)
+#
+# See tests/bench/README.md for what is measured and the targets.
+
+BENCH_DIR := $(BUILD)/bench
+BENCH_ENV = CIGEN=$(abspath $(BUILD)/cigen) GENPROJ=$(abspath $(BENCH_DIR)/genproj) \
+            BENCH_DIR=$(abspath $(BENCH_DIR)) CIGEN_SRCDIR=$(CURDIR)
+
+.PHONY: bench bench-profile
+
+$(BENCH_DIR)/genproj: tests/bench/genproj.c tests/bench/bench.mk | $(BUILD)/.deps-ok
+	@mkdir -p $(BENCH_DIR)
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) -std=c11 -D_XOPEN_SOURCE=700 $(WARN) -O2 $(CFLAGS) -o $@ $<
+
+bench: $(BUILD)/cigen $(BENCH_DIR)/genproj
+	@$(BENCH_ENV) bash tests/bench/run.sh
+
+bench-profile: $(BUILD)/cigen $(BENCH_DIR)/genproj
+	@$(BENCH_ENV) bash tests/bench/profile.sh
