@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerate config.yml and the diagrams from their sources (see README.md).
 #
-#   ./regenerate.sh             write config.yml and diagrams/
+#   ./regenerate.sh             write config.yml and diagrams/ (.dot; .svg too when
+#                               Graphviz is installed)
 #   ./regenerate.sh --check     exit 1 (with a report) when the committed outputs
 #                               differ from what the sources produce
 #   ./regenerate.sh ARGS...     other arguments go to `cigen generate` (or, after
@@ -28,9 +29,21 @@ fi
 # Build output goes to stderr, so stdout is cigen's one summary line.
 make -s --no-print-directory -C "$here" build/cigen >&2 || exit 2
 
-cmd=generate
 if [ "${1:-}" = "--check" ]; then
-  cmd=check
   shift
+  exec "$here/build/cigen" -C "$here" check "$@"
 fi
-exec "$here/build/cigen" -C "$here" "$cmd" "$@"
+"$here/build/cigen" -C "$here" generate "$@"
+
+# Pictures of the diagrams, when Graphviz is installed. They are not committed
+# (.gitignore): they are derived, large, and their bytes depend on the Graphviz
+# version, so they could never be checked byte for byte like the .dot files.
+if command -v dot >/dev/null 2>&1 && [ -d "$here/diagrams" ]; then
+  for f in "$here"/diagrams/*.dot; do
+    [ -e "$f" ] || continue
+    svg="${f%.dot}.svg"
+    if [ ! -e "$svg" ] || [ "$f" -nt "$svg" ]; then
+      dot -Tsvg "$f" -o "$svg.tmp" 2>/dev/null && mv "$svg.tmp" "$svg" || rm -f "$svg.tmp"
+    fi
+  done
+fi

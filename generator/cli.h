@@ -23,6 +23,7 @@ int cg_cmd_explain(const cg_global *g, int argc, char **argv);
 int cg_cmd_graph(const cg_global *g, int argc, char **argv);
 int cg_cmd_merge_driver(const cg_global *g, int argc, char **argv);
 int cg_cmd_coverage(const cg_global *g, int argc, char **argv);
+int cg_cmd_lint(const cg_global *g, int argc, char **argv);
 
 /* The selection options of every command that builds the model. */
 #define CG_OPT_ONLY 1001
@@ -57,7 +58,9 @@ typedef struct cg_output_file {
     cg_pos ref;
 } cg_output_file;
 
-/* The files the manifest owns, as the sources produce them now. */
+/* The files the manifest owns, as the sources produce them now:
+ * config.yml, then the diagrams.  cg_cli_output_count() says how many. */
 size_t cg_cli_outputs(cg_project *p, cg_output_file *out, size_t max);
+size_t cg_cli_output_count(cg_project *p);
 
 #endif

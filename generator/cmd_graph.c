@@ -272,7 +272,7 @@ int cg_cmd_graph(const cg_global *g, int argc, char **argv)
     cg_dot_opts o;
     cg_dot_opts_init(&o);
     int c, rc = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while (rc == 0 && (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h':

@@ -314,6 +314,31 @@ bool cg_pattern_matches(const cg_pattern *p, cg_env *env)
     return true;
 }
 
+cg_pos cg_env_value_pos(cg_env *env, int id)
+{
+    const cg_tree *t = env->t;
+    if (id < 0 || (size_t)id >= t->nnames)
+        return (cg_pos){0};
+    if (!cg_tree_is_dim(t, id))
+        return env->win[id] ? env->win[id]->pos : (cg_pos){0};
+    const char *v = env->cell->values[id];
+    for (const cg_tnode *n = env->cell->leaf; v && n; n = n->parent) {
+        for (size_t f = 0; f < n->nfans; f++)
+            if (n->fans[f].dim == id)
+                for (size_t i = 0; i < n->fans[f].n; i++)
+                    if (n->fans[f].values[i] == v)
+                        return n->fans[f].pos[i];
+        if (n->zip)
+            for (size_t b = 0; b < n->zip->n; b++)
+                for (size_t c = 0; c < n->zip->nnames; c++) {
+                    const cg_vardecl *z = &n->zip->cells[b * n->zip->nnames + c];
+                    if (z->id == id && z->raw == v)
+                        return z->pos;
+                }
+    }
+    return (cg_pos){0};
+}
+
 size_t cg_env_history(cg_env *env, int id, cg_var_step *out, size_t max)
 {
     const cg_tree *t = env->t;

@@ -92,6 +92,11 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tr
 
 bool cg_pattern_matches(const cg_pattern *p, cg_env *env);
 
+/* Where the value of `id` for the bound cell was written: a variable's
+ * winning declaration, or the listed dimension value; file NULL when
+ * unknown (built-ins, unset). */
+cg_pos cg_env_value_pos(cg_env *env, int id);
+
 /* The history of variable `id` for the bound cell (oldest first). */
 size_t cg_env_history(cg_env *env, int id, cg_var_step *out, size_t max);
 

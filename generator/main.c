@@ -17,6 +17,7 @@ static const char usage[] =
     "  list             list the generated jobs with their dimension values\n"
     "  explain JOB      show how a job came to be (tree path, variables, template)\n"
     "  graph            draw a diagram of a tree or a workflow (DOT, SVG, PNG)\n"
+    "  lint             find what CircleCI would reject, at the source that caused it\n"
     "  coverage         check that a tier covers every pair of values (pairwise)\n"
     "  merge-driver     git merge driver: regenerate outputs from the merged sources\n"
     "\n"
@@ -73,6 +74,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "explain") == 0)
         return cg_cmd_explain(&g, cargc, cargv);
     if (strcmp(cmd, "graph") == 0) return cg_cmd_graph(&g, cargc, cargv);
+    if (strcmp(cmd, "lint") == 0)
+        return cg_cmd_lint(&g, cargc, cargv);
     if (strcmp(cmd, "coverage") == 0)
         return cg_cmd_coverage(&g, cargc, cargv);
     if (strcmp(cmd, "merge-driver") == 0)

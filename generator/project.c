@@ -42,6 +42,8 @@ void cg_project_free(cg_project *p)
     cg_selection_release(&p->selection);
     cg_strbuf_release(&p->config);
     cg_linemap_release(&p->linemap);
+    if (p->linted)
+        cg_lint_release(&p->lint);
     free(p->root);
     cg_pool_release(&p->pool);
     memset(p, 0, sizeof *p);
@@ -509,7 +511,7 @@ static int render_workflow(cg_project *p, size_t wi, cg_yw *w, cg_strbuf *out, c
         /* special-PR jobs run on the pull request whatever the filters say */
         bool lift = (j->special & bit) != 0;
         cg_render_job rj = {j->name, j->requires, j->nrequires, per_job && !lift ? &wd->branches : NULL,
-                            per_job && !lift ? &wd->tags : NULL, lift};
+                            per_job && !lift ? &wd->tags : NULL, lift, &p->lint, (int)k, (int)wi};
         if ((rc = cg_template_render(tpl, env, &rj, w, err)) != 0)
             break;
         cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, NULL, 0, (int32_t)k, (int32_t)wi);
@@ -574,6 +576,10 @@ static void sources_digest(cg_project *p, char hex[41])
 int cg_project_render(cg_project *p, cg_error *err)
 {
     const cg_manifest *m = &p->manifest;
+    if (p->linted)
+        cg_lint_release(&p->lint);
+    cg_lint_init(&p->lint, p);
+    p->linted = true;
     cg_env *envs = cg_xcalloc(p->ntrees + 1, sizeof *envs);
     for (size_t i = 0; i < p->ntrees; i++)
         cg_env_init(&envs[i], p->trees[i], err);
@@ -653,5 +659,7 @@ int cg_project_render(cg_project *p, cg_error *err)
     }
     cg_strbuf_release(&body);
     cg_linemap_release(&bmap);
+    if (rc == 0)
+        cg_lint_finish(&p->lint);
     return rc;
 }

@@ -15,6 +15,7 @@
 #include "expand.h"
 #include "fragment.h"
 #include "jobs.h"
+#include "lint.h"
 #include "manifest.h"
 #include "special.h"
 #include "template.h"
@@ -59,6 +60,8 @@ typedef struct cg_project {
     cg_linemap linemap;
     char sources_digest[41];
     char body_digest[41];
+    cg_lint lint;             /* the findings about the rendered config */
+    bool linted;
 } cg_project;
 
 void cg_project_init(cg_project *p);

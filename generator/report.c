@@ -260,7 +260,8 @@ static void group_added(cg_matrix *m, const cg_project *p, const config *oldc)
 {
     size_t n = m->nadded;
     char **left = cg_xmalloc((n + 1) * sizeof *left);
-    memcpy(left, m->added, n * sizeof *left);
+    if (n) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(left, m->added, n * sizeof *left);
     /* pairs of the jobs that existed before */
     cg_map old_pairs;
     cg_map_init(&old_pairs);
@@ -359,7 +360,8 @@ static void group_removed(cg_matrix *m, const cg_project *p, const config *newc)
 {
     size_t n = m->nremoved;
     char **left = cg_xmalloc((n + 1) * sizeof *left);
-    memcpy(left, m->removed, n * sizeof *left);
+    if (n)
+        memcpy(left, m->removed, n * sizeof *left);
     cg_map now;
     cg_map_init(&now);
     cg_pool pool;

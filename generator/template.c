@@ -1,5 +1,6 @@
 #include "template.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "schema.h"
@@ -255,6 +256,8 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
     if ((rc = expand(env, &tpl->invoke, tpl, &tmp, &typed)) != 0)
         goto out;
     cg_yw_key(w, tmp.buf ? tmp.buf : "", tmp.len);
+    if (job->lint)
+        cg_lint_entry_begin(job->lint, tpl, job->job, job->workflow, cg_strbuf_str(&tmp));
     cg_yw_map_begin(w);
     if (tpl->name_arg >= 0) {
         const cg_tpl_node *v = &tpl->args.kids[tpl->name_arg + 1];
@@ -280,9 +283,33 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
         if ((rc = expand(env, &tpl->args.kids[i], tpl, &tmp, &typed)) != 0)
             goto out;
         cg_yw_key(w, tmp.buf ? tmp.buf : "", tmp.len);
-        if ((rc = render_node(env, &tpl->args.kids[i + 1], tpl, w, &tmp)) != 0)
+        const cg_tpl_node *val = &tpl->args.kids[i + 1];
+        if (val->kind != 'v') {
+            if (job->lint)
+                cg_lint_entry_arg(job->lint, cg_strbuf_str(&tmp), tpl->args.kids[i].path, val->kind, NULL, 0, false,
+                                  val->path, NULL);
+            if ((rc = render_node(env, val, tpl, w, &tmp)) != 0)
+                goto out;
+            continue;
+        }
+        char *key = job->lint ? cg_xstrdup(cg_strbuf_str(&tmp)) : NULL;
+        if ((rc = expand(env, val, tpl, &tmp, &typed)) != 0) {
+            free(key);
             goto out;
+        }
+        if (typed)
+            cg_yw_raw(w, tmp.buf ? tmp.buf : "", tmp.len);
+        else
+            cg_yw_str(w, tmp.buf ? tmp.buf : "", tmp.len);
+        if (job->lint) {
+            cg_pos source = val->text.whole ? cg_env_value_pos(env, val->text.segs[0].id) : (cg_pos){0};
+            cg_lint_entry_arg(job->lint, key, tpl->args.kids[i].path, 'v', cg_strbuf_str(&tmp), tmp.len, typed,
+                              val->path, &source);
+        }
+        free(key);
     }
+    if (job->lint)
+        cg_lint_entry_end(job->lint);
     if (job->nrequires) {
         cg_yw_keys(w, "requires");
         cg_yw_seq_begin(w);

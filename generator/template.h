@@ -26,6 +26,7 @@
 #include "expand.h"
 #include "manifest.h"
 #include "placeholder.h"
+#include "lint.h"
 #include "tree.h"
 #include "yamlwrite.h"
 
@@ -58,6 +59,8 @@ typedef struct cg_render_job {
     const cg_ref_filter *branches; /* per-job filters to add, or NULL */
     const cg_ref_filter *tags;
     bool lift_filters;             /* drop the template's own `filters:` too */
+    cg_lint *lint;                 /* checks each argument as it is written, or NULL */
+    int job, workflow;             /* for the lint findings */
 } cg_render_job;
 
 /* Writes one workflow entry ("- job: {...}") into a sequence of `w`.  The

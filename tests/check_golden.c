@@ -8,6 +8,7 @@
  *     stdout    the expected standard output (compared when present)
  *     stderr    the expected standard error (compared when present)
  *     expect/   files expected to differ from in/ after the run
+ *     gone      paths (one a line) expected to be removed by the run
  *
  * After the run the whole folder must equal in/ overlaid with expect/:
  * nothing else written, nothing left behind, and for an error case, every
@@ -94,6 +95,14 @@ START_TEST(golden_case)
         tu_free_list(names, n);
     }
     size_t len;
+    char *gone = case_file(c, "gone", &len);
+    for (char *line = gone ? strtok(gone, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+        cg_strbuf g = CG_STRBUF_INIT;
+        cg_strbuf_addf(&g, "%s/%s", want.buf, line);
+        tu_rm_rf(g.buf);
+        cg_strbuf_release(&g);
+    }
+    free(gone);
     char *cmdfile = case_file(c, "cmd", &len);
     cg_strbuf cmd = CG_STRBUF_INIT;
     if (cmdfile) {

@@ -23,8 +23,9 @@ static const char scenario[] =
     "sed -i 's/    python: \\[\"3.6\", \"3.7\"\\]/    python: [\"3.6\", \"3.7\", \"3.8\"]/' dimensions/builds.yml\n"
     "$CIGEN -q generate && git commit -qam 'python 3.8'\n"
     "git checkout -q \"$MAIN\"\n"
-    "printf 'build:\\n  python: \"{{ python }}\"\\n  cuda: \"{{ cuda? }}\"\\n  resource_class: large\\n' > templates/build.yml\n"
-    "$CIGEN -q generate && git commit -qam 'resource class'\n"
+    "printf 'build:\\n  python: \"{{ python }}\"\\n  cuda: \"{{ cuda? }}\"\\n  tag: nightly\\n' > templates/build.yml\n"
+    "sed -i 's/^      cuda: {type: string, default: cpu}$/&\\n      tag: {type: string, default: none}/' verbatim-sources/jobs.yml\n"
+    "$CIGEN -q generate && git commit -qam 'tag'\n"
     "set +e\n";
 
 static tu_run run(const char *dir, bool driver, const char *action)
