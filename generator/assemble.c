@@ -169,6 +169,25 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
         for (size_t j = 0; j < kp->n && rc == 0; j++) {
             const cg_fragment *fj = &in->fragments[kp->parts[j].frag];
             const cg_section *sj = &fj->sections[kp->parts[j].sec];
+            if (sj->merge_pos.line) {
+                rc = cg_error_at(err, &sj->merge_pos, "a merge key ('<<') cannot be combined with the '%s' of %s; "
+                                 "write its entries out", kp->key,
+                                 gen && kp->n == 1 ? "the generated workflows" : "other fragments");
+                break;
+            }
+            if (!sj->mergeable && !json_is_object(json_object_get(cg_doc_root(fj->doc), kp->key))) {
+                /* a scalar or list section such as 'version': nothing to combine */
+                if (gen && kp->n == 1) {
+                    rc = cg_error_at(err, &sj->key_pos, "'%s' is generated from the manifest; remove it here",
+                                     kp->key);
+                } else {
+                    const part *again = &kp->parts[j ? j : 1];
+                    rc = cg_error_at(err, &in->fragments[again->frag].sections[again->sec].key_pos,
+                                     "'%s' is set in two fragments; set it in one", kp->key);
+                    cg_error_note(err, &s0->key_pos, "first set here");
+                }
+                break;
+            }
             if (!sj->mergeable) {
                 rc = cg_error_at(err, &sj->key_pos,
                                  "'%s' appears in %s, so its entries must be a block mapping "

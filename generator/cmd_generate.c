@@ -112,7 +112,7 @@ static bool owned_stale_candidate(const char *root, const char *rel)
     cg_error err;
     cg_error_init(&err);
     bool owned = false;
-    if (cg_read_output(root, rel, &data, &len, &err) == 0)
+    if (cg_read_output(root, rel, NULL, "read", &data, &len, &err) == 0)
         owned = cg_dot_is_generated(data, len);
     free(data);
     cg_error_release(&err);
@@ -166,16 +166,31 @@ static void find_stale(cg_project *p, outputs *o)
     free(names);
 }
 
-static int collect(cg_project *p, outputs *o, cg_error *err)
+/* `verb` says what the command does with the outputs: "write", "compare". */
+static int collect(cg_project *p, outputs *o, const char *verb, cg_error *err)
 {
     size_t max = cg_cli_output_count(p);
     cg_output_file *files = cg_xcalloc(max + 1, sizeof *files);
     size_t n = cg_cli_outputs(p, files, max);
     o->v = cg_xcalloc(n + 1, sizeof *o->v);
     for (size_t i = 0; i < n; i++) {
+        /* never let an output replace a source, not even with --force */
+        const char *kind = cg_project_source_kind(p, files[i].rel);
+        if (kind) {
+            if (i == 0)
+                cg_error_at(err, &files[i].ref, "'output' '%s' is a source of the project (%s); choose another file",
+                            files[i].rel, kind);
+            else
+                cg_error_at(err, &files[i].ref, "the diagram '%s' would replace a source of the project (%s); "
+                            "choose another 'diagrams' folder", files[i].rel, kind);
+            free(files);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
         out_state *s = &o->v[o->n++];
         s->f = files[i];
-        int r = cg_read_output(p->root, files[i].rel, &s->old, &s->old_len, err);
+        int r = cg_read_output(p->root, files[i].rel, &files[i].ref, verb, &s->old, &s->old_len, err);
         if (r < 0) {
             free(files);
             return -1;
@@ -472,7 +487,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         size_t old_len = 0;
         cg_error e2;
         cg_error_init(&e2);
-        if (cg_read_output(p.root, p.manifest.output, &old, &old_len, &e2) == 0)
+        if (cg_read_output(p.root, p.manifest.output, NULL, "read", &old, &old_len, &e2) == 0)
             committed_special = cg_selection_from_header(&fallback, old, old_len);
         free(old);
         cg_error_release(&e2);
@@ -489,12 +504,13 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         cg_selection_release(&fallback);
         return rc;
     }
-    if (p.lint.nerrors) {
+    size_t nbad = p.lint.nerrors + (g->opt.strict ? p.lint.nwarnings : 0);
+    if (nbad) {
         cg_strbuf out = CG_STRBUF_INIT;
         cg_lint_print(&p.lint, &out);
         fputs(cg_strbuf_str(&out), stderr);
-        fprintf(stderr, "cigen: error: the sources make a config with %zu lint error%s\n", p.lint.nerrors,
-                p.lint.nerrors == 1 ? "" : "s");
+        fprintf(stderr, "cigen: error: the sources make a config with %zu lint error%s%s\n", nbad,
+                nbad == 1 ? "" : "s", p.lint.nwarnings && g->opt.strict ? " (warnings count as errors with --strict)" : "");
         cg_strbuf_release(&out);
         cg_project_free(&p);
         cg_selection_release(&sel);
@@ -520,7 +536,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     cg_error_init(&err);
     outputs o;
     memset(&o, 0, sizeof o);
-    if (collect(&p, &o, &err) != 0) {
+    if (collect(&p, &o, "compare", &err) != 0) {
         cg_cli_print_error(&err);
         rc = CG_EXIT_ERROR;
     } else {
@@ -643,10 +659,11 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         fputs(cg_strbuf_str(&out), stderr);
         cg_strbuf_release(&out);
     }
-    if (p.lint.nerrors || (werror && p.lint.nwarnings)) {
-        fprintf(stderr, "cigen: error: not writing %s: %zu lint error%s%s\n", p.manifest.output,
-                p.lint.nerrors + (werror ? p.lint.nwarnings : 0), p.lint.nerrors + (werror ? p.lint.nwarnings : 0) == 1 ? "" : "s",
-                werror && p.lint.nwarnings ? " (warnings count with --werror)" : "");
+    werror = werror || g->opt.strict;
+    size_t nbad = p.lint.nerrors + (werror ? p.lint.nwarnings : 0);
+    if (nbad) {
+        fprintf(stderr, "cigen: error: not writing %s: %zu lint error%s%s\n", p.manifest.output, nbad,
+                nbad == 1 ? "" : "s", werror && p.lint.nwarnings ? " (warnings count as errors with --werror or --strict)" : "");
         cg_project_free(&p);
         return CG_EXIT_ERROR;
     }
@@ -654,7 +671,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     cg_error_init(&err);
     outputs o;
     memset(&o, 0, sizeof o);
-    if (collect(&p, &o, &err) != 0) {
+    if (collect(&p, &o, "write", &err) != 0) {
         cg_cli_print_error(&err);
         outputs_release(&o);
         cg_error_release(&err);

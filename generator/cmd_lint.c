@@ -39,7 +39,7 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
                  "`cigen generate` runs the same checks and refuses to write a config with errors.\n\n"
                  "options:\n"
                  "  --json            the findings as a JSON array\n"
-                 "  --werror          warnings count as errors\n"
+                 "  --werror          warnings count as errors (as with the global --strict)\n"
                  CG_SELECTION_HELP
                  "\nExit status: 0 no errors, 1 errors (or warnings with --werror), 2 broken sources.");
             cg_selection_release(&sel);
@@ -78,7 +78,7 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
             printf("cigen lint: %s: %zu error%s, %zu warning%s\n", p.manifest.output, l->nerrors,
                    l->nerrors == 1 ? "" : "s", l->nwarnings, l->nwarnings == 1 ? "" : "s");
     }
-    rc = l->nerrors || (werror && l->nwarnings) ? CG_EXIT_DIFF : 0;
+    rc = l->nerrors || ((werror || g->opt.strict) && l->nwarnings) ? CG_EXIT_DIFF : 0;
     cg_project_free(&p);
     return rc;
 }

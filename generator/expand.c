@@ -216,7 +216,15 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tr
 {
     size_t start_len = out->len;
     bool drop_next_sep = false;
-    for (size_t i = 0; i < s->nsegs; i++) {
+    for (size_t i = 0; i <= s->nsegs; i++) {
+        if (out->len - start_len > CG_MAX_VALUE_BYTES) {
+            /* "{{ v }}{{ v }}" chains double at each step: stop them early */
+            cg_error_at(env->err, &src->pos, "%s expands to more than %d bytes; do its placeholders repeat "
+                        "each other (each doubling it)?", context, CG_MAX_VALUE_BYTES);
+            return -1;
+        }
+        if (i == s->nsegs)
+            break;
         const cg_seg *seg = &s->segs[i];
         if (seg->kind == CG_SEG_TEXT) {
             const char *text = seg->text;
@@ -321,8 +329,14 @@ cg_pos cg_env_value_pos(cg_env *env, int id)
         return (cg_pos){0};
     if (!cg_tree_is_dim(t, id))
         return env->win[id] ? env->win[id]->pos : (cg_pos){0};
-    const char *v = env->cell->values[id];
-    for (const cg_tnode *n = env->cell->leaf; v && n; n = n->parent) {
+    return cg_cell_value_pos(env->cell, id);
+}
+
+cg_pos cg_cell_value_pos(const cg_cell *cell, int dim)
+{
+    int id = dim;
+    const char *v = cell->values[id];
+    for (const cg_tnode *n = cell->leaf; v && n; n = n->parent) {
         for (size_t f = 0; f < n->nfans; f++)
             if (n->fans[f].dim == id)
                 for (size_t i = 0; i < n->fans[f].n; i++)
@@ -542,6 +556,26 @@ static int report_unmatched(cg_tree *t, bool strict, cg_warnings *warn, cg_error
     return 0;
 }
 
+/* Every cell the tree spells out is filtered away: almost always a mistake. */
+static int report_all_removed(const cg_tree *t, const cg_cells *cells, bool strict, cg_warnings *warn,
+                              cg_error *err)
+{
+    const cg_pattern *by = cells->v[0].removed_by;
+    for (size_t c = 1; c < cells->n && by; c++)
+        if (cells->v[c].removed_by != by)
+            by = NULL;
+    cg_pos pos = by ? by->pos : t->dim_pos[0];
+    char what[256];
+    if (by)
+        snprintf(what, sizeof what, "%s pattern %s removes every cell", by->kind, by->text);
+    else
+        snprintf(what, sizeof what, "the 'exclude' and 'only' patterns remove every cell");
+    if (strict)
+        return cg_error_at(err, &pos, "%s; the tree makes no jobs", what);
+    cg_warn_at(warn, &pos, "%s; the tree makes no jobs", what);
+    return 0;
+}
+
 /* Tier membership from the top-level tier definitions (pairwise tiers are
  * chosen later, by pairwise.c). */
 static int assign_tiers(cg_tree *t, cg_cells *cells, cg_env *env, cg_error *err)
@@ -619,9 +653,68 @@ static int assign_tiers(cg_tree *t, cg_cells *cells, cg_env *env, cg_error *err)
     return 0;
 }
 
-int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, bool strict, cg_warnings *warn,
+/* How many cells a node makes (saturating at UINT64_MAX): the product of
+ * its factors times the sum of its sub-trees' cells. */
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+static uint64_t node_factors(const cg_tnode *n)
+{
+    uint64_t k = n->zip ? n->zip->n : 1;
+    for (size_t i = 0; i < n->nfans; i++)
+        k = sat_mul(k, n->fans[i].n);
+    return k;
+}
+
+/* Counts the cells before making them, so a tree that would make billions
+ * fails at once with a message rather than after eating the memory. */
+static int count_cells(const cg_tree *t, const cg_tnode *n, long max, uint64_t *out, cg_error *err)
+{
+    uint64_t below = n->nchildren ? 0 : 1;
+    for (size_t i = 0; i < n->nchildren; i++) {
+        uint64_t c;
+        if (count_cells(t, n->children[i], max, &c, err) != 0)
+            return -1;
+        below = below > UINT64_MAX - c ? UINT64_MAX : below + c;
+    }
+    *out = sat_mul(node_factors(n), below);
+    if (*out <= (uint64_t)max)
+        return 0;
+    cg_strbuf why = CG_STRBUF_INIT;
+    bool same = !n->zip && n->nchildren == 0 && n->nfans > 1;
+    for (size_t i = 1; i < n->nfans && same; i++)
+        same = n->fans[i].n == n->fans[0].n;
+    if (same) {
+        cg_strbuf_addf(&why, "%zu values in each of %zu dimensions", n->fans[0].n, n->nfans);
+    } else {
+        for (size_t i = 0; i < n->nfans; i++)
+            cg_strbuf_addf(&why, "%s%s: %zu", why.len ? " x " : "", t->dims[n->fans[i].dim], n->fans[i].n);
+        if (n->zip)
+            cg_strbuf_addf(&why, "%s%zu zipped rows", why.len ? " x " : "", n->zip->n);
+        if (n->nchildren && below == UINT64_MAX)
+            cg_strbuf_addf(&why, "%stoo many cells below", why.len ? " x " : "");
+        else if (n->nchildren)
+            cg_strbuf_addf(&why, "%s%llu cells below", why.len ? " x " : "", (unsigned long long)below);
+    }
+    char count[32];
+    if (*out == UINT64_MAX)
+        snprintf(count, sizeof count, "more than %llu", (unsigned long long)UINT64_MAX);
+    else
+        snprintf(count, sizeof count, "%llu", (unsigned long long)*out);
+    cg_error_at(err, &n->pos, "this node makes %s cells (%s), more than the limit of %ld "
+                "(the manifest's 'limits: max_cells')", count, cg_strbuf_str(&why), max);
+    cg_strbuf_release(&why);
+    return -1;
+}
+
+int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, cg_warnings *warn,
               cg_error *err)
 {
+    uint64_t total;
+    if (count_cells(t, t->root, max_cells, &total, err) != 0)
+        return -1;
     if (t->ntiers > 64) {
         cg_pos p = t->tiers[64].pos;
         return cg_error_at(err, &p, "a tree can declare at most 64 tiers");
@@ -642,6 +735,8 @@ int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, bool strict, cg_warnings
     }
     if (rc == 0)
         rc = report_unmatched(t, strict, warn, err);
+    if (rc == 0 && out->n && !out->nlive)
+        rc = report_all_removed(t, out, strict, warn, err);
     free(W.values);
     free(W.scope);
     free(W.zstack);

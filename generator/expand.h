@@ -96,13 +96,19 @@ bool cg_pattern_matches(const cg_pattern *p, cg_env *env);
  * winning declaration, or the listed dimension value; file NULL when
  * unknown (built-ins, unset). */
 cg_pos cg_env_value_pos(cg_env *env, int id);
+/* Where the value of dimension `dim` of a cell is written in the tree. */
+cg_pos cg_cell_value_pos(const cg_cell *cell, int dim);
 
 /* The history of variable `id` for the bound cell (oldest first). */
 size_t cg_env_history(cg_env *env, int id, cg_var_step *out, size_t max);
 
+/* The most bytes one expanded value may hold (a variable, a template scalar). */
+#define CG_MAX_VALUE_BYTES (1 << 20)
+
 /* Expands the tree into cells; reports patterns that match nothing as
- * warnings (errors when `strict`). */
-int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, bool strict, cg_warnings *warn,
+ * warnings (errors when `strict`).  A tree that would make more than
+ * max_cells cells fails before any is made. */
+int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, cg_warnings *warn,
               cg_error *err);
 void cg_cells_release(cg_cells *cells);
 

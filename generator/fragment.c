@@ -79,6 +79,46 @@ static const char *after_key(const char *s, size_t n)
     return i < n ? s + i : s + n;
 }
 
+/* Records in s->merge_pos where a merge key ('<<') stands among the entries
+ * of the block mapping `v` at `path`: such a section cannot be combined
+ * line by line with the same section of another fragment. */
+static void find_merge_key(const cg_fragment *f, const cg_doc *doc, const lines *L, const char *path, json_t *v,
+                           cg_section *s)
+{
+    bool merged = false;
+    cg_strbuf cp = CG_STRBUF_INIT;
+    const char *k;
+    json_t *x;
+    json_object_foreach(v, k, x) {
+        cg_node_pos np;
+        cg_path_join_key(&cp, path, k);
+        if (cg_doc_lookup(doc, cp.buf, &np) && (np.flags & CG_NODE_MERGED))
+            merged = true;
+    }
+    cg_strbuf_release(&cp);
+    if (!merged)
+        return;
+    /* the entries' indentation is that of the first content line */
+    size_t indent = 0;
+    for (size_t i = s->key_line; i < L->n; i++) {
+        const char *t = f->text + L->start[i], *e = f->text + L->start[i + 1];
+        size_t sp = 0;
+        while (t + sp < e && t[sp] == ' ')
+            sp++;
+        if (t + sp == e || t[sp] == '\n' || t[sp] == '\r' || t[sp] == '#')
+            continue;
+        if (sp == 0)
+            break; /* the next top-level key */
+        if (!indent)
+            indent = sp;
+        if (sp == indent && e - (t + sp) >= 2 && t[sp] == '<' && t[sp + 1] == '<') {
+            s->merge_pos = (cg_pos){f->file, (uint32_t)i + 1, (uint32_t)sp + 1};
+            return;
+        }
+    }
+    s->merge_pos = s->key_pos; /* not found in the text: point at the section */
+}
+
 int cg_fragment_init(cg_fragment *f, cg_doc *doc, cg_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -94,7 +134,7 @@ int cg_fragment_init(cg_fragment *f, cg_doc *doc, cg_error *err)
         top = cg_doc_where(doc, "");
         return cg_error_at(err, &top, "a fragment must be a block mapping of top-level sections "
                            "(version, commands, jobs, ...), not %s",
-                           json_is_object(root) ? "a flow mapping" : cg_kind_name(root));
+                           json_is_object(root) ? "a flow mapping" : cg_kind_name(doc, "", root));
     }
     f->missing_newline = f->len && f->text[f->len - 1] != '\n';
     lines L;
@@ -136,6 +176,8 @@ int cg_fragment_init(cg_fragment *f, cg_doc *doc, cg_error *err)
         if (rest_len && rest[0] == '#')
             s->key_comment = cg_xstrndup(rest, rest_len);
         s->mergeable = block && (rest_len == 0 || rest[0] == '#');
+        if (block)
+            find_merge_key(f, doc, &L, p.buf, v, s);
         if (s->mergeable) {
             const char *first = NULL;
             json_t *x;

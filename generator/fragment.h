@@ -32,6 +32,7 @@ typedef struct cg_section {
     bool mergeable;          /* a block mapping whose entries can be combined */
     unsigned indent;         /* indentation of its entries (mergeable only) */
     const char *key_comment; /* a comment on the key line ("# ..."), or NULL */
+    cg_pos merge_pos;        /* a merge key ('<<') among its entries, or line 0 */
 } cg_section;
 
 typedef struct cg_fragment {

@@ -17,7 +17,8 @@ static const char *reason(int e)
     switch (e) {
     case ENOENT: return "no such file";
     case EACCES: return "permission denied";
-    case EISDIR: return "it is a folder";
+    case EISDIR: return "it is a folder, not a file";
+    case EINVAL: return "it is not a regular file";
     case ENOTDIR: return "a part of the path is not a folder";
     case ELOOP: return "too many symbolic links";
     case ENAMETOOLONG: return "the path is too long";
@@ -25,6 +26,70 @@ static const char *reason(int e)
     case EROFS: return "the file system is read-only";
     default: return strerror(e);
     }
+}
+
+static char *join(const char *root, const char *rel);
+
+/* For ENOTDIR on root/rel: the first folder of rel that is not a folder
+ * (malloc'd), or NULL. */
+static char *file_in_path(const char *root, const char *rel)
+{
+    char *copy = cg_xstrdup(rel);
+    for (char *slash = strchr(copy, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        char *dir = join(root, copy);
+        struct stat st;
+        bool file = stat(dir, &st) == 0 && !S_ISDIR(st.st_mode);
+        free(dir);
+        if (file)
+            return copy;
+        *slash = '/';
+    }
+    free(copy);
+    return NULL;
+}
+
+/* "cannot VERB 'rel': why" for errno e, at ref (or without a position). */
+static int open_error(const char *root, const char *rel, const cg_pos *ref, const char *verb, int e,
+                      cg_error *err)
+{
+    char *file = e == ENOTDIR ? file_in_path(root, rel) : NULL;
+    int rc;
+    if (file && ref)
+        rc = cg_error_at(err, ref, "cannot %s '%s': '%s' is a file, not a folder", verb, rel, file);
+    else if (file)
+        rc = cg_error_plain(err, "cannot %s '%s': '%s' is a file, not a folder", verb, rel, file);
+    else if (ref)
+        rc = cg_error_at(err, ref, "cannot %s '%s': %s", verb, rel, reason(e));
+    else
+        rc = cg_error_plain(err, "cannot %s '%s': %s", verb, rel, reason(e));
+    free(file);
+    return rc;
+}
+
+/* Opens a file for reading without blocking on a FIFO; fails with EISDIR
+ * for a folder and EINVAL for anything but a regular file. */
+static int open_regular(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int e = 0;
+    if (fstat(fd, &st) != 0)
+        e = errno;
+    else if (S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else if (!S_ISREG(st.st_mode))
+        e = EINVAL;
+    else if (fcntl(fd, F_SETFL, 0) != 0)
+        e = errno;
+    if (e) {
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
 }
 
 char *cg_realdir(const char *dir, cg_error *err)
@@ -100,27 +165,22 @@ int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t 
         if (e == ENOENT && missing_ok)
             rc = 1;
         else
-            rc = cg_error_at(err, ref, "cannot read '%s': %s", rel, reason(e));
+            rc = open_error(root, rel, ref, "read", e, err);
         goto out;
     }
     if (!inside(root, real)) {
         rc = cg_error_at(err, ref, "'%s' leads outside the project folder (through a symbolic link)", rel);
         goto out;
     }
-    int fd = open(real, O_RDONLY | O_CLOEXEC);
+    int fd = open_regular(real);
     if (fd < 0) {
-        rc = cg_error_at(err, ref, "cannot read '%s': %s", rel, reason(errno));
+        rc = open_error(root, rel, ref, "read", errno, err);
         goto out;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        rc = open_error(root, rel, ref, "read", errno, err);
         close(fd);
-        rc = cg_error_at(err, ref, "cannot read '%s': it is a folder, not a file", rel);
-        goto out;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        rc = cg_error_at(err, ref, "cannot read '%s': not a regular file", rel);
         goto out;
     }
     if ((size_t)st.st_size > max) {
@@ -145,22 +205,17 @@ out:
     return rc;
 }
 
-int cg_read_output(const char *root, const char *rel, char **data, size_t *len, cg_error *err)
+int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
+                   size_t *len, cg_error *err)
 {
     char *path = join(root, rel);
     int rc = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_regular(path);
     if (fd < 0) {
-        if (errno == ENOENT)
-            rc = 1;
-        else
-            rc = cg_error_plain(err, "cannot read '%s': %s", rel, reason(errno));
+        rc = errno == ENOENT ? 1 : open_error(root, rel, ref, verb, errno, err);
     } else {
-        struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-            rc = cg_error_plain(err, "'%s' is a folder; the output cannot be written there", rel);
-        else if (read_fd(fd, (size_t)1 << 34, data, len) != 0)
-            rc = cg_error_plain(err, "cannot read '%s': %s", rel, reason(errno));
+        if (read_fd(fd, (size_t)1 << 34, data, len) != 0)
+            rc = open_error(root, rel, ref, "read", errno, err);
         close(fd);
     }
     free(path);
@@ -191,7 +246,7 @@ static int make_dirs(const char *root, const char *rel, const cg_pos *ref, cg_er
                 rc = cg_error_at(err, ref, "folder '%s' leads outside the project (a symbolic link)", copy);
             free(real);
         } else if (!S_ISDIR(st.st_mode)) {
-            rc = cg_error_at(err, ref, "'%s' is a file, not a folder", copy);
+            rc = cg_error_at(err, ref, "cannot write '%s': '%s' is a file, not a folder", rel, copy);
         }
         free(dir);
         *slash = '/';
@@ -216,7 +271,7 @@ int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t le
     struct stat st;
     mode_t mode = 0;
     if (lstat(path, &st) == 0) {
-        const char *bad = S_ISDIR(st.st_mode) ? "is a folder" :
+        const char *bad = S_ISDIR(st.st_mode) ? "is a folder, not a file" :
                           S_ISLNK(st.st_mode) ? "is a symbolic link; cigen writes outputs as regular files" :
                           !S_ISREG(st.st_mode) ? "is not a regular file" :
                           !(st.st_mode & S_IWUSR) ? "is read-only" : NULL;

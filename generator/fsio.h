@@ -26,8 +26,10 @@ char *cg_realdir(const char *dir, cg_error *err);
 int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
                    char **data, size_t *len, bool missing_ok, cg_error *err);
 
-/* Reads an output file for comparison: 0 read, 1 missing, -1 error. */
-int cg_read_output(const char *root, const char *rel, char **data, size_t *len, cg_error *err);
+/* Reads an output file for comparison: 0 read, 1 missing, -1 error.
+ * Errors say "cannot VERB 'rel': ..." at ref (when not NULL). */
+int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
+                   size_t *len, cg_error *err);
 
 typedef struct cg_staged {
     char *path;      /* root/rel */

@@ -161,9 +161,28 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
                 cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
                 cg_cell_describe(t, cell, &a);
                 cg_cell_describe(other->tree, other->cell, &b);
-                cg_error_at(err, &cell->leaf->pos, "two jobs are named '%s' (this one from cell %s, phase '%s')",
+                /* point at what tells the two apart and the name loses:
+                 * the first differing value, else the pattern */
+                cg_pos here = cell->leaf->pos, there = other->cell->leaf->pos;
+                if (other->tree == t) {
+                    size_t d = 0;
+                    while (d < t->ndims && (cell->values[d] == other->cell->values[d] ||
+                                            (cell->values[d] && other->cell->values[d] &&
+                                             cg_streq(cell->values[d], other->cell->values[d]))))
+                        d++;
+                    if (d < t->ndims) {
+                        cg_pos h = cg_cell_value_pos(cell, (int)d), o = cg_cell_value_pos(other->cell, (int)d);
+                        if (h.line && o.line)
+                            here = h, there = o;
+                    } else if (other->cell == cell) {
+                        /* one cell, two phases: the pattern lacks {{ phase }} */
+                        here = own ? ph->job_name_src.pos : t->job_name_src.pos;
+                        there = here;
+                    }
+                }
+                cg_error_at(err, &here, "two jobs are named '%s' (this one from cell %s, phase '%s')",
                             jname, a.buf, ph->name);
-                cg_error_note(err, &other->cell->leaf->pos, "the other comes from cell %s, phase '%s'", b.buf,
+                cg_error_note(err, &there, "the other comes from cell %s, phase '%s'", b.buf,
                               other->tree->phases[other->phase].name);
                 cg_strbuf_release(&a);
                 cg_strbuf_release(&b);

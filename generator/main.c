@@ -24,7 +24,7 @@ static const char usage[] =
     "options:\n"
     "  -C, --directory DIR   run as if started in DIR (the project folder)\n"
     "  -m, --manifest FILE   the manifest, relative to DIR (default: cigen.yml)\n"
-    "      --strict          treat warnings about the sources as errors\n"
+    "      --strict          treat every warning as an error (about the sources and lint's)\n"
     "  -q, --quiet           print only errors and reports\n"
     "  -h, --help            show this help; `cigen COMMAND --help` for a command\n"
     "      --version         print the version\n"

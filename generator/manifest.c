@@ -38,6 +38,35 @@ int cg_check_project_path(const char *path, const cg_pos *pos, const char *what,
     return 0;
 }
 
+/* Next component of a project path, skipping "." and empty ones. */
+static const char *next_part(const char *p, size_t *len)
+{
+    for (;;) {
+        while (*p == '/')
+            p++;
+        const char *e = strchr(p, '/');
+        *len = e ? (size_t)(e - p) : strlen(p);
+        if (!(*len == 1 && p[0] == '.'))
+            return p;
+        p += 1;
+    }
+}
+
+bool cg_path_same(const char *a, const char *b)
+{
+    for (;;) {
+        size_t la, lb;
+        a = next_part(a, &la);
+        b = next_part(b, &lb);
+        if (la != lb || memcmp(a, b, la) != 0)
+            return false;
+        if (la == 0)
+            return true;
+        a += la;
+        b += lb;
+    }
+}
+
 static const char *pooled(parse *P, json_t *v)
 {
     return cg_pool_strndup(P->pool, json_string_value(v), json_string_length(v));
@@ -96,7 +125,7 @@ static int path_list(parse *P, json_t *obj, const char *key, const char ***out, 
         snprintf(what, sizeof what, "'%s' entry", key);
         rc = cg_check_project_path((*out)[i], &(*pos)[i], what, P->err);
         for (size_t j = 0; j < i && rc == 0; j++) {
-            if (cg_streq((*out)[j], (*out)[i])) {
+            if (cg_path_same((*out)[j], (*out)[i])) {
                 rc = cg_error_at(P->err, &(*pos)[i], "'%s' is listed twice in '%s'", (*out)[i], key);
                 cg_error_note(P->err, &(*pos)[j], "first listed here");
             }
@@ -109,10 +138,14 @@ static int path_list(parse *P, json_t *obj, const char *key, const char ***out, 
 }
 
 /* A string or a list of strings. */
-static int name_list(parse *P, const char *path, json_t *v, const char *what,
+/* A name or a list of names under `key`; `item` is "a tier name" and the
+ * like, for messages. */
+static int name_list(parse *P, const char *path, json_t *v, const char *key, const char *item,
                      const char ***out, cg_pos **pos, size_t *n)
 {
     cg_strbuf ip = CG_STRBUF_INIT;
+    char what[64];
+    snprintf(what, sizeof what, "'%s'", key);
     int rc = 0;
     if (json_is_string(v)) {
         *out = cg_pool_alloc(P->pool, sizeof **out);
@@ -121,8 +154,10 @@ static int name_list(parse *P, const char *path, json_t *v, const char *what,
         (*out)[0] = pooled(P, v);
         (*pos)[0] = cg_doc_where(P->doc, path);
         *n = 1;
-    } else if (cg_expect_array(P->doc, path, v, what, P->err) != 0) {
-        rc = -1;
+    } else if (!json_is_array(v)) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        rc = cg_error_at(P->err, &p, "'%s' must be %s or a list of %ss, not %s", key, item, item + 2,
+                         cg_kind_name(P->doc, path, v));
     } else {
         size_t count = json_array_size(v);
         *out = cg_pool_alloc(P->pool, (count + 1) * sizeof **out);
@@ -130,9 +165,16 @@ static int name_list(parse *P, const char *path, json_t *v, const char *what,
         *n = count;
         for (size_t i = 0; i < count && rc == 0; i++) {
             cg_path_join_index(&ip, path, i);
-            rc = cg_expect_nonempty(P->doc, ip.buf, json_array_get(v, i), what, P->err);
+            json_t *e = json_array_get(v, i);
+            if (!json_is_string(e)) {
+                cg_pos p = cg_doc_where(P->doc, ip.buf);
+                rc = cg_error_at(P->err, &p, "each entry of '%s' must be %s, not %s", key, item,
+                                 cg_kind_name(P->doc, ip.buf, e));
+                break;
+            }
+            rc = cg_expect_nonempty(P->doc, ip.buf, e, what, P->err);
             if (rc == 0) {
-                (*out)[i] = pooled(P, json_array_get(v, i));
+                (*out)[i] = pooled(P, e);
                 (*pos)[i] = cg_doc_where(P->doc, ip.buf);
             }
         }
@@ -150,6 +192,7 @@ static int ref_filter(parse *P, const char *wpath, json_t *wf, const char *key, 
     cg_path_join_key(&p, wpath, key);
     f->set = true;
     f->pos = cg_doc_where(P->doc, p.buf);
+    const char *item = cg_streq(key, "tags") ? "a tag name" : "a branch name";
     char what[80];
     snprintf(what, sizeof what, "'%s'", key);
     cg_pos *ignored_pos;
@@ -161,17 +204,17 @@ static int ref_filter(parse *P, const char *wpath, json_t *wf, const char *key, 
         json_t *only = json_object_get(v, "only"), *ignore = json_object_get(v, "ignore");
         if (rc == 0 && only) {
             cg_path_join_key(&sub, p.buf, "only");
-            rc = name_list(P, sub.buf, only, "a branch or tag name", &f->only, &ignored_pos, &f->nonly);
+            rc = name_list(P, sub.buf, only, "only", item, &f->only, &ignored_pos, &f->nonly);
         }
         if (rc == 0 && ignore) {
             cg_path_join_key(&sub, p.buf, "ignore");
-            rc = name_list(P, sub.buf, ignore, "a branch or tag name", &f->ignore, &ignored_pos,
+            rc = name_list(P, sub.buf, ignore, "ignore", item, &f->ignore, &ignored_pos,
                            &f->nignore);
         }
         if (rc == 0 && !only && !ignore)
             rc = cg_error_at(P->err, &f->pos, "'%s' needs 'only' or 'ignore'", key);
     } else {
-        rc = name_list(P, p.buf, v, "a branch or tag name", &f->only, &ignored_pos, &f->nonly);
+        rc = name_list(P, p.buf, v, key, item, &f->only, &ignored_pos, &f->nonly);
     }
     cg_strbuf_release(&p);
     cg_strbuf_release(&sub);
@@ -259,12 +302,12 @@ static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_de
     w->when = json_object_get(wf, "when");
     if ((v = json_object_get(wf, "tier"))) {
         cg_path_join_key(&sub, p.buf, "tier");
-        if ((rc = name_list(P, sub.buf, v, "'tier'", &w->tiers, &w->tier_pos, &w->ntiers)) != 0)
+        if ((rc = name_list(P, sub.buf, v, "tier", "a tier name", &w->tiers, &w->tier_pos, &w->ntiers)) != 0)
             goto done;
     }
     if ((v = json_object_get(wf, "on_request"))) {
         cg_path_join_key(&sub, p.buf, "on_request");
-        if ((rc = name_list(P, sub.buf, v, "'on_request'", &w->on_request, &w->on_request_pos,
+        if ((rc = name_list(P, sub.buf, v, "on_request", "a tier name", &w->on_request, &w->on_request_pos,
                             &w->non_request)) != 0)
             goto done;
     }
@@ -298,12 +341,12 @@ done:
 
 static int parse_limits(parse *P, json_t *v, cg_manifest *m)
 {
-    static const char *const keys[] = {"max_config_bytes", "max_jobs_per_workflow"};
+    static const char *const keys[] = {"max_config_bytes", "max_jobs_per_workflow", "max_cells"};
     if (cg_expect_object(P->doc, "/limits", v, "'limits'", P->err) != 0 ||
-        cg_check_keys(P->doc, "/limits", v, keys, 2, "in 'limits'", P->err) != 0)
+        cg_check_keys(P->doc, "/limits", v, keys, CG_ARRAY_LEN(keys), "in 'limits'", P->err) != 0)
         return -1;
-    long *dest[] = {&m->max_config_bytes, &m->max_jobs_per_workflow};
-    for (size_t i = 0; i < 2; i++) {
+    long *dest[] = {&m->max_config_bytes, &m->max_jobs_per_workflow, &m->max_cells};
+    for (size_t i = 0; i < CG_ARRAY_LEN(keys); i++) {
         json_t *x = json_object_get(v, keys[i]);
         if (!x)
             continue;
@@ -328,6 +371,7 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
     m->regenerate = "cigen generate";
     m->max_config_bytes = 8L << 20;
     m->max_jobs_per_workflow = 500;
+    m->max_cells = CG_DEFAULT_MAX_CELLS;
     parse P = {doc, pool, err, CG_STRBUF_INIT};
     json_t *root = cg_doc_root(doc);
     if (!root)
@@ -341,12 +385,12 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         return -1;
     json_t *v;
     if ((v = json_object_get(root, "regenerate"))) {
-        if (cg_expect_nonempty(doc, "/regenerate", v, "'regenerate'", err) != 0)
-            return -1;
-        if (strchr(json_string_value(v), '\n')) {
+        if (json_is_string(v) && strchr(json_string_value(v), '\n')) {
             cg_pos p = cg_doc_where(doc, "/regenerate");
             return cg_error_at(err, &p, "'regenerate' must be a one-line command");
         }
+        if (cg_expect_nonempty(doc, "/regenerate", v, "'regenerate'", err) != 0)
+            return -1;
         m->regenerate = pooled(&P, v);
     }
     if (path_list(&P, root, "fragments", &m->fragments, &m->fragment_pos, &m->nfragments) != 0 ||

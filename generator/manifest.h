@@ -11,12 +11,15 @@
  *       branches: [main]            # trigger filter, or per-job filter
  *       tier: nightly               # which cells' jobs land here
  *       jobs: [setup]               # entries written before generated ones
- *   limits: {max_config_bytes: 8388608, max_jobs_per_workflow: 500}
+ *   limits: {max_config_bytes: 8388608, max_jobs_per_workflow: 500,
+ *            max_cells: 1000000}    # cells per tree, checked before expanding
  *
  * Every path is relative to the manifest's folder and must stay inside it.
  */
 #ifndef CIGEN_MANIFEST_H
 #define CIGEN_MANIFEST_H
+
+#define CG_DEFAULT_MAX_CELLS 1000000L
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -71,6 +74,7 @@ typedef struct cg_manifest {
     size_t nworkflows;
     long max_config_bytes;
     long max_jobs_per_workflow;
+    long max_cells;           /* per tree: a guard against a matrix that explodes */
 } cg_manifest;
 
 /* Parses a loaded manifest; strings live in `pool`.  The manifest borrows
@@ -82,5 +86,8 @@ void cg_manifest_release(cg_manifest *m);
  * project: no absolute path, no "..", no empty components. */
 int cg_check_project_path(const char *path, const cg_pos *pos, const char *what,
                           cg_error *err);
+
+/* Whether two project paths name the same file ("./a/b.yml" and "a/b.yml"). */
+bool cg_path_same(const char *a, const char *b);
 
 #endif

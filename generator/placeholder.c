@@ -55,7 +55,8 @@ int cg_pstr_parse(const char *s, size_t n, cg_pool *pool, cg_pstr *out,
                 i++;
             if (i == start) {
                 *bad_offset = open;
-                *message = (i + 1 < n && s[i] == '}' && s[i + 1] == '}')
+                *message = i >= n ? "unterminated placeholder: '{{' without '}}'"
+                           : (i + 1 < n && s[i] == '}' && s[i + 1] == '}')
                                ? "empty placeholder '{{ }}'"
                                : "a placeholder holds a name, e.g. '{{ python }}'";
                 return -1;
@@ -94,6 +95,30 @@ int cg_pstr_parse(const char *s, size_t n, cg_pool *pool, cg_pstr *out,
     return 0;
 }
 
+/* Byte offset of a 1-based line and column (in characters). */
+static size_t byte_at(const char *text, size_t len, uint32_t line, uint32_t col)
+{
+    size_t i = 0;
+    for (uint32_t l = 1; l < line && i < len; i++)
+        if (text[i] == '\n')
+            l++;
+    for (uint32_t c = 1; c < col && i < len; c++) {
+        i++;
+        while (i < len && ((unsigned char)text[i] & 0xC0) == 0x80)
+            i++;
+    }
+    return i;
+}
+
+/* The column `offset` bytes after byte i at column col, on one line. */
+static uint32_t col_after(const char *text, size_t len, size_t i, uint32_t col, size_t offset)
+{
+    for (size_t k = 0; k < offset && i < len; k++, i++)
+        if (((unsigned char)text[i] & 0xC0) != 0x80)
+            col++;
+    return col;
+}
+
 cg_pos cg_scalar_offset_pos(const cg_doc *doc, const char *path, size_t offset)
 {
     cg_node_pos np;
@@ -101,16 +126,7 @@ cg_pos cg_scalar_offset_pos(const cg_doc *doc, const char *path, size_t offset)
         return cg_doc_where(doc, path);
     size_t len;
     const char *text = cg_doc_text(doc, &len);
-    /* find the byte where the scalar starts */
-    size_t i = 0;
-    for (uint32_t l = 1; l < np.line && i < len; i++)
-        if (text[i] == '\n')
-            l++;
-    for (uint32_t c = 1; c < np.col && i < len; c++) {
-        i++;
-        while (i < len && ((unsigned char)text[i] & 0xC0) == 0x80)
-            i++;
-    }
+    size_t i = byte_at(text, len, np.line, np.col);
     uint32_t line = np.line, col = np.col;
     if (np.style == CG_STYLE_LITERAL || np.style == CG_STYLE_FOLDED) {
         /* content starts on the next line, after the indentation */
@@ -141,14 +157,22 @@ cg_pos cg_scalar_offset_pos(const cg_doc *doc, const char *path, size_t offset)
         return (cg_pos){cg_doc_file(doc), line, col};
     }
     if (np.style == CG_STYLE_SINGLE || np.style == CG_STYLE_DOUBLE)
-        col++;
-    for (size_t k = 0; k < offset && i < len; k++) {
-        unsigned char c = (unsigned char)text[i];
-        if ((c & 0xC0) != 0x80)
-            col++;
-        i++;
-    }
-    return (cg_pos){cg_doc_file(doc), line, col};
+        col++, i++;
+    return (cg_pos){cg_doc_file(doc), line, col_after(text, len, i, col, offset)};
+}
+
+cg_pos cg_key_offset_pos(const cg_doc *doc, const char *path, size_t offset)
+{
+    cg_node_pos np;
+    if (!cg_doc_lookup(doc, path, &np) || np.key_line == 0)
+        return cg_doc_key_where(doc, path);
+    size_t len;
+    const char *text = cg_doc_text(doc, &len);
+    size_t i = byte_at(text, len, np.key_line, np.key_col);
+    uint32_t col = np.key_col;
+    if (i < len && (text[i] == '"' || text[i] == '\''))
+        col++, i++;
+    return (cg_pos){cg_doc_file(doc), np.key_line, col_after(text, len, i, col, offset)};
 }
 
 int cg_pstr_parse_at(const cg_doc *doc, const char *path, const char *s, size_t n,

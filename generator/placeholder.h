@@ -60,5 +60,7 @@ int cg_pstr_parse_at(const cg_doc *doc, const char *path, const char *s, size_t 
 /* The source position of byte `offset` of the scalar at `path` (exact for
  * single-line scalars, close for block scalars). */
 cg_pos cg_scalar_offset_pos(const cg_doc *doc, const char *path, size_t offset);
+/* The same for the key of the mapping value at `path`. */
+cg_pos cg_key_offset_pos(const cg_doc *doc, const char *path, size_t offset);
 
 #endif

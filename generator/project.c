@@ -279,6 +279,26 @@ static int apply_selection(cg_project *p, cg_error *err)
     return rc;
 }
 
+const char *cg_project_source_kind(const cg_project *p, const char *rel)
+{
+    const cg_manifest *m = &p->manifest;
+    if (cg_path_same(rel, p->opt.manifest))
+        return "the manifest";
+    for (size_t i = 0; i < m->ntrees; i++)
+        if (cg_path_same(rel, m->trees[i]))
+            return "a tree";
+    for (size_t i = 0; i < m->nfragments; i++)
+        if (cg_path_same(rel, m->fragments[i]))
+            return "a fragment";
+    for (size_t i = 0; i < p->ndocs; i++)
+        if (cg_path_same(rel, cg_doc_file(p->docs[i])))
+            return "a template";
+    const char *overlay = p->opt.overlay ? p->opt.overlay : p->opt.no_overlay ? NULL : CG_DEFAULT_OVERLAY;
+    if (overlay && cg_path_same(rel, overlay))
+        return "the special-PR overlay";
+    return NULL;
+}
+
 int cg_project_load(cg_project *p, const cg_options *o, cg_error *err)
 {
     p->opt = *o;
@@ -326,7 +346,7 @@ int cg_project_load(cg_project *p, const cg_options *o, cg_error *err)
                 cg_error_note(err, &m->tree_pos[j], "the other one");
                 return -1;
             }
-        if (cg_expand(t, &p->pool, &p->cells[i], p->opt.strict, &p->warnings, err) != 0)
+        if (cg_expand(t, &p->pool, &p->cells[i], m->max_cells, p->opt.strict, &p->warnings, err) != 0)
             return -1;
     }
     if (check_workflow_tiers(p, err) != 0)
@@ -516,6 +536,12 @@ static int render_workflow(cg_project *p, size_t wi, cg_yw *w, cg_strbuf *out, c
             break;
         cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, NULL, 0, (int32_t)k, (int32_t)wi);
         *mark = out->len;
+        /* lint reports a config over the limit; this stops one that explodes */
+        if (out->len / 4 > (size_t)p->manifest.max_config_bytes) {
+            rc = cg_error_at(err, &p->manifest.output_pos, "the generated workflows grow past %zu bytes (4 times "
+                             "'limits: max_config_bytes'); stopping at job '%s'", out->len, j->name);
+            break;
+        }
     }
     if (rc == 0) {
         cg_yw_end(w); /* jobs */
@@ -598,9 +624,7 @@ int cg_project_render(cg_project *p, cg_error *err)
         if (i > 0 && wf.len) {
             cg_strbuf_addc(&wf, '\n'); /* a blank line between workflows */
         }
-        size_t before = wf.len;
         rc = render_workflow(p, i, &w, &wf, &wmap, &line, &mark, envs, err);
-        (void)before;
     }
     cg_yw_release(&w);
     for (size_t i = 0; i < p->ntrees; i++)

@@ -69,6 +69,10 @@ void cg_project_free(cg_project *p);
 int cg_project_load(cg_project *p, const cg_options *o, cg_error *err);
 int cg_project_render(cg_project *p, cg_error *err);
 
+/* What kind of source `rel` is ("the manifest", "a template", ...), or NULL
+ * when it is none of the project's sources. */
+const char *cg_project_source_kind(const cg_project *p, const char *rel);
+
 /* Loads (once) a YAML source of the project; NULL + error on failure. */
 const cg_doc *cg_project_doc(cg_project *p, const char *rel, const cg_pos *ref, cg_error *err);
 

@@ -4,8 +4,10 @@
 
 #include "util.h"
 
-const char *cg_kind_name(const json_t *v)
+const char *cg_kind_name(const cg_doc *doc, const char *path, const json_t *v)
 {
+    if (json_is_string(v) && json_string_length(v) == 0 && cg_doc_is_plain(doc, path))
+        return "an empty value";
     if (json_is_object(v))
         return "a mapping";
     if (json_is_array(v))
@@ -19,7 +21,7 @@ int cg_expect_object(const cg_doc *doc, const char *path, const json_t *v,
     if (json_is_object(v))
         return 0;
     cg_pos p = cg_doc_where(doc, path);
-    return cg_error_at(err, &p, "%s must be a mapping, not %s", what, cg_kind_name(v));
+    return cg_error_at(err, &p, "%s must be a mapping, not %s", what, cg_kind_name(doc, path, v));
 }
 
 int cg_expect_array(const cg_doc *doc, const char *path, const json_t *v,
@@ -28,7 +30,7 @@ int cg_expect_array(const cg_doc *doc, const char *path, const json_t *v,
     if (json_is_array(v))
         return 0;
     cg_pos p = cg_doc_where(doc, path);
-    return cg_error_at(err, &p, "%s must be a list, not %s", what, cg_kind_name(v));
+    return cg_error_at(err, &p, "%s must be a list, not %s", what, cg_kind_name(doc, path, v));
 }
 
 int cg_expect_string(const cg_doc *doc, const char *path, const json_t *v,
@@ -37,7 +39,7 @@ int cg_expect_string(const cg_doc *doc, const char *path, const json_t *v,
     if (json_is_string(v))
         return 0;
     cg_pos p = cg_doc_where(doc, path);
-    return cg_error_at(err, &p, "%s must be a string, not %s", what, cg_kind_name(v));
+    return cg_error_at(err, &p, "%s must be a string, not %s", what, cg_kind_name(doc, path, v));
 }
 
 int cg_expect_nonempty(const cg_doc *doc, const char *path, const json_t *v,

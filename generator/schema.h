@@ -13,8 +13,9 @@
 #include "diag.h"
 #include "yamlload.h"
 
-/* "a mapping", "a list" or "a string" (all scalars are strings here). */
-const char *cg_kind_name(const json_t *v);
+/* "a mapping", "a list", "a string" (all scalars are strings here) or, for
+ * a plain empty scalar such as `key:` with nothing after it, "an empty value". */
+const char *cg_kind_name(const cg_doc *doc, const char *path, const json_t *v);
 
 /* `what` names the thing in messages, e.g. "'output'" or "a tree node". */
 int cg_expect_object(const cg_doc *doc, const char *path, const json_t *v,

@@ -12,7 +12,8 @@ typedef struct compiler {
     cg_error *err;
 } compiler;
 
-static int resolve(compiler *C, const char *path, cg_pstr *s)
+/* Resolves the names of `s`, the scalar (or, when is_key, the key) at `path`. */
+static int resolve(compiler *C, const char *path, cg_pstr *s, bool is_key)
 {
     for (size_t i = 0; i < s->nsegs; i++) {
         cg_seg *seg = &s->segs[i];
@@ -21,7 +22,8 @@ static int resolve(compiler *C, const char *path, cg_pstr *s)
         seg->id = cg_tree_name_id(C->t, seg->text);
         if (seg->id >= 0)
             continue;
-        cg_pos p = cg_scalar_offset_pos(C->doc, path, seg->offset);
+        cg_pos p = is_key ? cg_key_offset_pos(C->doc, path, seg->offset)
+                          : cg_scalar_offset_pos(C->doc, path, seg->offset);
         const char **cands = cg_xmalloc((C->t->nnames + 1) * sizeof *cands);
         for (size_t k = 0; k < C->t->nnames; k++)
             cands[k] = C->t->names[k];
@@ -43,12 +45,13 @@ static int compile_scalar(compiler *C, const char *path, const char *s, size_t n
     out->plain = cg_doc_is_plain(C->doc, path);
     if (cg_pstr_parse_at(C->doc, path, s, n, C->pool, &out->text, C->err) != 0)
         return -1;
-    return resolve(C, path, &out->text);
+    return resolve(C, path, &out->text, false);
 }
 
 static int compile(compiler *C, const char *path, json_t *v, cg_tpl_node *out)
 {
     memset(out, 0, sizeof *out);
+    out->path = cg_pool_strndup(C->pool, path, strlen(path));
     cg_strbuf p = CG_STRBUF_INIT;
     int rc = 0;
     if (json_is_object(v)) {
@@ -68,12 +71,11 @@ static int compile(compiler *C, const char *path, json_t *v, cg_tpl_node *out)
             size_t off;
             const char *msg;
             if (cg_pstr_parse(k, strlen(k), C->pool, &key->text, &off, &msg) != 0) {
-                cg_pos kp = cg_doc_key_where(C->doc, p.buf);
-                kp.col += (uint32_t)off;
+                cg_pos kp = cg_key_offset_pos(C->doc, p.buf, off);
                 rc = cg_error_at(C->err, &kp, "%s", msg);
                 break;
             }
-            if ((rc = resolve(C, p.buf, &key->text)) != 0)
+            if ((rc = resolve(C, p.buf, &key->text, true)) != 0)
                 break;
             if ((rc = compile(C, p.buf, child, &out->kids[i++])) != 0)
                 break;
@@ -126,12 +128,11 @@ cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *p
     const char *msg;
     int rc = 0;
     if (cg_pstr_parse(k, strlen(k), pool, &tpl->invoke.text, &off, &msg) != 0) {
-        cg_pos kp = cg_doc_key_where(doc, p.buf);
-        kp.col += (uint32_t)off;
+        cg_pos kp = cg_key_offset_pos(doc, p.buf, off);
         rc = cg_error_at(err, &kp, "%s", msg);
     }
     if (rc == 0)
-        rc = resolve(&C, p.buf, &tpl->invoke.text);
+        rc = resolve(&C, p.buf, &tpl->invoke.text, true);
     if (rc == 0) {
         if (json_is_string(args) && json_string_length(args) == 0 && cg_doc_is_plain(doc, p.buf)) {
             tpl->args.kind = 'm'; /* `job:` with no arguments */
@@ -148,7 +149,11 @@ cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *p
         cg_pos kp = cg_doc_key_where(doc, key->path);
         if (cg_streq(kt, "requires"))
             rc = cg_error_at(err, &kp, "'requires' comes from the phase's 'requires' in the tree; remove it from the template");
-        else if (cg_streq(kt, "name"))
+        else if (cg_streq(kt, "name") && tpl->args.kids[i + 1].kind != 'v') {
+            cg_pos vp = cg_doc_where(doc, key->path);
+            rc = cg_error_at(err, &vp, "'name' must be a string (write name: \"{{ job }}\" or leave 'name' out), not %s",
+                             tpl->args.kids[i + 1].kind == 'm' ? "a mapping" : "a list");
+        } else if (cg_streq(kt, "name"))
             tpl->name_arg = (int)i;
         else if (cg_streq(kt, "filters"))
             tpl->has_filters = true;

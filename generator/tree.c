@@ -76,9 +76,10 @@ static int parse_dimensions(parser *P, json_t *root)
         cg_pos p = cg_doc_where(P->doc, "");
         return cg_error_at(P->err, &p, "the tree has no 'dimensions' (the ordered list of its dimension names)");
     }
-    if (cg_expect_array(P->doc, "/dimensions", dims, "'dimensions'", P->err) != 0)
+    bool empty = json_is_string(dims) && json_string_length(dims) == 0 && cg_doc_is_plain(P->doc, "/dimensions");
+    if (!empty && cg_expect_array(P->doc, "/dimensions", dims, "'dimensions'", P->err) != 0)
         return -1;
-    if (json_array_size(dims) == 0) {
+    if (empty || json_array_size(dims) == 0) {
         cg_pos p = cg_doc_where(P->doc, "/dimensions");
         return cg_error_at(P->err, &p, "'dimensions' is empty; name at least one dimension");
     }
@@ -273,7 +274,7 @@ static int parse_vardecl(parser *P, const char *path, const char *name, json_t *
     if (!json_is_string(v)) {
         cg_pos p = cg_doc_where(P->doc, path);
         return cg_error_at(P->err, &p, "variable '%s' must be a string or number, not %s", name,
-                           cg_kind_name(v));
+                           cg_kind_name(P->doc, path, v));
     }
     out->id = cg_tree_name_id(P->t, name);
     out->raw = pstr(P, v);
@@ -359,15 +360,20 @@ static int parse_glob(parser *P, const char *path, json_t *v, cg_glob *g)
     return 0;
 }
 
-static cg_pattern *parse_pattern(parser *P, const char *path, json_t *v, const char *kind)
+/* `kind` names the pattern in later messages ("exclude pattern {os: linux}");
+ * `what`, when set, names the place in a type error ("'when' of an override"). */
+static cg_pattern *parse_pattern(parser *P, const char *path, json_t *v, const char *kind, const char *what)
 {
     if (!json_is_object(v) || json_object_size(v) == 0) {
         cg_pos p = cg_doc_where(P->doc, path);
         if (json_is_object(v))
             cg_error_at(P->err, &p, "an empty pattern in '%s' would match every cell; name at least one dimension", kind);
+        else if (what)
+            cg_error_at(P->err, &p, "%s must be a pattern such as {os: linux, cuda: \"cu*\"}, not %s", what,
+                        cg_kind_name(P->doc, path, v));
         else
             cg_error_at(P->err, &p, "a pattern in '%s' must be a mapping such as {os: linux, cuda: \"cu*\"}, not %s",
-                        kind, cg_kind_name(v));
+                        kind, cg_kind_name(P->doc, path, v));
         return NULL;
     }
     cg_pattern *pat = palloc(P, 1, sizeof *pat);
@@ -426,8 +432,8 @@ fail:
     return NULL;
 }
 
-/* A pattern or a list of patterns. */
-static int parse_patterns(parser *P, const char *path, json_t *v, const char *kind,
+/* A pattern or a list of patterns, under the key `key`. */
+static int parse_patterns(parser *P, const char *path, json_t *v, const char *key, const char *kind,
                           cg_pattern ***out, size_t *n)
 {
     *n = 0;
@@ -435,22 +441,22 @@ static int parse_patterns(parser *P, const char *path, json_t *v, const char *ki
         return 0;
     if (json_is_object(v)) {
         *out = palloc(P, 1, sizeof **out);
-        if (!((*out)[0] = parse_pattern(P, path, v, kind)))
+        if (!((*out)[0] = parse_pattern(P, path, v, kind, NULL)))
             return -1;
         *n = 1;
         return 0;
     }
     if (!json_is_array(v)) {
         cg_pos p = cg_doc_where(P->doc, path);
-        return cg_error_at(P->err, &p, "'%s' must be a pattern or a list of patterns, not %s", kind,
-                           cg_kind_name(v));
+        return cg_error_at(P->err, &p, "'%s' must be a pattern or a list of patterns, not %s", key,
+                           cg_kind_name(P->doc, path, v));
     }
     *out = palloc(P, json_array_size(v), sizeof **out);
     cg_strbuf ip = CG_STRBUF_INIT;
     int rc = 0;
     for (size_t i = 0; i < json_array_size(v); i++) {
         cg_path_join_index(&ip, path, i);
-        if (!((*out)[i] = parse_pattern(P, ip.buf, json_array_get(v, i), kind))) {
+        if (!((*out)[i] = parse_pattern(P, ip.buf, json_array_get(v, i), kind, NULL))) {
             rc = -1;
             break;
         }
@@ -639,9 +645,9 @@ static int parse_node_body(parser *P, const char *path, json_t *obj, cg_tnode *n
     if ((v = json_object_get(obj, "vars")))
         rc = parse_vars(P, PATH(kp, path, "vars"), v, &node->vars, &node->nvars);
     if (rc == 0 && (v = json_object_get(obj, "exclude")))
-        rc = parse_patterns(P, PATH(kp, path, "exclude"), v, "exclude", &node->exclude, &node->nexclude);
+        rc = parse_patterns(P, PATH(kp, path, "exclude"), v, "exclude", "exclude", &node->exclude, &node->nexclude);
     if (rc == 0 && (v = json_object_get(obj, "only")))
-        rc = parse_patterns(P, PATH(kp, path, "only"), v, "only", &node->only, &node->nonly);
+        rc = parse_patterns(P, PATH(kp, path, "only"), v, "only", "only", &node->only, &node->nonly);
     if (rc == 0 && (v = json_object_get(obj, "tiers")) && node->parent) {
         PATH(kp, path, "tiers");
         size_t n = json_is_array(v) ? json_array_size(v) : 1;
@@ -684,7 +690,7 @@ static int parse_node(parser *P, const char *path, json_t *obj, cg_tnode *parent
         cg_pos p = cg_doc_where(P->doc, path);
         return cg_error_at(P->err, &p,
                            "a tree node must be a mapping of dimensions to values (e.g. {os: linux}), not %s",
-                           cg_kind_name(obj));
+                           cg_kind_name(P->doc, path, obj));
     }
     cg_tnode *node = new_node(P, parent, path);
     node->extra = extra;
@@ -778,6 +784,10 @@ static int parse_job_name(parser *P, json_t *root)
     json_t *v = json_object_get(root, "job_name");
     const char *ppath = "/job_name";
     json_t *pattern = v;
+    if (json_is_array(v)) {
+        cg_pos p = cg_doc_where(P->doc, ppath);
+        return cg_error_at(P->err, &p, "'job_name' must be a pattern (a string) or a mapping with 'pattern', not a list");
+    }
     if (json_is_object(v)) {
         static const char *const keys[] = {"pattern", "replace"};
         if (cg_check_keys(P->doc, "/job_name", v, keys, 2, "in 'job_name'", P->err) != 0)
@@ -863,7 +873,7 @@ static int parse_workflow_list(parser *P, const char *path, json_t *v, int **out
     if (!json_is_array(v) && !json_is_string(v)) {
         cg_pos p = cg_doc_where(P->doc, path);
         return cg_error_at(P->err, &p, "'workflows' must be a workflow name or a list of names, not %s",
-                           cg_kind_name(v));
+                           cg_kind_name(P->doc, path, v));
     }
     *out = palloc(P, count, sizeof **out);
     *pos = palloc(P, count, sizeof **pos);
@@ -959,7 +969,7 @@ static int parse_tier_bodies(parser *P, json_t *root)
         }
         if (cells) {
             tier->kind = CG_TIER_CELLS;
-            rc = parse_patterns(P, PATH(sp, tp.buf, "cells"), cells, "tier", &tier->cells, &tier->ncells);
+            rc = parse_patterns(P, PATH(sp, tp.buf, "cells"), cells, "cells", "tier", &tier->cells, &tier->ncells);
             continue;
         }
         if (!pw) {
@@ -1004,7 +1014,7 @@ static int parse_tier_bodies(parser *P, json_t *root)
         cg_strbuf_release(&ip);
         json_t *pin = json_object_get(def, "pin");
         if (rc == 0 && pin)
-            rc = parse_patterns(P, PATH(sp, tp.buf, "pin"), pin, "tier", &tier->cells, &tier->ncells);
+            rc = parse_patterns(P, PATH(sp, tp.buf, "pin"), pin, "pin", "tier", &tier->cells, &tier->ncells);
         json_t *cost = json_object_get(def, "cost");
         if (rc == 0 && cost) {
             PATH(sp, tp.buf, "cost");
@@ -1027,7 +1037,7 @@ static int parse_tier_bodies(parser *P, json_t *root)
                     rc = cg_error_at(P->err, &p, "a cost rule needs 'when' (a pattern) and 'cost' (a number)");
                     break;
                 }
-                if (!(tier->costs[c] = parse_pattern(P, PATH(kp2, cp.buf, "when"), when, "cost"))) {
+                if (!(tier->costs[c] = parse_pattern(P, PATH(kp2, cp.buf, "when"), when, "cost", "'when' of a cost"))) {
                     rc = -1;
                     break;
                 }
@@ -1075,7 +1085,7 @@ static int parse_overrides(parser *P, json_t *root)
             rc = cg_error_at(P->err, &o->pos, "an override needs 'when' (a pattern) and 'vars' (what to set)");
             break;
         }
-        if (!(o->when = parse_pattern(P, PATH(kp, op.buf, "when"), when, "override"))) {
+        if (!(o->when = parse_pattern(P, PATH(kp, op.buf, "when"), when, "override", "'when' of an override"))) {
             rc = -1;
             break;
         }
@@ -1170,6 +1180,11 @@ static int parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_p
         static const char *const keys[] = {"template", "job_name", "requires", "skip", "workflows"};
         char where[160];
         snprintf(where, sizeof where, "in phase '%s'", k);
+        if (json_is_string(def) && json_string_length(def) == 0 && cg_doc_is_plain(P->doc, pp.buf)) {
+            cg_pos p = cg_doc_where(P->doc, pp.buf);
+            rc = cg_error_at(P->err, &p, "phase '%s' is empty; it needs at least 'template'", k);
+            break;
+        }
         if ((rc = cg_expect_object(P->doc, pp.buf, def, "a phase", P->err)) != 0 ||
             (rc = cg_check_keys(P->doc, pp.buf, def, keys, CG_ARRAY_LEN(keys), where, P->err)) != 0)
             break;
@@ -1228,7 +1243,7 @@ static int parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_p
                 break;
         }
         json_t *skip = json_object_get(def, "skip");
-        if (skip && (rc = parse_patterns(P, PATH(kp, pp.buf, "skip"), skip, "skip", &ph->skip, &ph->nskip)) != 0)
+        if (skip && (rc = parse_patterns(P, PATH(kp, pp.buf, "skip"), skip, "skip", "skip", &ph->skip, &ph->nskip)) != 0)
             break;
         json_t *wfs = json_object_get(def, "workflows");
         if (wfs) {

@@ -132,6 +132,18 @@ static int check_text(const char *file, const char *text, size_t len, cg_error *
             return cg_error_at(err, &(cg_pos){file, line, col},
                                "control character U+%04X is not allowed in YAML", (unsigned)cp);
         }
+        /* libyaml (YAML 1.1) breaks lines at these too; cigen's positions
+         * count LF only, so refuse them rather than report wrong lines. */
+        if (cp == '\r' && !(i + 1 < len && s[i + 1] == '\n'))
+            return cg_error_at(err, &(cg_pos){file, line, col},
+                               "carriage return (CR) without a line feed; YAML reads it as a line break; "
+                               "save the file with LF line endings");
+        if (cp == 0x85 || cp == 0x2028 || cp == 0x2029)
+            return cg_error_at(err, &(cg_pos){file, line, col},
+                               "%s U+%04X is a line break in YAML 1.1 (what libyaml reads); remove it, or write it "
+                               "as \"\\%c\" in a double-quoted string",
+                               cp == 0x85 ? "next line" : cp == 0x2028 ? "line separator" : "paragraph separator",
+                               (unsigned)cp, cp == 0x85 ? 'N' : cp == 0x2028 ? 'L' : 'P');
         if (cp == '\n') {
             line++;
             col = 1;
@@ -483,6 +495,34 @@ static int on_start(loader *L, const yaml_event_t *ev, bool is_map)
     if (check_tag(L, tag, ev->start_mark, false, &unused) != 0)
         return -1;
     cg_pos p = mk_pos(L, ev->start_mark);
+    if (is_map && ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE) {
+        /* `key: {{ name }}` is a mapping in a mapping to YAML: the first
+         * thing everyone writes with templates, so name it. */
+        const char *t = L->doc->text;
+        size_t off = mark_offset(L->doc, ev->start_mark.line, ev->start_mark.column);
+        if (off + 1 < L->doc->len && t[off] == '{' && t[off + 1] == '{') {
+            size_t e = off + 2;
+            while (e < L->doc->len && t[e] != '\n' && !(t[e] == '}' && e + 1 < L->doc->len && t[e + 1] == '}'))
+                e++;
+            int n = e < L->doc->len && t[e] == '}' ? (int)(e + 2 - off) : 2;
+            return cg_error_at(L->err, &p, "'%.*s' must be quoted: unquoted, YAML reads '{' as the start of a "
+                               "mapping; write \"%.*s\"", n, t + off, n, t + off);
+        }
+    }
+    if (is_map && ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE) {
+        /* `key: {{ name }}` is a mapping in a mapping to YAML: the first
+         * thing everyone writes with templates, so name it. */
+        const char *t = L->doc->text;
+        size_t off = mark_offset(L->doc, ev->start_mark.line, ev->start_mark.column);
+        if (off + 1 < L->doc->len && t[off] == '{' && t[off + 1] == '{') {
+            size_t e = off + 2;
+            while (e < L->doc->len && t[e] != '\n' && !(t[e] == '}' && e + 1 < L->doc->len && t[e + 1] == '}'))
+                e++;
+            int n = e < L->doc->len && t[e] == '}' ? (int)(e + 2 - off) : 2;
+            return cg_error_at(L->err, &p, "'%.*s' must be quoted: unquoted, YAML reads '{' as the start of a "
+                               "mapping; write \"%.*s\"", n, t + off, n, t + off);
+        }
+    }
     if (L->depth > 0) {
         frame *f = &L->stack[L->depth - 1];
         if (f->is_map && !f->key)
@@ -589,6 +629,48 @@ static int on_end(loader *L, const yaml_event_t *ev)
     return rc;
 }
 
+/* libyaml's "mapping values are not allowed in this context" at the ':' at
+ * `off`: say what the usual causes are, in the words of the line. */
+static int colon_error(loader *L, const cg_pos *pos, size_t off)
+{
+    const char *t = L->doc->text;
+    size_t bol = off, eol = off;
+    while (bol > 0 && t[bol - 1] != '\n')
+        bol--;
+    while (eol < L->doc->len && t[eol] != '\n' && t[eol] != '\r')
+        eol++;
+    /* the key that starts the line: after indentation and "- " */
+    size_t k = bol;
+    while (k < off && (t[k] == ' ' || t[k] == '-'))
+        k++;
+    size_t kend = k;
+    while (kend < off && t[kend] != ':')
+        kend++;
+    size_t v = kend + 1;
+    while (v < off && t[v] == ' ')
+        v++;
+    size_t prev = off;
+    while (prev > bol && t[prev - 1] == ' ')
+        prev--;
+    if (kend >= off || v >= off || prev == bol)
+        return cg_error_at(L->err, pos, "unexpected ':' here; is an indentation wrong or a ': ' inside a value "
+                           "that needs quotes?");
+    char c = t[prev - 1];
+    if (c == ']' || c == '}' || c == '"' || c == '\'')
+        return cg_error_at(L->err, pos, "unexpected ':' after the value of '%.*s'; a value cannot be followed by "
+                           "another ': '", (int)(kend - k), t + k);
+    size_t vend = eol;
+    for (size_t i = v; i < eol; i++)
+        if (t[i] == '#' && t[i - 1] == ' ') {
+            vend = i;
+            break;
+        }
+    while (vend > v && t[vend - 1] == ' ')
+        vend--;
+    return cg_error_at(L->err, pos, "': ' inside an unquoted value; quote the value (\"%.*s\") or remove the ':'",
+                       (int)(vend - v), t + v);
+}
+
 static int parser_error(loader *L, yaml_parser_t *p)
 {
     cg_doc *doc = L->doc;
@@ -606,6 +688,13 @@ static int parser_error(loader *L, yaml_parser_t *p)
     if (off < doc->len && doc->text[off] == '\t')
         return cg_error_at(L->err, &pos,
                            "tab character here; YAML indentation must use spaces");
+    if (p->context && strcmp(p->context, "while scanning a quoted scalar") == 0 &&
+        strstr(problem, "end of stream")) {
+        pos = mk_pos(L, p->context_mark);
+        return cg_error_at(L->err, &pos, "this quoted string is never closed (the file ends inside it)");
+    }
+    if (strcmp(problem, "mapping values are not allowed in this context") == 0)
+        return colon_error(L, &pos, off);
     if (p->context)
         return cg_error_at(L->err, &pos, "%s (%s at line %zu, column %zu)", problem,
                            p->context, p->context_mark.line + 1, p->context_mark.column + 1);

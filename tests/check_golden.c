@@ -23,8 +23,16 @@
 static char **cases;
 static size_t ncases;
 
+static void forget_cases(void)
+{
+    tu_free_list(cases, ncases);
+    cases = NULL;
+    ncases = 0;
+}
+
 static void discover(void)
 {
+    atexit(forget_cases);
     static const char *const roots[] = {"tests/golden", "tests/bad"};
     size_t cap = 0;
     for (size_t r = 0; r < 2; r++) {
