@@ -43,6 +43,55 @@ START_TEST(help_and_version)
 }
 END_TEST
 
+/* Whether the man page holds word[0..n), written the roff way ('-' as "\\-"). */
+static bool in_man(const char *man, const char *word, size_t n)
+{
+    cg_strbuf want = CG_STRBUF_INIT;
+    for (size_t k = 0; k < n; k++) {
+        if (word[k] == '-')
+            cg_strbuf_addc(&want, '\\');
+        cg_strbuf_addc(&want, word[k]);
+    }
+    bool found = strstr(man, want.buf) != NULL;
+    cg_strbuf_release(&want);
+    return found;
+}
+
+/* Every long option a --help names is documented in the man page. */
+START_TEST(man_page_covers_every_option)
+{
+    cg_strbuf path = CG_STRBUF_INIT;
+    cg_strbuf_addf(&path, "%s/docs/cigen.1", tu_srcdir());
+    size_t man_len;
+    char *man = tu_read(path.buf, &man_len);
+    ck_assert_msg(man != NULL, "cannot read %s", path.buf);
+    static const char *const cmds[] = {"", "generate", "check", "list", "explain", "graph", "lint", "coverage",
+                                       "merge-driver"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cg_strbuf c = CG_STRBUF_INIT;
+        cg_strbuf_addf(&c, "$CIGEN %s --help", cmds[i]);
+        tu_run r = tu_sh(NULL, c.buf);
+        ck_assert_msg(r.status == 0, "%s: exit %d", c.buf, r.status);
+        if (*cmds[i])
+            ck_assert_msg(in_man(man, cmds[i], strlen(cmds[i])), "the man page does not mention '%s'", cmds[i]);
+        for (const char *o = strstr(r.out, "--"); o; o = strstr(o + 2, "--")) {
+            if (o > r.out && o[-1] != ' ' && o[-1] != '[' && o[-1] != '(' && o[-1] != '`')
+                continue;
+            size_t n = 2;
+            while (o[n] == '-' || (o[n] >= 'a' && o[n] <= 'z'))
+                n++;
+            if (n > 2)
+                ck_assert_msg(in_man(man, o, n), "'%.*s' (from `cigen %s --help`) is not in docs/cigen.1",
+                              (int)n, o, cmds[i]);
+        }
+        tu_run_free(&r);
+        cg_strbuf_release(&c);
+    }
+    free(man);
+    cg_strbuf_release(&path);
+}
+END_TEST
+
 START_TEST(bad_usage_is_exit_2)
 {
     static const char *const bad[] = {"$CIGEN", "$CIGEN frobnicate", "$CIGEN --nope generate",
@@ -113,6 +162,7 @@ Suite *make_cli_suite(void)
     TCase *tc = tcase_create("cli");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, help_and_version);
+    tcase_add_test(tc, man_page_covers_every_option);
     tcase_add_test(tc, bad_usage_is_exit_2);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
