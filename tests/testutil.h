@@ -50,5 +50,6 @@ Suite *make_scripts_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_default_suite(void);
 Suite *make_merge_suite(void);
+Suite *make_robust_suite(void);
 
 #endif

@@ -19,7 +19,7 @@ FUZZ_CC      ?= $(shell command -v clang-14 2>/dev/null || command -v clang 2>/d
 FUZZ_TARGETS := yaml pipeline diff
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS  = -std=c11 -D_XOPEN_SOURCE=700 -DCIGEN_VERSION='"$(VERSION)"' -g -O1 $(FUZZ_SAN) \
+FUZZ_CFLAGS  = $(FUZZ_EXTRA_CFLAGS) -std=c11 -D_XOPEN_SOURCE=700 -DCIGEN_VERSION='"$(VERSION)"' -g -O1 $(FUZZ_SAN) \
                $(PKG_CFLAGS) -Igenerator -Itests/fuzz
 # per target: the longest input and the dictionary
 FUZZ_MAXLEN_yaml     := 131072
