@@ -95,6 +95,73 @@ static int compile(compiler *C, const char *path, json_t *v, cg_tpl_node *out)
     return rc;
 }
 
+/* A name, a list of names, or (when `with_only`) {only: ..., ignore: ...}. */
+static int check_ref_names(const cg_doc *doc, const char *path, json_t *v, const char *key, bool with_only,
+                           cg_error *err)
+{
+    if (json_is_string(v))
+        return 0;
+    if (json_is_array(v)) {
+        cg_strbuf ip = CG_STRBUF_INIT;
+        int rc = 0;
+        for (size_t i = 0; i < json_array_size(v) && rc == 0; i++) {
+            cg_path_join_index(&ip, path, i);
+            json_t *e = json_array_get(v, i);
+            if (!json_is_string(e)) {
+                cg_pos p = cg_doc_where(doc, ip.buf);
+                rc = cg_error_at(err, &p, "each entry of '%s' must be a name or a pattern, not %s", key,
+                                 cg_kind_name(doc, ip.buf, e));
+            }
+        }
+        cg_strbuf_release(&ip);
+        return rc;
+    }
+    if (json_is_object(v) && with_only) {
+        static const char *const keys[] = {"only", "ignore"};
+        char where[64];
+        snprintf(where, sizeof where, "in '%s'", key);
+        if (cg_check_keys(doc, path, v, keys, 2, where, err) != 0)
+            return -1;
+        cg_strbuf kp = CG_STRBUF_INIT;
+        int rc = 0;
+        for (size_t i = 0; i < 2 && rc == 0; i++) {
+            json_t *x = json_object_get(v, keys[i]);
+            cg_path_join_key(&kp, path, keys[i]);
+            if (x)
+                rc = check_ref_names(doc, kp.buf, x, keys[i], false, err);
+        }
+        cg_strbuf_release(&kp);
+        return rc;
+    }
+    cg_pos p = cg_doc_where(doc, path);
+    return cg_error_at(err, &p, "'%s' must be a name, a list of names%s, not %s", key,
+                       with_only ? " or {only, ignore}" : "", cg_kind_name(doc, path, v));
+}
+
+/* A template's own `filters:` replace the workflow's: check their shape,
+ * since CircleCI only rejects them after the push. */
+static int check_filters(const cg_doc *doc, const char *path, json_t *v, cg_error *err)
+{
+    if (!json_is_object(v)) {
+        cg_pos p = cg_doc_where(doc, path);
+        return cg_error_at(err, &p, "'filters' must be a mapping with 'branches' or 'tags' (each a list or "
+                           "{only, ignore}), not %s", cg_kind_name(doc, path, v));
+    }
+    static const char *const keys[] = {"branches", "tags"};
+    if (cg_check_keys(doc, path, v, keys, 2, "in 'filters'", err) != 0)
+        return -1;
+    cg_strbuf kp = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        json_t *x = json_object_get(v, keys[i]);
+        cg_path_join_key(&kp, path, keys[i]);
+        if (x)
+            rc = check_ref_names(doc, kp.buf, x, keys[i], true, err);
+    }
+    cg_strbuf_release(&kp);
+    return rc;
+}
+
 cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *pool, cg_error *err)
 {
     compiler C = {doc, t, pool, err};
@@ -155,8 +222,10 @@ cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *p
                              tpl->args.kids[i + 1].kind == 'm' ? "a mapping" : "a list");
         } else if (cg_streq(kt, "name"))
             tpl->name_arg = (int)i;
-        else if (cg_streq(kt, "filters"))
+        else if (cg_streq(kt, "filters")) {
             tpl->has_filters = true;
+            rc = check_filters(doc, key->path, json_object_get(args, "filters"), err);
+        }
     }
     cg_strbuf_release(&p);
     return rc == 0 ? tpl : NULL;

@@ -154,16 +154,17 @@ cg_scalar_type cg_yaml_resolve(const char *s, size_t n)
 }
 
 /* Bytes that a plain scalar cannot carry and a double-quoted one must escape:
- * C0 controls, DEL, NEL (U+0085), U+2028, U+2029, BOM. */
+ * C0 controls, DEL, C1 controls (NEL, U+0085, among them), U+2028, U+2029,
+ * the BOM and the non-characters U+FFFE and U+FFFF. */
 static size_t special_char(const unsigned char *s, size_t n)
 {
     if (s[0] < 0x20 || s[0] == 0x7F)
         return 1;
-    if (n >= 2 && s[0] == 0xC2 && s[1] == 0x85)
+    if (n >= 2 && s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F)
         return 2;
     if (n >= 3 && s[0] == 0xE2 && s[1] == 0x80 && (s[2] == 0xA8 || s[2] == 0xA9))
         return 3;
-    if (n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
+    if (n >= 3 && s[0] == 0xEF && ((s[1] == 0xBB && s[2] == 0xBF) || (s[1] == 0xBF && s[2] >= 0xBE)))
         return 3;
     return 0;
 }
@@ -209,10 +210,12 @@ void cg_yaml_quote(cg_strbuf *out, const char *s, size_t n)
             default: cg_strbuf_addf(out, "\\x%02X", *u); break;
             }
         } else {
-            if (sp == 2)
+            if (sp == 2 && u[1] == 0x85)
                 cg_strbuf_adds(out, "\\N");
+            else if (sp == 2)
+                cg_strbuf_addf(out, "\\x%02X", u[1]);
             else if (u[0] == 0xEF)
-                cg_strbuf_adds(out, "\\uFEFF");
+                cg_strbuf_addf(out, "\\u%s", u[1] == 0xBB ? "FEFF" : u[2] == 0xBE ? "FFFE" : "FFFF");
             else
                 cg_strbuf_adds(out, u[2] == 0xA8 ? "\\L" : "\\P");
             i += sp - 1;
@@ -226,6 +229,9 @@ void cg_yaml_quote(cg_strbuf *out, const char *s, size_t n)
 static bool literal_ok(const char *s, size_t n)
 {
     if (n == 0 || !memchr(s, '\n', n))
+        return false;
+    /* "\n" alone would be `|` and an empty line, which reads back as "" */
+    if (strspn(s, "\n") >= n)
         return false;
     size_t line_start = 0;
     for (size_t i = 0; i <= n; i++) {
@@ -345,6 +351,10 @@ void cg_yw_end(cg_yw *w)
     after_value(w);
 }
 
+/* Keys longer than this (in bytes, so at most as many characters) are
+ * written as explicit "? key" keys; YAML's limit is 1024 characters. */
+#define CG_YAML_MAX_IMPLICIT_KEY 1000
+
 static void scalar_text(cg_strbuf *out, const char *s, size_t n)
 {
     if (cg_yaml_plain_safe(s, n))
@@ -362,8 +372,18 @@ void cg_yw_key(cg_yw *w, const char *k, size_t n)
     }
     cg_strbuf tmp = CG_STRBUF_INIT;
     scalar_text(&tmp, k, n);
-    cg_strbuf_addc(&tmp, ':');
-    put(w, tmp.buf, tmp.len);
+    if (tmp.len > CG_YAML_MAX_IMPLICIT_KEY) {
+        /* YAML limits implicit keys to 1024 characters: use "? key" */
+        put(w, "? ", 2);
+        cg_strbuf_addc(&tmp, '\n');
+        put(w, tmp.buf, tmp.len);
+        if (f)
+            pad_to(w, f->indent);
+        put(w, ":", 1);
+    } else {
+        cg_strbuf_addc(&tmp, ':');
+        put(w, tmp.buf, tmp.len);
+    }
     cg_strbuf_release(&tmp);
     w->key_pending = true;
 }
@@ -379,8 +399,8 @@ static void write_literal(cg_yw *w, const char *s, size_t n, unsigned indent)
     while (first < n && s[first] == '\n')
         first++;
     cg_strbuf_addc(w->out, '|');
-    if (first < n && s[first] == ' ')
-        cg_strbuf_addc(w->out, '2');
+    if (first < n && (s[first] == ' ' || s[first] == '\t'))
+        cg_strbuf_addc(w->out, '2'); /* else the indentation would be read from that line */
     if (trailing == 0)
         cg_strbuf_addc(w->out, '-');
     else if (trailing > 1)
