@@ -223,6 +223,7 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
     if (rc == 0)
         rc = check_anchors(in, err);
     if (rc == 0) {
+        size_t body0 = out->len; /* out may hold a header already: the body starts here */
         writer W = {out, map, 1};
         put_text(&W, in->header, strlen(in->header));
         bool have_workflows = false;
@@ -249,7 +250,7 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
             }
             if (cg_streq(kp->key, "workflows") && in->nworkflows) {
                 have_workflows = true;
-                if (out->len >= 2 && !(out->buf[out->len - 1] == '\n' && out->buf[out->len - 2] == '\n'))
+                if (out->len - body0 >= 2 && !(out->buf[out->len - 1] == '\n' && out->buf[out->len - 2] == '\n'))
                     put_text(&W, "\n", 1);
                 uint32_t base = W.line;
                 cg_strbuf_add(out, in->workflows, in->workflows_len);
@@ -264,7 +265,7 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
             }
         }
         if (!have_workflows && in->nworkflows) {
-            if (out->len && !(out->len >= 2 && out->buf[out->len - 2] == '\n'))
+            if (out->len > body0 && !(out->len - body0 >= 2 && out->buf[out->len - 2] == '\n'))
                 put_text(&W, "\n", 1);
             put_text(&W, "workflows:\n", 11);
             uint32_t base = W.line;

@@ -49,6 +49,8 @@ typedef struct cg_assembly {
     size_t nworkflows;
 } cg_assembly;
 
+/* Appends the assembled config to `out` (which may hold a header already);
+ * `map` numbers the appended lines from 1. */
 int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error *err);
 
 #endif

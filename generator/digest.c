@@ -1,5 +1,6 @@
 #include "digest.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static const uint32_t K[64] = {
@@ -37,6 +38,80 @@ static void block(cg_sha256 *s, const unsigned char *p)
     s->h[4] += e; s->h[5] += f; s->h[6] += g; s->h[7] += h;
 }
 
+static void blocks_portable(cg_sha256 *s, const unsigned char *p, size_t n)
+{
+    for (; n; n--, p += 64)
+        block(s, p);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The SHA extensions (SHA-NI) do a 64 MB config in a fraction of the time
+ * of the portable code; same digest, checked against it by the tests. */
+__attribute__((target("sha,sse4.1,ssse3"))) static void blocks_shani(cg_sha256 *s, const unsigned char *p,
+                                                                     size_t n)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s->h[0]), 0xB1); /* CDAB */
+    __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s->h[4]), 0x1B); /* HGFE */
+    __m128i st0 = _mm_alignr_epi8(t, st1, 8);   /* ABEF */
+    st1 = _mm_blend_epi16(st1, t, 0xF0);        /* CDGH */
+    for (; n; n--, p += 64) {
+        __m128i abef = st0, cdgh = st1, w[16];
+        for (int i = 0; i < 16; i++) {
+            if (i < 4)
+                w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+            else
+                w[i] = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(w[i - 4], w[i - 3]),
+                                                          _mm_alignr_epi8(w[i - 1], w[i - 2], 4)),
+                                            w[i - 1]);
+            __m128i m = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&K[4 * i]));
+            st1 = _mm_sha256rnds2_epu32(st1, st0, m);
+            st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(m, 0x0E));
+        }
+        st0 = _mm_add_epi32(st0, abef);
+        st1 = _mm_add_epi32(st1, cdgh);
+    }
+    t = _mm_shuffle_epi32(st0, 0x1B);           /* FEBA */
+    st1 = _mm_shuffle_epi32(st1, 0xB1);         /* DCHG */
+    st0 = _mm_blend_epi16(t, st1, 0xF0);        /* DCBA */
+    st1 = _mm_alignr_epi8(st1, t, 8);           /* HGFE */
+    _mm_storeu_si128((__m128i *)&s->h[0], st0);
+    _mm_storeu_si128((__m128i *)&s->h[4], st1);
+}
+
+static bool have_shani(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) || !(c & bit_SSSE3))
+        return false;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29));
+}
+#endif
+
+static bool force_portable;
+
+void cg_sha256_force_portable(bool on)
+{
+    force_portable = on;
+}
+
+static void blocks(cg_sha256 *s, const unsigned char *p, size_t n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int shani = -1;
+    if (shani < 0)
+        shani = have_shani();
+    if (shani && !force_portable) {
+        blocks_shani(s, p, n);
+        return;
+    }
+#endif
+    blocks_portable(s, p, n);
+}
+
 void cg_sha256_init(cg_sha256 *s)
 {
     static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -58,11 +133,12 @@ void cg_sha256_update(cg_sha256 *s, const void *data, size_t n)
         n -= take;
         if (s->used < 64)
             return;
-        block(s, s->buf);
+        blocks(s, s->buf, 1);
         s->used = 0;
     }
-    for (; n >= 64; p += 64, n -= 64)
-        block(s, p);
+    blocks(s, p, n / 64);
+    p += n / 64 * 64;
+    n %= 64;
     memcpy(s->buf, p, n);
     s->used = n;
 }

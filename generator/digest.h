@@ -3,6 +3,7 @@
 #ifndef CIGEN_DIGEST_H
 #define CIGEN_DIGEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,5 +20,7 @@ void cg_sha256_final(cg_sha256 *s, unsigned char out[32]);
 /* Lower-case hex of the first `nbytes` of the digest of data. */
 void cg_sha256_hex(const void *data, size_t n, char *hex, size_t nbytes);
 void cg_hex(const unsigned char *bytes, size_t n, char *hex);
+/* Tests: use the portable code even where the CPU has SHA instructions. */
+void cg_sha256_force_portable(bool on);
 
 #endif

@@ -280,7 +280,8 @@ static bool str_eq_or_null(const char *a, const char *b)
 }
 
 /* Cells seen through the collapse mask: equal when every value matches,
- * collapsed ones only in being present. */
+ * collapsed ones only in being present.  Cell values are interned in the
+ * project's pool, so equal values are the same pointer: no string work. */
 static bool masked_eq(const cg_tree *t, const bool *mask, const cg_cell *a, const cg_cell *b)
 {
     for (size_t d = 0; d < t->ndims; d++) {
@@ -288,7 +289,7 @@ static bool masked_eq(const cg_tree *t, const bool *mask, const cg_cell *a, cons
         if (!x || !y) {
             if (x != y)
                 return false;
-        } else if (!mask[d] && strcmp(x, y) != 0) {
+        } else if (!mask[d] && x != y) {
             return false;
         }
     }
@@ -299,7 +300,7 @@ static uint64_t masked_hash(const cg_tree *t, const bool *mask, const cg_cell *c
 {
     uint64_t h = 0x5bd1e995;
     for (size_t d = 0; d < t->ndims; d++)
-        h = mix(h, !c->values[d] ? 1 : mask[d] ? 2 : str_hash(c->values[d]));
+        h = mix(h, !c->values[d] ? 1 : mask[d] ? 2 : (uint64_t)(uintptr_t)c->values[d]); /* interned */
     return h;
 }
 

@@ -219,7 +219,8 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tr
     for (size_t i = 0; i <= s->nsegs; i++) {
         if (out->len - start_len > CG_MAX_VALUE_BYTES) {
             /* "{{ v }}{{ v }}" chains double at each step: stop them early */
-            cg_error_at(env->err, &src->pos, "%s expands to more than %d bytes; do its placeholders repeat "
+            cg_pos at = src->pos.line ? src->pos : cg_src_pos(src, 0);
+            cg_error_at(env->err, &at, "%s expands to more than %d bytes; do its placeholders repeat "
                         "each other (each doubling it)?", context, CG_MAX_VALUE_BYTES);
             return -1;
         }

@@ -1,5 +1,6 @@
 #include "project.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -654,23 +655,29 @@ int cg_project_render(cg_project *p, cg_error *err)
     }
     cg_assembly in = {"", p->fragments, p->nfragments, entries, entries_len, &wmap, names, wpos,
                       m->nworkflows};
-    cg_strbuf body = CG_STRBUF_INIT;
+    /* the body goes straight after a header of the final length, whose
+     * digests are filled in once the body is known: no copy of the body */
+    static const char zeros[41] = "0000000000000000000000000000000000000000";
     cg_linemap bmap = {0};
-    rc = cg_assemble(&in, &body, &bmap, err);
+    cg_strbuf_reset(&p->config);
+    cg_header_write(&p->config, m, &p->selection, zeros, zeros);
+    p->header_len = p->config.len;
+    rc = cg_assemble(&in, &p->config, &bmap, err);
     free(names);
     free(wpos);
     cg_strbuf_release(&wf);
     cg_linemap_release(&wmap);
     if (rc == 0) {
         sources_digest(p, p->sources_digest);
-        cg_sha256_hex(body.buf ? body.buf : "", body.len, p->body_digest, 20);
-        cg_strbuf_reset(&p->config);
-        cg_header_write(&p->config, m, &p->selection, p->sources_digest, p->body_digest);
-        p->header_len = p->config.len;
+        cg_sha256_hex(p->config.buf + p->header_len, p->config.len - p->header_len, p->body_digest, 20);
+        cg_strbuf header = CG_STRBUF_INIT;
+        cg_header_write(&header, m, &p->selection, p->sources_digest, p->body_digest);
+        assert(header.len == p->header_len); /* the digests have a fixed width */
+        memcpy(p->config.buf, header.buf, header.len);
+        cg_strbuf_release(&header);
         uint32_t header_lines = 0;
-        for (size_t i = 0; i < p->config.len; i++)
+        for (size_t i = 0; i < p->header_len; i++)
             header_lines += p->config.buf[i] == '\n';
-        cg_strbuf_add(&p->config, body.buf ? body.buf : "", body.len);
         cg_linemap_release(&p->linemap);
         uint32_t l = 1;
         cg_linemap_add(&p->linemap, &l, p->config.buf, p->header_len, NULL, 0, -1, -1);
@@ -681,7 +688,6 @@ int cg_project_render(cg_project *p, cg_error *err)
             p->linemap.v[p->linemap.n++] = x;
         }
     }
-    cg_strbuf_release(&body);
     cg_linemap_release(&bmap);
     if (rc == 0)
         cg_lint_finish(&p->lint);

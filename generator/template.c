@@ -243,7 +243,7 @@ static int expand(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_
         *typed = n->plain && cg_yaml_resolve(cg_strbuf_str(out), out->len) != CG_T_STR;
         return 0;
     }
-    cg_src src = {tpl->doc, n->path, cg_doc_where(tpl->doc, n->path)};
+    cg_src src = {tpl->doc, n->path, {0}}; /* the position is looked up only for an error */
     if (cg_env_expand(env, &n->text, false, NULL, out, &src, "the template") != 0)
         return -1;
     if (n->text.whole) {

@@ -82,15 +82,38 @@ bool cg_is_name(const char *s)
     return true;
 }
 
+/* Eight bytes as a little-endian number, whatever the machine, so hashes
+ * (and anything that might ever depend on them) are the same everywhere. */
+static uint64_t load64le(const unsigned char *p, size_t n)
+{
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        w |= (uint64_t)p[i] << (8 * i);
+    return w;
+}
+
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+/* A word-at-a-time multiplicative hash with a murmur3 finaliser: fast on
+ * the long job names and paths cigen keys its maps by. */
 uint64_t cg_hash(const void *data, size_t len)
 {
     const unsigned char *p = data;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (len * 0x100000001B3ULL);
+    for (; len >= 8; p += 8, len -= 8) {
+        h ^= load64le(p, 8);
+        h = (h << 29 | h >> 35) * 0x9FB21C651E98DF25ULL;
     }
-    return h;
+    h ^= load64le(p, len);
+    return mix64(h);
 }
 
 size_t cg_edit_distance(const char *a, const char *b, size_t max)
@@ -153,29 +176,37 @@ void cg_map_release(cg_map *m)
 {
     free(m->keys);
     free(m->vals);
+    free(m->hashes);
     cg_map_init(m);
 }
 
-static size_t map_slot(const cg_map *m, const char *key)
+/* The slot of key[0..len) (its own slot or the empty one it would take). */
+static size_t map_slot(const cg_map *m, const char *key, size_t len, uint64_t h)
 {
     size_t mask = m->cap - 1;
-    size_t i = (size_t)cg_hash(key, strlen(key)) & mask;
-    while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+    size_t i = (size_t)h & mask;
+    while (m->keys[i] && !(m->hashes[i] == h && strncmp(m->keys[i], key, len) == 0 && m->keys[i][len] == '\0'))
         i = (i + 1) & mask;
     return i;
 }
 
-void *cg_map_get(const cg_map *m, const char *key)
+void *cg_map_getn(const cg_map *m, const char *key, size_t len)
 {
     if (!m->cap)
         return NULL;
-    size_t i = map_slot(m, key);
+    size_t i = map_slot(m, key, len, cg_hash(key, len));
     return m->keys[i] ? m->vals[i] : NULL;
+}
+
+void *cg_map_get(const cg_map *m, const char *key)
+{
+    return cg_map_getn(m, key, strlen(key));
 }
 
 bool cg_map_has(const cg_map *m, const char *key)
 {
-    return m->cap && m->keys[map_slot(m, key)] != NULL;
+    size_t len = strlen(key);
+    return m->cap && m->keys[map_slot(m, key, len, cg_hash(key, len))] != NULL;
 }
 
 static void map_rehash(cg_map *m, size_t cap)
@@ -183,26 +214,35 @@ static void map_rehash(cg_map *m, size_t cap)
     cg_map old = *m;
     m->keys = cg_xcalloc(cap, sizeof *m->keys);
     m->vals = cg_xcalloc(cap, sizeof *m->vals);
+    m->hashes = cg_xcalloc(cap, sizeof *m->hashes);
     m->cap = cap;
+    size_t mask = cap - 1;
     for (size_t i = 0; i < old.cap; i++) {
         if (old.keys[i]) {
-            size_t j = map_slot(m, old.keys[i]);
+            size_t j = (size_t)old.hashes[i] & mask;
+            while (m->keys[j])
+                j = (j + 1) & mask;
             m->keys[j] = old.keys[i];
             m->vals[j] = old.vals[i];
+            m->hashes[j] = old.hashes[i];
         }
     }
     free(old.keys);
     free(old.vals);
+    free(old.hashes);
 }
 
 void *cg_map_put(cg_map *m, const char *key, void *val)
 {
     if ((m->len + 1) * 4 >= m->cap * 3)
         map_rehash(m, m->cap ? m->cap * 2 : 16);
-    size_t i = map_slot(m, key);
+    size_t len = strlen(key);
+    uint64_t h = cg_hash(key, len);
+    size_t i = map_slot(m, key, len, h);
     void *old = m->keys[i] ? m->vals[i] : NULL;
     if (!m->keys[i]) {
         m->keys[i] = key;
+        m->hashes[i] = h;
         m->len++;
     }
     m->vals[i] = val;
@@ -262,19 +302,12 @@ char *cg_pool_strndup(cg_pool *p, const char *s, size_t n)
 
 const char *cg_internn(cg_pool *p, const char *s, size_t n)
 {
-    /* Look up through a temporary NUL-terminated copy when needed. */
-    char small[128];
-    char *tmp = n < sizeof small ? small : cg_xmalloc(n + 1);
-    memcpy(tmp, s, n);
-    tmp[n] = '\0';
-    const char *hit = cg_map_get(&p->index, tmp);
+    const char *hit = cg_map_getn(&p->index, s, n);
     if (!hit) {
         char *copy = cg_pool_strndup(p, s, n);
         cg_map_put(&p->index, copy, copy);
         hit = copy;
     }
-    if (tmp != small)
-        free(tmp);
     return hit;
 }
 

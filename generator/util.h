@@ -46,12 +46,15 @@ const char *cg_suggest(const char *word, const char *const *candidates, size_t n
 typedef struct cg_map {
     const char **keys;
     void **vals;
+    uint64_t *hashes;  /* of each key: compared before the bytes, kept for rehashing */
     size_t cap, len;
 } cg_map;
 
 void cg_map_init(cg_map *m);
 void cg_map_release(cg_map *m);
 void *cg_map_get(const cg_map *m, const char *key);
+/* The same for key[0..len) (need not be NUL-terminated). */
+void *cg_map_getn(const cg_map *m, const char *key, size_t len);
 bool cg_map_has(const cg_map *m, const char *key);
 /* Inserts or replaces; returns the previous value (or NULL). */
 void *cg_map_put(cg_map *m, const char *key, void *val);
