@@ -37,7 +37,7 @@ static int add_require(cg_job *j, const char *name, const cg_pos *pos, const cha
                        const cg_pos **pbuf, size_t cap)
 {
     for (uint32_t i = 0; i < j->nrequires; i++)
-        if (j->requires[i] == name)
+        if (j->requires[i] == name || cg_streq(j->requires[i], name))
             return 0;
     if (j->nrequires >= cap)
         return -1;
@@ -155,8 +155,11 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
                                  "the job name pattern gives an empty name");
                 break;
             }
-            const char *jname = cg_intern(pool, name.buf);
-            const cg_job *other = cg_jobs_find(jobs, jname);
+            /* names are unique (a duplicate is an error), so one lookup that
+             * inserts serves for both the check and the index */
+            const char *jname = cg_pool_strndup(pool, name.buf, name.len);
+            size_t dup = (size_t)cg_map_put_new(&jobs->by_name, jname, (void *)(jobs->n + 1));
+            const cg_job *other = dup ? &jobs->v[dup - 1] : NULL;
             if (other) {
                 cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
                 cg_cell_describe(t, cell, &a);
@@ -200,7 +203,6 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
             j->workflows = in;
             j->gated = gate;
             cj.job[p] = (int)jobs->n;
-            cg_map_put(&jobs->by_name, jname, (void *)(jobs->n + 1));
             jobs->n++;
         }
         /* requires, now that every phase of the cell has its job */

@@ -598,17 +598,20 @@ typedef struct wgraph {
     cg_map alias;  /* matrix alias -> index + 1 */
 } wgraph;
 
-static void node_add(cg_lint *l, wgraph *g, const char *name, const cg_pos *pos, int job, int wf, const char *wname)
+/* `stable`: name outlives the lint (a generated job's), no copy needed. */
+static void node_add(cg_lint *l, wgraph *g, const char *name, bool stable, const cg_pos *pos, int job, int wf,
+                     const char *wname)
 {
-    size_t k = (size_t)cg_map_get(&g->index, name);
+    if (!stable)
+        name = cg_intern(&l->pool, name);
+    size_t k = (size_t)cg_map_put_new(&g->index, name, (void *)(g->n + 1));
     if (k) {
         add(l, true, "duplicate-name", pos, &g->v[k - 1].pos, "the first one", job, wf,
             "two jobs are named '%s' in workflow '%s'", name, wname);
         return;
     }
     cg_grow(&g->v, &g->cap, g->n + 1, sizeof *g->v);
-    g->v[g->n] = (wnode){cg_intern(&l->pool, name), *pos, NULL, NULL, 0, job};
-    cg_map_put(&g->index, g->v[g->n].name, (void *)(g->n + 1));
+    g->v[g->n] = (wnode){name, *pos, NULL, NULL, 0, job};
     g->n++;
 }
 
@@ -667,7 +670,7 @@ static void matrix_names(cg_lint *l, wgraph *g, const char *base, json_t *mparam
             cg_strbuf_addf(&name, "-%s", json_is_string(x) ? json_string_value(x) : "");
         }
         free(pick);
-        node_add(l, g, name.buf, pos, -1, wf, wname);
+        node_add(l, g, name.buf, false, pos, -1, wf, wname);
         cg_strbuf_release(&name);
     }
     free(keys);
@@ -765,7 +768,7 @@ static void written_entry(cg_lint *l, wgraph *g, json_t *e, const cg_doc *doc, c
         }
     } else {
         size_t before = g->n;
-        node_add(l, g, eff, &pos, -1, wf, wname);
+        node_add(l, g, eff, false, &pos, -1, wf, wname);
         if (g->n > before)
             node_requires(l, &g->v[g->n - 1], args ? json_object_get(args, "requires") : NULL, doc, rp.buf);
     }
@@ -903,7 +906,7 @@ static void check_workflows(cg_lint *l)
                 continue;
             generated++;
             size_t before = g.n;
-            node_add(l, &g, j->name, &j->cell->leaf->pos, (int)k, (int)w, wd->name);
+            node_add(l, &g, j->name, true, &j->cell->leaf->pos, (int)k, (int)w, wd->name);
             if (g.n > before) {
                 wnode *nd = &g.v[g.n - 1];
                 nd->requires = j->requires;

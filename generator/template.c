@@ -38,6 +38,30 @@ static int resolve(compiler *C, const char *path, cg_pstr *s, bool is_key)
     return 0;
 }
 
+/* A constant scalar is formatted once here instead of once per job. */
+static void precompute(compiler *C, cg_tpl_node *n, bool is_key)
+{
+    if (n->text.has_names)
+        return;
+    cg_strbuf t = CG_STRBUF_INIT;
+    for (size_t i = 0; i < n->text.nsegs; i++)
+        cg_strbuf_add(&t, n->text.segs[i].text, n->text.segs[i].len);
+    n->ctext = cg_pool_strndup(C->pool, t.buf ? t.buf : "", t.len);
+    n->ctext_len = t.len;
+    n->ctyped = !is_key && n->plain && cg_yaml_resolve(n->ctext, t.len) != CG_T_STR;
+    if (n->ctyped) {
+        n->cyaml = n->ctext;
+        n->cyaml_len = t.len;
+    } else if (is_key || !cg_yaml_wants_literal(n->ctext, t.len)) {
+        cg_strbuf y = CG_STRBUF_INIT;
+        cg_yaml_scalar_text(&y, n->ctext, t.len);
+        n->cyaml = cg_pool_strndup(C->pool, y.buf, y.len);
+        n->cyaml_len = y.len;
+        cg_strbuf_release(&y);
+    }
+    cg_strbuf_release(&t);
+}
+
 static int compile_scalar(compiler *C, const char *path, const char *s, size_t n, cg_tpl_node *out)
 {
     out->kind = 'v';
@@ -45,7 +69,10 @@ static int compile_scalar(compiler *C, const char *path, const char *s, size_t n
     out->plain = cg_doc_is_plain(C->doc, path);
     if (cg_pstr_parse_at(C->doc, path, s, n, C->pool, &out->text, C->err) != 0)
         return -1;
-    return resolve(C, path, &out->text, false);
+    if (resolve(C, path, &out->text, false) != 0)
+        return -1;
+    precompute(C, out, false);
+    return 0;
 }
 
 static int compile(compiler *C, const char *path, json_t *v, cg_tpl_node *out)
@@ -77,6 +104,7 @@ static int compile(compiler *C, const char *path, json_t *v, cg_tpl_node *out)
             }
             if ((rc = resolve(C, p.buf, &key->text, true)) != 0)
                 break;
+            precompute(C, key, true);
             if ((rc = compile(C, p.buf, child, &out->kids[i++])) != 0)
                 break;
         }
@@ -200,6 +228,8 @@ cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *p
     }
     if (rc == 0)
         rc = resolve(&C, p.buf, &tpl->invoke.text, true);
+    if (rc == 0)
+        precompute(&C, &tpl->invoke, true);
     if (rc == 0) {
         if (json_is_string(args) && json_string_length(args) == 0 && cg_doc_is_plain(doc, p.buf)) {
             tpl->args.kind = 'm'; /* `job:` with no arguments */
@@ -256,17 +286,57 @@ static int expand(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_
     return 0;
 }
 
+/* Writes key node n; *text is its text (in tmp, or the node's constant). */
+static int write_key(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_yw *w, cg_strbuf *tmp,
+                     const char **text)
+{
+    if (n->cyaml) {
+        cg_yw_key_text(w, n->cyaml, n->cyaml_len);
+        *text = n->ctext;
+        return 0;
+    }
+    bool typed;
+    if (expand(env, n, tpl, tmp, &typed) != 0)
+        return -1;
+    cg_yw_key(w, tmp->buf ? tmp->buf : "", tmp->len);
+    *text = cg_strbuf_str(tmp);
+    return 0;
+}
+
+/* Writes scalar node n; *text, *len and *typed say what was written. */
+static int write_scalar(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_yw *w, cg_strbuf *tmp,
+                        const char **text, size_t *len, bool *typed)
+{
+    if (!n->text.has_names) {
+        *text = n->ctext;
+        *len = n->ctext_len;
+        *typed = n->ctyped;
+        if (n->cyaml)
+            cg_yw_raw(w, n->cyaml, n->cyaml_len);
+        else
+            cg_yw_str(w, n->ctext, n->ctext_len);
+        return 0;
+    }
+    if (expand(env, n, tpl, tmp, typed) != 0)
+        return -1;
+    if (*typed)
+        cg_yw_raw(w, tmp->buf ? tmp->buf : "", tmp->len);
+    else
+        cg_yw_str(w, tmp->buf ? tmp->buf : "", tmp->len);
+    *text = cg_strbuf_str(tmp);
+    *len = tmp->len;
+    return 0;
+}
+
 static int render_node(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_yw *w,
                        cg_strbuf *tmp)
 {
     if (n->kind == 'm') {
         cg_yw_map_begin(w);
         for (size_t i = 0; i < n->nkids; i += 2) {
-            bool typed;
-            if (expand(env, &n->kids[i], tpl, tmp, &typed) != 0)
-                return -1;
-            cg_yw_key(w, tmp->buf ? tmp->buf : "", tmp->len);
-            if (render_node(env, &n->kids[i + 1], tpl, w, tmp) != 0)
+            const char *key;
+            if (write_key(env, &n->kids[i], tpl, w, tmp, &key) != 0 ||
+                render_node(env, &n->kids[i + 1], tpl, w, tmp) != 0)
                 return -1;
         }
         cg_yw_end(w);
@@ -277,13 +347,11 @@ static int render_node(cg_env *env, const cg_tpl_node *n, const cg_template *tpl
                 return -1;
         cg_yw_end(w);
     } else {
+        const char *text;
+        size_t len;
         bool typed;
-        if (expand(env, n, tpl, tmp, &typed) != 0)
+        if (write_scalar(env, n, tpl, w, tmp, &text, &len, &typed) != 0)
             return -1;
-        if (typed)
-            cg_yw_raw(w, tmp->buf ? tmp->buf : "", tmp->len);
-        else
-            cg_yw_str(w, tmp->buf ? tmp->buf : "", tmp->len);
     }
     return 0;
 }
@@ -327,11 +395,11 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
     bool typed;
     int rc = 0;
     cg_yw_map_begin(w);
-    if ((rc = expand(env, &tpl->invoke, tpl, &tmp, &typed)) != 0)
+    const char *invoked;
+    if ((rc = write_key(env, &tpl->invoke, tpl, w, &tmp, &invoked)) != 0)
         goto out;
-    cg_yw_key(w, tmp.buf ? tmp.buf : "", tmp.len);
     if (job->lint)
-        cg_lint_entry_begin(job->lint, tpl, job->job, job->workflow, cg_strbuf_str(&tmp));
+        cg_lint_entry_begin(job->lint, tpl, job->job, job->workflow, invoked);
     cg_yw_map_begin(w);
     if (tpl->name_arg >= 0) {
         const cg_tpl_node *v = &tpl->args.kids[tpl->name_arg + 1];
@@ -354,33 +422,32 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
         if (job->lift_filters && tpl->args.kids[i].text.nsegs == 1 &&
             cg_streq(tpl->args.kids[i].text.segs[0].text, "filters"))
             continue;
-        if ((rc = expand(env, &tpl->args.kids[i], tpl, &tmp, &typed)) != 0)
+        const char *key;
+        if ((rc = write_key(env, &tpl->args.kids[i], tpl, w, &tmp, &key)) != 0)
             goto out;
-        cg_yw_key(w, tmp.buf ? tmp.buf : "", tmp.len);
         const cg_tpl_node *val = &tpl->args.kids[i + 1];
         if (val->kind != 'v') {
             if (job->lint)
-                cg_lint_entry_arg(job->lint, cg_strbuf_str(&tmp), tpl->args.kids[i].path, val->kind, NULL, 0, false,
-                                  val->path, NULL);
+                cg_lint_entry_arg(job->lint, key, tpl->args.kids[i].path, val->kind, NULL, 0, false, val->path, NULL);
             if ((rc = render_node(env, val, tpl, w, &tmp)) != 0)
                 goto out;
             continue;
         }
-        char *key = job->lint ? cg_xstrdup(cg_strbuf_str(&tmp)) : NULL;
-        if ((rc = expand(env, val, tpl, &tmp, &typed)) != 0) {
-            free(key);
+        /* the key's text may live in tmp, which the value reuses */
+        char *owned = job->lint && key == tmp.buf ? cg_xstrdup(key) : NULL;
+        if (owned)
+            key = owned;
+        const char *text;
+        size_t len;
+        if ((rc = write_scalar(env, val, tpl, w, &tmp, &text, &len, &typed)) != 0) {
+            free(owned);
             goto out;
         }
-        if (typed)
-            cg_yw_raw(w, tmp.buf ? tmp.buf : "", tmp.len);
-        else
-            cg_yw_str(w, tmp.buf ? tmp.buf : "", tmp.len);
         if (job->lint) {
             cg_pos source = val->text.whole ? cg_env_value_pos(env, val->text.segs[0].id) : (cg_pos){0};
-            cg_lint_entry_arg(job->lint, key, tpl->args.kids[i].path, 'v', cg_strbuf_str(&tmp), tmp.len, typed,
-                              val->path, &source);
+            cg_lint_entry_arg(job->lint, key, tpl->args.kids[i].path, 'v', text, len, typed, val->path, &source);
         }
-        free(key);
+        free(owned);
     }
     if (job->lint)
         cg_lint_entry_end(job->lint);

@@ -37,6 +37,12 @@ typedef struct cg_tpl_node {
     const char *path;          /* in the template's doc */
     struct cg_tpl_node *kids;  /* mapping: key, value, key, value ...; sequence: items */
     size_t nkids;
+    /* a scalar without placeholders, formatted once when compiled: */
+    const char *ctext;         /* its text */
+    size_t ctext_len;
+    const char *cyaml;         /* as written to config.yml; NULL: a literal block */
+    size_t cyaml_len;
+    bool ctyped;               /* written as a number, bool or null */
 } cg_tpl_node;
 
 typedef struct cg_template {

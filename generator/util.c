@@ -174,9 +174,7 @@ void cg_map_init(cg_map *m)
 
 void cg_map_release(cg_map *m)
 {
-    free(m->keys);
-    free(m->vals);
-    free(m->hashes);
+    free(m->slots);
     cg_map_init(m);
 }
 
@@ -185,17 +183,19 @@ static size_t map_slot(const cg_map *m, const char *key, size_t len, uint64_t h)
 {
     size_t mask = m->cap - 1;
     size_t i = (size_t)h & mask;
-    while (m->keys[i] && !(m->hashes[i] == h && strncmp(m->keys[i], key, len) == 0 && m->keys[i][len] == '\0'))
-        i = (i + 1) & mask;
-    return i;
+    for (;; i = (i + 1) & mask) {
+        const cg_map_slot *s = &m->slots[i];
+        if (!s->key || (s->hash == h && strncmp(s->key, key, len) == 0 && s->key[len] == '\0'))
+            return i;
+    }
 }
 
 void *cg_map_getn(const cg_map *m, const char *key, size_t len)
 {
     if (!m->cap)
         return NULL;
-    size_t i = map_slot(m, key, len, cg_hash(key, len));
-    return m->keys[i] ? m->vals[i] : NULL;
+    const cg_map_slot *s = &m->slots[map_slot(m, key, len, cg_hash(key, len))];
+    return s->key ? s->val : NULL;
 }
 
 void *cg_map_get(const cg_map *m, const char *key)
@@ -206,47 +206,62 @@ void *cg_map_get(const cg_map *m, const char *key)
 bool cg_map_has(const cg_map *m, const char *key)
 {
     size_t len = strlen(key);
-    return m->cap && m->keys[map_slot(m, key, len, cg_hash(key, len))] != NULL;
+    return m->cap && m->slots[map_slot(m, key, len, cg_hash(key, len))].key != NULL;
 }
 
 static void map_rehash(cg_map *m, size_t cap)
 {
-    cg_map old = *m;
-    m->keys = cg_xcalloc(cap, sizeof *m->keys);
-    m->vals = cg_xcalloc(cap, sizeof *m->vals);
-    m->hashes = cg_xcalloc(cap, sizeof *m->hashes);
+    cg_map_slot *old = m->slots;
+    size_t old_cap = m->cap;
+    m->slots = cg_xcalloc(cap, sizeof *m->slots);
     m->cap = cap;
     size_t mask = cap - 1;
-    for (size_t i = 0; i < old.cap; i++) {
-        if (old.keys[i]) {
-            size_t j = (size_t)old.hashes[i] & mask;
-            while (m->keys[j])
+    for (size_t i = 0; i < old_cap; i++) {
+        if (old[i].key) {
+            size_t j = (size_t)old[i].hash & mask;
+            while (m->slots[j].key)
                 j = (j + 1) & mask;
-            m->keys[j] = old.keys[i];
-            m->vals[j] = old.vals[i];
-            m->hashes[j] = old.hashes[i];
+            m->slots[j] = old[i];
         }
     }
-    free(old.keys);
-    free(old.vals);
-    free(old.hashes);
+    free(old);
+}
+
+/* The slot for key, grown first so an insertion fits (load at most 1/2:
+ * linear probing stays short even on misses). */
+static cg_map_slot *map_claim(cg_map *m, const char *key)
+{
+    if ((m->len + 1) * 2 > m->cap)
+        map_rehash(m, m->cap ? m->cap * 2 : 16);
+    size_t len = strlen(key);
+    uint64_t h = cg_hash(key, len);
+    cg_map_slot *s = &m->slots[map_slot(m, key, len, h)];
+    if (!s->key)
+        s->hash = h;
+    return s;
 }
 
 void *cg_map_put(cg_map *m, const char *key, void *val)
 {
-    if ((m->len + 1) * 4 >= m->cap * 3)
-        map_rehash(m, m->cap ? m->cap * 2 : 16);
-    size_t len = strlen(key);
-    uint64_t h = cg_hash(key, len);
-    size_t i = map_slot(m, key, len, h);
-    void *old = m->keys[i] ? m->vals[i] : NULL;
-    if (!m->keys[i]) {
-        m->keys[i] = key;
-        m->hashes[i] = h;
+    cg_map_slot *s = map_claim(m, key);
+    void *old = s->key ? s->val : NULL;
+    if (!s->key) {
+        s->key = key;
         m->len++;
     }
-    m->vals[i] = val;
+    s->val = val;
     return old;
+}
+
+void *cg_map_put_new(cg_map *m, const char *key, void *val)
+{
+    cg_map_slot *s = map_claim(m, key);
+    if (s->key)
+        return s->val;
+    s->key = key;
+    s->val = val;
+    m->len++;
+    return NULL;
 }
 
 /* ---- cg_pool ---- */

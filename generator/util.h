@@ -43,10 +43,14 @@ const char *cg_suggest(const char *word, const char *const *candidates, size_t n
 
 /* An open-addressing map from NUL-terminated string keys to `void *`.
  * Keys are not copied: they must outlive the map (use a cg_pool). */
+typedef struct cg_map_slot {
+    uint64_t hash;     /* of the key: compared before the bytes, kept for rehashing */
+    const char *key;   /* NULL: an empty slot */
+    void *val;
+} cg_map_slot;
+
 typedef struct cg_map {
-    const char **keys;
-    void **vals;
-    uint64_t *hashes;  /* of each key: compared before the bytes, kept for rehashing */
+    cg_map_slot *slots;  /* one array: a probe touches one cache line */
     size_t cap, len;
 } cg_map;
 
@@ -58,6 +62,11 @@ void *cg_map_getn(const cg_map *m, const char *key, size_t len);
 bool cg_map_has(const cg_map *m, const char *key);
 /* Inserts or replaces; returns the previous value (or NULL). */
 void *cg_map_put(cg_map *m, const char *key, void *val);
+/* Inserts when the key is absent and returns NULL; else returns the value
+ * already there and changes nothing (one lookup for "add unless a duplicate"). */
+void *cg_map_put_new(cg_map *m, const char *key, void *val);
+/* Iteration in slot order (not a meaningful order): NULL for empty slots. */
+static inline const char *cg_map_key_at(const cg_map *m, size_t i) { return m->slots[i].key; }
 
 /* A string pool: interned copies that live until the pool is released. */
 typedef struct cg_pool_block cg_pool_block;

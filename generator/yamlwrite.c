@@ -136,6 +136,9 @@ cg_scalar_type cg_yaml_resolve(const char *s, size_t n)
         "true", "True", "TRUE", "false", "False", "FALSE",
         "on", "On", "ON", "off", "Off", "OFF"};
     static const char *const others[] = {"<<", "="};
+    bool numeric_start = n && (cg_isdigit((unsigned char)s[0]) || s[0] == '-' || s[0] == '+' || s[0] == '.');
+    if (n > 5 && !numeric_start)
+        return CG_T_STR; /* longer than any null or bool word, and not a number */
     if (is_one_of(s, n, nulls, CG_ARRAY_LEN(nulls)))
         return CG_T_NULL;
     if (is_one_of(s, n, bools, CG_ARRAY_LEN(bools)))
@@ -173,19 +176,21 @@ bool cg_yaml_plain_safe(const char *s, size_t n)
 {
     if (n == 0 || s[0] == ' ' || s[n - 1] == ' ' || s[n - 1] == ':')
         return false;
-    if (strchr(",[]{}#&*!|>'\"%@`?:", s[0]))
+    static const char indicators[] = ",[]{}#&*!|>'\"%@`?:";
+    if (memchr(indicators, s[0], sizeof indicators - 1))
         return false;
     if (s[0] == '-' && (n == 1 || s[1] == ' '))
         return false;
     if (n >= 3 && (memcmp(s, "---", 3) == 0 || memcmp(s, "...", 3) == 0))
         return false;
     for (size_t i = 0; i < n; i++) {
-        const unsigned char *u = (const unsigned char *)s + i;
-        if (s[i] == '\t' || special_char(u, n - i))
-            return false;
-        if (s[i] == ':' && i + 1 < n && s[i + 1] == ' ')
-            return false;
-        if (s[i] == '#' && i > 0 && s[i - 1] == ' ')
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7F) { /* printable ASCII: only ": " and " #" matter */
+            if ((c == ':' && i + 1 < n && s[i + 1] == ' ') || (c == '#' && i > 0 && s[i - 1] == ' '))
+                return false;
+            continue;
+        }
+        if (c == '\t' || special_char((const unsigned char *)s + i, n - i))
             return false;
     }
     return cg_yaml_resolve(s, n) == CG_T_STR;
@@ -265,8 +270,9 @@ void cg_yw_release(cg_yw *w)
 static void put(cg_yw *w, const char *s, size_t n)
 {
     cg_strbuf_add(w->out, s, n);
-    for (size_t i = 0; i < n; i++)
-        w->col = s[i] == '\n' ? 0 : w->col + 1;
+    /* only "at the start of a line or not" matters (pad_to) */
+    if (n)
+        w->col = s[n - 1] == '\n' ? 0 : w->col + 1;
 }
 
 static void pad_to(cg_yw *w, unsigned indent)
@@ -363,29 +369,44 @@ static void scalar_text(cg_strbuf *out, const char *s, size_t n)
         cg_yaml_quote(out, s, n);
 }
 
-void cg_yw_key(cg_yw *w, const char *k, size_t n)
+void cg_yaml_scalar_text(cg_strbuf *out, const char *s, size_t n)
+{
+    scalar_text(out, s, n);
+}
+
+bool cg_yaml_wants_literal(const char *s, size_t n)
+{
+    return literal_ok(s, n);
+}
+
+void cg_yw_key_text(cg_yw *w, const char *text, size_t n)
 {
     cg_yw_frame *f = top(w);
     if (f) {
         first_child(w, f);
         pad_to(w, f->indent);
     }
-    cg_strbuf tmp = CG_STRBUF_INIT;
-    scalar_text(&tmp, k, n);
-    if (tmp.len > CG_YAML_MAX_IMPLICIT_KEY) {
+    if (n > CG_YAML_MAX_IMPLICIT_KEY) {
         /* YAML limits implicit keys to 1024 characters: use "? key" */
         put(w, "? ", 2);
-        cg_strbuf_addc(&tmp, '\n');
-        put(w, tmp.buf, tmp.len);
+        put(w, text, n);
+        put(w, "\n", 1);
         if (f)
             pad_to(w, f->indent);
         put(w, ":", 1);
     } else {
-        cg_strbuf_addc(&tmp, ':');
-        put(w, tmp.buf, tmp.len);
+        put(w, text, n);
+        put(w, ":", 1);
     }
-    cg_strbuf_release(&tmp);
     w->key_pending = true;
+}
+
+void cg_yw_key(cg_yw *w, const char *k, size_t n)
+{
+    cg_strbuf tmp = CG_STRBUF_INIT;
+    scalar_text(&tmp, k, n);
+    cg_yw_key_text(w, tmp.buf ? tmp.buf : "", tmp.len);
+    cg_strbuf_release(&tmp);
 }
 
 void cg_yw_keys(cg_yw *w, const char *k) { cg_yw_key(w, k, strlen(k)); }

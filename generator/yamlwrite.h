@@ -47,7 +47,7 @@ typedef struct cg_yw {
     cg_strbuf *out;
     cg_yw_frame *frames;
     size_t depth, cap;
-    unsigned col;      /* current column (0 = at the start of a line) */
+    unsigned col;      /* 0 at the start of a line, else not 0 */
     bool key_pending;  /* a key was written, its value not yet */
 } cg_yw;
 
@@ -71,5 +71,13 @@ void cg_yw_value(cg_yw *w, const cg_doc *doc, const char *path, json_t *v);
 
 /* Appends `s` double-quoted with YAML escapes. */
 void cg_yaml_quote(cg_strbuf *out, const char *s, size_t n);
+
+/* Preformatting, for text written many times (a template's constants):
+ * the one-line form of a string (plain or double-quoted), which cg_yw_str
+ * would write unless cg_yaml_wants_literal() says it takes a literal block. */
+void cg_yaml_scalar_text(cg_strbuf *out, const char *s, size_t n);
+bool cg_yaml_wants_literal(const char *s, size_t n);
+/* A key already formatted by cg_yaml_scalar_text(). */
+void cg_yw_key_text(cg_yw *w, const char *text, size_t n);
 
 #endif

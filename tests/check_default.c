@@ -96,8 +96,9 @@ START_TEST(list_matches_config)
             ck_assert_msg(json_object_get(o, keys[k]) != NULL, "list --json lacks '%s'", keys[k]);
     }
     for (size_t i = 0; i < names.cap; i++)
-        if (names.keys[i])
-            ck_assert_msg(cg_map_has(&listed, names.keys[i]), "config.yml job %s is not listed", names.keys[i]);
+        if (cg_map_key_at(&names, i))
+            ck_assert_msg(cg_map_has(&listed, cg_map_key_at(&names, i)), "config.yml job %s is not listed",
+                          cg_map_key_at(&names, i));
     cg_map_release(&names);
     cg_map_release(&listed);
     cg_doc_free(d);
