@@ -75,8 +75,18 @@ typedef struct replay {
 static replay *replays;
 static size_t nreplays, replays_cap;
 
+static void forget_replays(void)
+{
+    for (size_t i = 0; i < nreplays; i++)
+        free(replays[i].path);
+    free(replays);
+    replays = NULL;
+    nreplays = replays_cap = 0;
+}
+
 static void discover_replays(void)
 {
+    atexit(forget_replays); /* valgrind counts what is still reachable at exit */
     static const char *const targets[] = {"yaml", "pipeline", "diff"};
     static const char *const kinds[] = {"regressions", "corpus"};
     for (size_t t = 0; t < CG_ARRAY_LEN(targets); t++) {
