@@ -410,7 +410,6 @@ void cg_lint_init(cg_lint *l, const cg_project *p)
     cg_map_init(&l->executor_index);
     cg_map_init(&l->orbs);
     cg_map_init(&l->seen);
-    cg_map_init(&l->entry_given);
     cg_pool_init(&l->pool);
     collect(l, "jobs", &l->jobs, &l->njobs, &l->job_index);
     collect(l, "commands", &l->commands, &l->ncommands, &l->command_index);
@@ -440,7 +439,7 @@ void cg_lint_release(cg_lint *l)
     cg_map_release(&l->executor_index);
     cg_map_release(&l->orbs);
     cg_map_release(&l->seen);
-    cg_map_release(&l->entry_given);
+    free(l->entry_given);
     cg_pool_release(&l->pool);
     memset(l, 0, sizeof *l);
 }
@@ -465,8 +464,7 @@ void cg_lint_entry_begin(cg_lint *l, const cg_template *tpl, int job, int workfl
     l->entry_job_index = job;
     l->entry_workflow = workflow;
     l->entry_invoke = cg_intern(&l->pool, invoke);
-    cg_map_release(&l->entry_given);
-    cg_map_init(&l->entry_given);
+    l->entry_ngiven = 0;
     cg_def *d = find(l->jobs, &l->job_index, invoke);
     l->entry_job = d;
     l->entry_orb_or_approval = false;
@@ -498,7 +496,8 @@ void cg_lint_entry_arg(cg_lint *l, const char *key, const char *key_path, char k
         l->entry_orb_or_approval = true;
     if (one_of(key, invocation_keys, CG_ARRAY_LEN(invocation_keys)))
         return;
-    cg_map_put(&l->entry_given, cg_intern(&l->pool, key), (void *)1);
+    cg_grow(&l->entry_given, &l->entry_given_cap, l->entry_ngiven + 1, sizeof *l->entry_given);
+    l->entry_given[l->entry_ngiven++] = cg_intern(&l->pool, key);
     if (!l->entry_job)
         return;
     const cg_doc *doc = l->entry_tpl->doc;
@@ -561,6 +560,14 @@ void cg_lint_entry_arg(cg_lint *l, const char *key, const char *key_path, char k
     }
 }
 
+static bool given(const cg_lint *l, const char *key)
+{
+    for (size_t i = 0; i < l->entry_ngiven; i++)
+        if (cg_streq(l->entry_given[i], key))
+            return true;
+    return false;
+}
+
 void cg_lint_entry_end(cg_lint *l)
 {
     if (!l->entry_job)
@@ -569,7 +576,7 @@ void cg_lint_entry_end(cg_lint *l)
     const char *k;
     json_t *v;
     json_object_foreach(params, k, v) {
-        if (!json_is_object(v) || json_object_get(v, "default") || cg_map_has(&l->entry_given, k))
+        if (!json_is_object(v) || json_object_get(v, "default") || given(l, k))
             continue;
         cg_pos at = cg_doc_key_where(l->entry_tpl->doc, l->entry_tpl->invoke.path);
         cg_pos lp = leaf_pos(l, l->entry_job_index);

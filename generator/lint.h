@@ -71,7 +71,8 @@ typedef struct cg_lint {
     const struct cg_template *entry_tpl;
     int entry_job_index, entry_workflow;
     const char *entry_invoke;
-    cg_map entry_given;
+    const char **entry_given;  /* the argument keys of the entry (a handful: a list) */
+    size_t entry_ngiven, entry_given_cap;
     bool entry_orb_or_approval;
     size_t nerrors, nwarnings;
 } cg_lint;

@@ -39,6 +39,9 @@ void cg_project_free(cg_project *p)
     free(p->docs);
     cg_map_release(&p->doc_by_path);
     cg_map_release(&p->templates);
+    for (size_t i = 0; p->phase_templates && i < p->ntrees; i++)
+        free(p->phase_templates[i]);
+    free(p->phase_templates);
     cg_warnings_release(&p->warnings);
     cg_selection_release(&p->selection);
     cg_strbuf_release(&p->config);
@@ -415,6 +418,18 @@ const cg_template *cg_project_template(cg_project *p, const cg_job *j, cg_env *e
 {
     const cg_tree *t = j->tree;
     const cg_phase *ph = &t->phases[j->phase];
+    /* a template path without placeholders names one template per phase */
+    const cg_template **cached = NULL;
+    if (!ph->template_path.has_names) {
+        if (!p->phase_templates)
+            p->phase_templates = cg_xcalloc(p->ntrees + 1, sizeof *p->phase_templates);
+        size_t ti = cg_project_tree_index(p, t);
+        if (!p->phase_templates[ti])
+            p->phase_templates[ti] = cg_xcalloc(t->nphases + 1, sizeof **p->phase_templates);
+        cached = &p->phase_templates[ti][j->phase];
+        if (*cached)
+            return *cached;
+    }
     cg_strbuf path = CG_STRBUF_INIT;
     cg_src src = {t->doc, ph->template_doc_path, ph->template_pos};
     if (cg_env_expand(env, &ph->template_path, false, NULL, &path, &src, "the template path") != 0) {
@@ -431,6 +446,8 @@ const cg_template *cg_project_template(cg_project *p, const cg_job *j, cg_env *e
     }
     cg_strbuf_release(&key);
     cg_strbuf_release(&path);
+    if (cached)
+        *cached = tpl;
     return tpl;
 }
 

@@ -51,6 +51,7 @@ typedef struct cg_project {
     size_t nfragments;
     cg_jobs jobs;
     cg_map templates;         /* "tree-index:path" -> cg_template* */
+    const cg_template ***phase_templates; /* [tree][phase]: for constant template paths */
     cg_warnings warnings;
     cg_selection selection;   /* the special-PR selection in force (may be empty) */
     int per_change;           /* index of the per-change workflow, or -1 */
