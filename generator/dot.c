@@ -563,8 +563,16 @@ static size_t tm_count(const tmodel *m)
     return n;
 }
 
-static size_t tree_count(const cg_project *p, size_t ti, const char *const *names, size_t n)
+typedef struct tree_counter {
+    const cg_project *p;
+    size_t ti;
+} tree_counter;
+
+static size_t tree_count(const void *ctx, const char *const *names, size_t n)
 {
+    const tree_counter *c = ctx;
+    const cg_project *p = c->p;
+    size_t ti = c->ti;
     const cg_tree *t = p->trees[ti];
     bool *mask = collapse_mask(t, names, n);
     tmodel m;
@@ -577,7 +585,8 @@ static size_t tree_count(const cg_project *p, size_t ti, const char *const *name
 
 /* ---- the note drawn instead of a diagram over the node limit ---- */
 
-typedef size_t (*count_fn)(const cg_project *p, size_t which, const char *const *names, size_t n);
+/* How many nodes the diagram has with dimensions `names` collapsed. */
+typedef size_t (*count_fn)(const void *ctx, const char *const *names, size_t n);
 
 static void suggest_command(cg_strbuf *out, const char *kind, const char *name, const char *const *names, size_t n)
 {
@@ -592,9 +601,9 @@ static void suggest_command(cg_strbuf *out, const char *kind, const char *name, 
 /* A graph of one note: how many nodes the diagram would have, and the
  * collapses (chosen greedily, most nodes saved first, the later dimension on
  * a tie) that bring it under the limit. */
-static void emit_note(cg_strbuf *out, const cg_project *p, size_t which, const char *kind, const char *name,
+static void emit_note(cg_strbuf *out, const cg_project *p, const char *kind, const char *name,
                       const cg_dot_opts *o, size_t count, const char *const *cands, size_t ncands, count_fn fn,
-                      const cg_strbuf *label, const char *what)
+                      const void *ctx, const cg_strbuf *label, const char *what)
 {
     const char **names = cg_xmalloc((o->ncollapse + ncands + 1) * sizeof *names);
     bool *taken = cg_xcalloc(ncands + 1, sizeof *taken);
@@ -611,7 +620,7 @@ static void emit_note(cg_strbuf *out, const cg_project *p, size_t which, const c
             if (taken[k])
                 continue;
             names[n] = cands[k];
-            size_t c = fn(p, which, names, n + 1);
+            size_t c = fn(ctx, names, n + 1);
             if (c < cur && (best == NONE || c <= best_count)) /* ties: the deeper dimension */
                 best = k, best_count = c;
         }
@@ -863,7 +872,8 @@ void cg_dot_tree(const cg_project *p, size_t ti, const cg_dot_opts *o, cg_strbuf
     cg_strbuf_addf(&what, "The dimension tree of '%s' (%s): one level per dimension, cells as leaves, "
                           "removed cells grey and dashed.", t->name, t->file);
     if (o->max_nodes && count > o->max_nodes) {
-        emit_note(out, p, ti, "tree", t->name, o, count, t->dims, t->ndims, tree_count, &label, what.buf);
+        tree_counter tc = {p, ti};
+        emit_note(out, p, "tree", t->name, o, count, t->dims, t->ndims, tree_count, &tc, &label, what.buf);
     } else {
         trender R = {.m = &m, .mask = mask, .out = out};
         namer_init(&R.nm, t);
@@ -1131,12 +1141,96 @@ static void gm_release(gmodel *G)
     free(G->job_node);
 }
 
-static size_t workflow_count(const cg_project *p, size_t w, const char *const *names, size_t n)
+/* Counting a workflow's nodes under many collapses (the note's search)
+ * without building the graph each time: per cell, the phases it has jobs
+ * of.  A cell with no collapsed dimension makes one node per job; cells
+ * equal but for collapsed dimensions share a node per phase. */
+typedef struct wf_cells {
+    const cg_cell **cell;
+    uint64_t *phases;
+    size_t n, cap;
+} wf_cells;
+
+typedef struct wf_counter {
+    const cg_project *p;
+    size_t base;        /* the manifest's entries and the missing jobs they require */
+    wf_cells *trees;    /* [ntrees] */
+} wf_counter;
+
+static void wf_counter_init(wf_counter *c, const gmodel *G, size_t w)
 {
-    gmodel G;
-    gm_build(&G, p, w, names, n, false);
-    size_t count = G.n;
-    gm_release(&G);
+    const cg_project *p = G->p;
+    c->p = p;
+    c->base = 0;
+    for (size_t i = 0; i < G->n; i++)
+        c->base += G->v[i].kind != G_JOB;
+    c->trees = cg_xcalloc(p->ntrees + 1, sizeof *c->trees);
+    uint64_t bit = (uint64_t)1 << w;
+    for (size_t k = 0; k < p->jobs.n; k++) {
+        const cg_job *j = &p->jobs.v[k];
+        if (!(j->workflows & bit))
+            continue;
+        wf_cells *t = &c->trees[cg_project_tree_index(p, j->tree)];
+        if (!t->n || t->cell[t->n - 1] != j->cell) { /* a cell's jobs are consecutive */
+            cg_grow(&t->cell, &t->cap, t->n + 1, sizeof *t->cell);
+            t->phases = cg_xrealloc(t->phases, t->cap * sizeof *t->phases);
+            t->cell[t->n] = j->cell;
+            t->phases[t->n++] = 0;
+        }
+        t->phases[t->n - 1] |= (uint64_t)1 << j->phase;
+    }
+}
+
+static void wf_counter_release(wf_counter *c)
+{
+    for (size_t i = 0; i < c->p->ntrees; i++) {
+        free(c->trees[i].cell);
+        free(c->trees[i].phases);
+    }
+    free(c->trees);
+}
+
+static size_t popcount64(uint64_t x)
+{
+    size_t n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+}
+
+static size_t workflow_count(const void *ctx, const char *const *names, size_t n)
+{
+    const wf_counter *c = ctx;
+    size_t count = c->base;
+    for (size_t ti = 0; ti < c->p->ntrees; ti++) {
+        const cg_tree *t = c->p->trees[ti];
+        const wf_cells *wc = &c->trees[ti];
+        bool *mask = collapse_mask(t, names, n);
+        /* grouped cells: an open-addressing table of representative cells */
+        size_t cap = 16;
+        while (cap < 2 * wc->n)
+            cap *= 2;
+        uint32_t *slot = cg_xcalloc(cap, sizeof *slot);
+        uint64_t *acc = cg_xcalloc(wc->n + 1, sizeof *acc);
+        for (size_t i = 0; i < wc->n; i++) {
+            const cg_cell *cell = wc->cell[i];
+            if (!grouped(t, mask, cell)) {
+                count += popcount64(wc->phases[i]);
+                continue;
+            }
+            size_t h = (size_t)masked_hash(t, mask, cell) & (cap - 1);
+            while (slot[h] && !masked_eq(t, mask, wc->cell[slot[h] - 1], cell))
+                h = (h + 1) & (cap - 1);
+            if (!slot[h])
+                slot[h] = (uint32_t)i + 1;
+            acc[slot[h] - 1] |= wc->phases[i];
+        }
+        for (size_t i = 0; i < wc->n; i++)
+            count += popcount64(acc[i]);
+        free(slot);
+        free(acc);
+        free(mask);
+    }
     return count;
 }
 
@@ -1305,7 +1399,10 @@ void cg_dot_workflow(const cg_project *p, size_t w, const cg_dot_opts *o, cg_str
                     cands[ncands++] = p->trees[ti]->dims[d];
                 }
             }
-        emit_note(out, p, w, "workflow", wd->name, o, G.n, cands, ncands, workflow_count, &label, what.buf);
+        wf_counter wc;
+        wf_counter_init(&wc, &G, w);
+        emit_note(out, p, "workflow", wd->name, o, G.n, cands, ncands, workflow_count, &wc, &label, what.buf);
+        wf_counter_release(&wc);
         free(cands);
     } else {
         grender R = {.G = &G, .out = out};

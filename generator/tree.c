@@ -1163,6 +1163,11 @@ static int parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_p
         cg_pos p = cg_doc_where(P->doc, "/phases");
         return cg_error_at(P->err, &p, "'phases' is empty; declare at least one phase");
     }
+    if (json_object_size(v) > CG_MAX_PHASES) {
+        cg_pos p = cg_doc_where(P->doc, "/phases");
+        return cg_error_at(P->err, &p, "a tree can declare at most %d phases, not %zu", CG_MAX_PHASES,
+                           json_object_size(v));
+    }
     t->phases = palloc(P, json_object_size(v), sizeof *t->phases);
     const char *k;
     json_t *def;

@@ -138,6 +138,9 @@ typedef struct cg_tier {
     size_t ncosts;
 } cg_tier;
 
+/* Phases, like tiers and workflows, are bits of a 64-bit set in places. */
+#define CG_MAX_PHASES 64
+
 typedef struct cg_phase {
     const char *name;
     cg_pos pos;
