@@ -252,30 +252,15 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
                 have_workflows = true;
                 if (out->len - body0 >= 2 && !(out->buf[out->len - 1] == '\n' && out->buf[out->len - 2] == '\n'))
                     put_text(&W, "\n", 1);
-                uint32_t base = W.line;
-                cg_strbuf_add(out, in->workflows, in->workflows_len);
-                for (size_t e = 0; e < in->workflows_map->n; e++) {
-                    cg_linemap_entry x = in->workflows_map->v[e];
-                    x.out_line += base - 1;
-                    cg_grow(&map->v, &map->cap, map->n + 1, sizeof *map->v);
-                    map->v[map->n++] = x;
-                }
-                for (size_t b = 0; b < in->workflows_len; b++)
-                    W.line += in->workflows[b] == '\n';
+                if ((rc = in->write_workflows(in->ctx, out, map, &W.line)) != 0)
+                    break;
             }
         }
-        if (!have_workflows && in->nworkflows) {
+        if (rc == 0 && !have_workflows && in->nworkflows) {
             if (out->len > body0 && !(out->len - body0 >= 2 && out->buf[out->len - 2] == '\n'))
                 put_text(&W, "\n", 1);
             put_text(&W, "workflows:\n", 11);
-            uint32_t base = W.line;
-            cg_strbuf_add(out, in->workflows, in->workflows_len);
-            for (size_t e = 0; e < in->workflows_map->n; e++) {
-                cg_linemap_entry x = in->workflows_map->v[e];
-                x.out_line += base - 1;
-                cg_grow(&map->v, &map->cap, map->n + 1, sizeof *map->v);
-                map->v[map->n++] = x;
-            }
+            rc = in->write_workflows(in->ctx, out, map, &W.line);
         }
     }
     for (size_t i = 0; i < nkeys; i++)

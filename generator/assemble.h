@@ -41,9 +41,11 @@ typedef struct cg_assembly {
     const char *header;           /* comment lines, each ending in '\n' */
     const cg_fragment *fragments;
     size_t nfragments;
-    const char *workflows;        /* generated entries of `workflows:` (indented by 2), or NULL */
-    size_t workflows_len;
-    const cg_linemap *workflows_map; /* its lines, numbered from 1 */
+    /* Appends the generated entries of `workflows:` (indented by 2) to out,
+     * mapping their lines from *line on; 0, or -1 after an error.  Called
+     * where they go, so they are written once, in place. */
+    int (*write_workflows)(void *ctx, cg_strbuf *out, cg_linemap *map, uint32_t *line);
+    void *ctx;
     const char *const *workflow_names; /* the generated workflows' names */
     const cg_pos *workflow_pos;
     size_t nworkflows;

@@ -112,7 +112,7 @@ static bool owned_stale_candidate(const char *root, const char *rel)
     cg_error err;
     cg_error_init(&err);
     bool owned = false;
-    if (cg_read_output(root, rel, NULL, "read", &data, &len, &err) == 0)
+    if (cg_read_output_head(root, rel, NULL, "read", 4096, &data, &len, &err) == 0)
         owned = cg_dot_is_generated(data, len);
     free(data);
     cg_error_release(&err);
@@ -190,7 +190,12 @@ static int collect(cg_project *p, outputs *o, const char *verb, cg_error *err)
     for (size_t i = 0; i < n; i++) {
         out_state *s = &o->v[o->n++];
         s->f = files[i];
-        int r = cg_read_output(p->root, files[i].rel, &files[i].ref, verb, &s->old, &s->old_len, err);
+        /* compare first without holding the old file: it is only read
+         * whole when it differs, for the report */
+        bool same;
+        int r = cg_output_matches(p->root, files[i].rel, &files[i].ref, verb, s->f.data, s->f.len, &same, err);
+        if (r == 0 && !same)
+            r = cg_read_output(p->root, files[i].rel, &files[i].ref, verb, &s->old, &s->old_len, err);
         if (r < 0) {
             free(files);
             return -1;
@@ -199,7 +204,7 @@ static int collect(cg_project *p, outputs *o, const char *verb, cg_error *err)
             s->status = OUT_MISSING;
             continue;
         }
-        if (s->old_len == s->f.len && memcmp(s->old, s->f.data, s->f.len) == 0) {
+        if (same || (s->old_len == s->f.len && memcmp(s->old, s->f.data, s->f.len) == 0)) {
             s->status = OUT_SAME;
             continue;
         }
@@ -419,6 +424,20 @@ static json_t *check_json(cg_project *p, outputs *o, bool full)
     return root;
 }
 
+/* Whether text holds the end of the leading '#' lines (a line that is not one). */
+static bool header_ends_in(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        if (text[i] != '#')
+            return true;
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (!nl)
+            return false;
+        i = (size_t)(nl - text) + 1;
+    }
+    return false;
+}
+
 int cg_cmd_check(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -487,7 +506,16 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         size_t old_len = 0;
         cg_error e2;
         cg_error_init(&e2);
-        if (cg_read_output(p.root, p.manifest.output, NULL, "read", &old, &old_len, &e2) == 0)
+        /* only the header matters: never hold a large config twice (the
+         * whole file only when its header is longer than the head read) */
+        size_t head = 1 << 16;
+        int r = cg_read_output_head(p.root, p.manifest.output, NULL, "read", head, &old, &old_len, &e2);
+        if (r == 0 && old_len == head && !header_ends_in(old, old_len)) {
+            free(old);
+            old = NULL;
+            r = cg_read_output(p.root, p.manifest.output, NULL, "read", &old, &old_len, &e2);
+        }
+        if (r == 0)
             committed_special = cg_selection_from_header(&fallback, old, old_len);
         free(old);
         cg_error_release(&e2);

@@ -208,17 +208,84 @@ out:
 int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
                    size_t *len, cg_error *err)
 {
+    return cg_read_output_head(root, rel, ref, verb, 0, data, len, err);
+}
+
+int cg_read_output_head(const char *root, const char *rel, const cg_pos *ref, const char *verb, size_t max,
+                        char **data, size_t *len, cg_error *err)
+{
     char *path = join(root, rel);
     int rc = 0;
     int fd = open_regular(path);
     if (fd < 0) {
         rc = errno == ENOENT ? 1 : open_error(root, rel, ref, verb, errno, err);
+    } else if (max) {
+        char *buf = cg_xmalloc(max + 1);
+        size_t n = 0;
+        while (n < max) {
+            ssize_t r = read(fd, buf + n, max - n);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                if (r < 0)
+                    rc = open_error(root, rel, ref, "read", errno, err);
+                break;
+            }
+            n += (size_t)r;
+        }
+        buf[n] = '\0';
+        if (rc == 0) {
+            *data = buf;
+            *len = n;
+        } else {
+            free(buf);
+        }
+        close(fd);
     } else {
         if (read_fd(fd, (size_t)1 << 34, data, len) != 0)
             rc = open_error(root, rel, ref, "read", errno, err);
         close(fd);
     }
     free(path);
+    return rc;
+}
+
+int cg_output_matches(const char *root, const char *rel, const cg_pos *ref, const char *verb, const char *data,
+                      size_t len, bool *same, cg_error *err)
+{
+    char *path = join(root, rel);
+    int fd = open_regular(path);
+    free(path);
+    *same = false;
+    if (fd < 0)
+        return errno == ENOENT ? 1 : open_error(root, rel, ref, verb, errno, err);
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) != 0) {
+        rc = open_error(root, rel, ref, "read", errno, err);
+    } else if ((size_t)st.st_size == len) {
+        /* chunk by chunk: a large output is never held twice */
+        enum { CHUNK = 1 << 20 };
+        char *buf = cg_xmalloc(CHUNK);
+        size_t off = 0;
+        bool equal = true;
+        while (equal) {
+            ssize_t r = read(fd, buf, CHUNK);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0) {
+                rc = open_error(root, rel, ref, "read", errno, err);
+                break;
+            }
+            if (r == 0)
+                break;
+            equal = (size_t)r <= len - off && memcmp(buf, data + off, (size_t)r) == 0;
+            off += (size_t)r;
+        }
+        *same = rc == 0 && equal && off == len;
+        free(buf);
+    }
+    close(fd);
     return rc;
 }
 

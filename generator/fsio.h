@@ -30,6 +30,13 @@ int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t 
  * Errors say "cannot VERB 'rel': ..." at ref (when not NULL). */
 int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
                    size_t *len, cg_error *err);
+/* The same for at most the first `max` bytes (0: all): for headers. */
+int cg_read_output_head(const char *root, const char *rel, const cg_pos *ref, const char *verb, size_t max,
+                        char **data, size_t *len, cg_error *err);
+/* Whether the output file holds exactly data[0..len), read in chunks:
+ * 0 compared (*same says), 1 missing, -1 error. */
+int cg_output_matches(const char *root, const char *rel, const cg_pos *ref, const char *verb, const char *data,
+                      size_t len, bool *same, cg_error *err);
 
 typedef struct cg_staged {
     char *path;      /* root/rel */

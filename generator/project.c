@@ -617,6 +617,29 @@ static void sources_digest(cg_project *p, char hex[41])
     free(all);
 }
 
+typedef struct wf_render {
+    cg_project *p;
+    cg_env *envs;     /* [ntrees] */
+    cg_error *err;
+} wf_render;
+
+/* The generated workflows, written by cg_assemble() in their place. */
+static int write_workflows(void *ctx, cg_strbuf *out, cg_linemap *map, uint32_t *line)
+{
+    wf_render *R = ctx;
+    cg_yw w;
+    cg_yw_init_in_map(&w, out, 2);
+    size_t start = out->len, mark = out->len;
+    int rc = 0;
+    for (size_t i = 0; i < R->p->manifest.nworkflows && rc == 0; i++) {
+        if (i > 0 && out->len > start)
+            cg_strbuf_addc(out, '\n'); /* a blank line between workflows */
+        rc = render_workflow(R->p, i, &w, out, map, line, &mark, R->envs, R->err);
+    }
+    cg_yw_release(&w);
+    return rc;
+}
+
 int cg_project_render(cg_project *p, cg_error *err)
 {
     const cg_manifest *m = &p->manifest;
@@ -627,51 +650,14 @@ int cg_project_render(cg_project *p, cg_error *err)
     cg_env *envs = cg_xcalloc(p->ntrees + 1, sizeof *envs);
     for (size_t i = 0; i < p->ntrees; i++)
         cg_env_init(&envs[i], p->trees[i], err);
-    cg_strbuf wf = CG_STRBUF_INIT;
-    cg_linemap wmap = {0};
-    cg_yw w;
-    cg_yw_init(&w, &wf);
-    cg_yw_map_begin(&w);
-    cg_yw_keys(&w, "workflows");
-    size_t key_len = wf.len;
-    cg_yw_map_begin(&w);
-    uint32_t line = 1;
-    size_t mark = 0;
-    int rc = 0;
-    for (size_t i = 0; i < m->nworkflows && rc == 0; i++) {
-        if (i > 0 && wf.len) {
-            cg_strbuf_addc(&wf, '\n'); /* a blank line between workflows */
-        }
-        rc = render_workflow(p, i, &w, &wf, &wmap, &line, &mark, envs, err);
-    }
-    cg_yw_release(&w);
-    for (size_t i = 0; i < p->ntrees; i++)
-        cg_env_release(&envs[i]);
-    free(envs);
-    if (rc != 0) {
-        cg_strbuf_release(&wf);
-        cg_linemap_release(&wmap);
-        return -1;
-    }
-    /* the entries of `workflows:` without the key line ("workflows:" + first newline) */
-    const char *entries = wf.len > key_len ? wf.buf + key_len + 1 : "";
-    size_t entries_len = wf.len > key_len ? wf.len - key_len - 1 : 0;
-    /* line numbers: the key line was counted as line 1 of the first entry */
-    for (size_t e = 0; e < wmap.n; e++) {
-        if (wmap.v[e].out_line == 1) {
-            wmap.v[e].nlines--;
-        } else {
-            wmap.v[e].out_line--;
-        }
-    }
     const char **names = cg_xcalloc(m->nworkflows + 1, sizeof *names);
     cg_pos *wpos = cg_xcalloc(m->nworkflows + 1, sizeof *wpos);
     for (size_t i = 0; i < m->nworkflows; i++) {
         names[i] = m->workflows[i].name;
         wpos[i] = m->workflows[i].pos;
     }
-    cg_assembly in = {"", p->fragments, p->nfragments, entries, entries_len, &wmap, names, wpos,
-                      m->nworkflows};
+    wf_render R = {p, envs, err};
+    cg_assembly in = {"", p->fragments, p->nfragments, write_workflows, &R, names, wpos, m->nworkflows};
     /* the body goes straight after a header of the final length, whose
      * digests are filled in once the body is known: no copy of the body */
     static const char zeros[41] = "0000000000000000000000000000000000000000";
@@ -679,11 +665,12 @@ int cg_project_render(cg_project *p, cg_error *err)
     cg_strbuf_reset(&p->config);
     cg_header_write(&p->config, m, &p->selection, zeros, zeros);
     p->header_len = p->config.len;
-    rc = cg_assemble(&in, &p->config, &bmap, err);
+    int rc = cg_assemble(&in, &p->config, &bmap, err);
     free(names);
     free(wpos);
-    cg_strbuf_release(&wf);
-    cg_linemap_release(&wmap);
+    for (size_t i = 0; i < p->ntrees; i++)
+        cg_env_release(&envs[i]);
+    free(envs);
     if (rc == 0) {
         sources_digest(p, p->sources_digest);
         cg_sha256_hex(p->config.buf + p->header_len, p->config.len - p->header_len, p->body_digest, 20);

@@ -260,6 +260,13 @@ void cg_yw_init(cg_yw *w, cg_strbuf *out)
     w->out = out;
 }
 
+void cg_yw_init_in_map(cg_yw *w, cg_strbuf *out, unsigned indent)
+{
+    cg_yw_init(w, out);
+    cg_grow(&w->frames, &w->cap, 1, sizeof *w->frames);
+    w->frames[w->depth++] = (cg_yw_frame){'m', 'r', indent, 0};
+}
+
 void cg_yw_release(cg_yw *w)
 {
     free(w->frames);

@@ -52,6 +52,9 @@ typedef struct cg_yw {
 } cg_yw;
 
 void cg_yw_init(cg_yw *w, cg_strbuf *out);
+/* A writer that continues a block mapping whose entries are indented by
+ * `indent` (its key line already written): for appending entries in place. */
+void cg_yw_init_in_map(cg_yw *w, cg_strbuf *out, unsigned indent);
 void cg_yw_release(cg_yw *w);
 void cg_yw_map_begin(cg_yw *w);
 void cg_yw_seq_begin(cg_yw *w);
