@@ -110,6 +110,7 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
     cg_env_init(&env, t, err);
     cg_strbuf name = CG_STRBUF_INIT;
     int rc = 0;
+    cg_map_reserve(&jobs->by_name, jobs->n + cells->nlive * np); /* at most one job per live cell and phase */
     for (size_t c = 0; c < cells->n && rc == 0; c++) {
         const cg_cell *cell = &cells->v[c];
         if (cell->status != CG_CELL_LIVE)

@@ -906,7 +906,10 @@ static void check_workflows(cg_lint *l)
             cg_path_push_index(&path, i);
             written_entry(l, &g, json_array_get(wd->jobs, i), m->doc, path.buf, (int)w, wd->name);
         }
-        size_t generated = 0;
+        size_t generated = 0, in_workflow = 0;
+        for (size_t k = 0; k < p->jobs.n; k++)
+            in_workflow += (p->jobs.v[k].workflows >> w) & 1;
+        cg_map_reserve(&g.index, g.n + in_workflow);
         for (size_t k = 0; k < p->jobs.n; k++) {
             const cg_job *j = &p->jobs.v[k];
             if (!(j->workflows & ((uint64_t)1 << w)))

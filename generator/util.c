@@ -241,6 +241,15 @@ static cg_map_slot *map_claim(cg_map *m, const char *key)
     return s;
 }
 
+void cg_map_reserve(cg_map *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 16;
+    while ((n + 1) * 2 > cap)
+        cap *= 2;
+    if (cap > m->cap)
+        map_rehash(m, cap);
+}
+
 void *cg_map_put(cg_map *m, const char *key, void *val)
 {
     cg_map_slot *s = map_claim(m, key);

@@ -65,6 +65,8 @@ void *cg_map_put(cg_map *m, const char *key, void *val);
 /* Inserts when the key is absent and returns NULL; else returns the value
  * already there and changes nothing (one lookup for "add unless a duplicate"). */
 void *cg_map_put_new(cg_map *m, const char *key, void *val);
+/* Makes room for n keys at once: no rehashing on the way there. */
+void cg_map_reserve(cg_map *m, size_t n);
 /* Iteration in slot order (not a meaningful order): NULL for empty slots. */
 static inline const char *cg_map_key_at(const cg_map *m, size_t i) { return m->slots[i].key; }
 
