@@ -331,10 +331,10 @@ static void check_text(cg_project *p, outputs *o, bool full, cg_strbuf *out)
         hand_edit_lines(p, cfg, &where, NULL, &explain_job);
         if (cfg->sources_changed)
             cg_strbuf_addf(out, "%s was edited by hand, and its sources changed since it was generated; the "
-                           "differences below mix both: %s\n", cfg->f.rel, where.buf);
+                           "differences below mix both: %s\n", cfg->f.rel, cg_strbuf_str(&where));
         else
             cg_strbuf_addf(out, "%s was edited by hand at %s; edit the sources instead (see `cigen explain %s`)\n",
-                           cfg->f.rel, where.buf, explain_job ? explain_job : "JOB");
+                           cfg->f.rel, where.len ? where.buf : "its header", explain_job ? explain_job : "JOB");
         cg_strbuf_release(&where);
     }
     /* 2. the jobs */
@@ -594,7 +594,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             fputs(cg_strbuf_str(&special_note), stdout);
             if (ndiff || !special_note.len)
                 check_text(&p, &o, full, &out);
-            fputs(cg_strbuf_str(&out), stdout);
+            fwrite(cg_strbuf_str(&out), 1, out.len, stdout); /* whatever bytes it holds */
             cg_strbuf_release(&out);
         }
     }
@@ -712,7 +712,8 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         const char *job;
         if (cfg->digest) {
             hand_edit_lines(&p, cfg, &out, NULL, &job);
-            printf("cigen: %s was edited by hand at %s; refusing to overwrite it\n", cfg->f.rel, out.buf);
+            printf("cigen: %s was edited by hand at %s; refusing to overwrite it\n", cfg->f.rel,
+                   out.len ? out.buf : "its header");
         } else {
             printf("cigen: %s was not written by cigen (it has no cigen-digest header); refusing to overwrite it\n",
                    cfg->f.rel);
@@ -722,7 +723,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         snprintf(a, sizeof a, "%s (on disk)", cfg->f.rel);
         snprintf(b, sizeof b, "%s (from its sources)", cfg->f.rel);
         cg_diff_unified(&cfg->diff, cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, a, b, 3, 200, &out);
-        fputs(out.buf ? out.buf : "", stdout);
+        fwrite(cg_strbuf_str(&out), 1, out.len, stdout);
         printf("Make the change in the sources instead, or run with --force to overwrite %s.\n", cfg->f.rel);
         cg_strbuf_release(&out);
         outputs_release(&o);
@@ -772,7 +773,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             if (m.valid)
                 cg_matrix_summary(&m, &what);
             else
-                cg_strbuf_adds(&what, "the old file was not valid YAML");
+                cg_strbuf_addf(&what, "jobs not compared: %s", m.problem ? m.problem : "unreadable");
             cg_strbuf_adds(&what, ")");
             cg_matrix_release(&m);
         }

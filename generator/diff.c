@@ -1,5 +1,6 @@
 #include "diff.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@ typedef struct line {
     const char *s;
     size_t n;      /* without the newline */
     uint64_t h;
+    bool nl;       /* ends with a newline (only the last line may not) */
 } line;
 
 static line *split(const char *t, size_t len, size_t *count)
@@ -28,6 +30,7 @@ static line *split(const char *t, size_t len, size_t *count)
             v[k].s = t + start;
             v[k].n = i - start;
             v[k].h = cg_hash(v[k].s, v[k].n);
+            v[k].nl = i < len;
             k++;
             start = i + 1;
         }
@@ -38,7 +41,7 @@ static line *split(const char *t, size_t len, size_t *count)
 
 static int eq(const line *a, const line *b)
 {
-    return a->h == b->h && a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+    return a->h == b->h && a->n == b->n && a->nl == b->nl && memcmp(a->s, b->s, a->n) == 0;
 }
 
 static void add_hunk(cg_diff *d, size_t as, size_t al, size_t bs, size_t bl)
@@ -163,11 +166,24 @@ void cg_diff_release(cg_diff *d)
     memset(d, 0, sizeof *d);
 }
 
+/* A diff line; control bytes are shown escaped ("\x00"), so a report
+ * prints whole whatever the file holds. */
 static void emit_line(cg_strbuf *out, char tag, const line *l)
 {
     cg_strbuf_addc(out, tag);
-    cg_strbuf_add(out, l->s, l->n);
+    size_t start = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        unsigned char c = (unsigned char)l->s[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7F) {
+            cg_strbuf_add(out, l->s + start, i - start);
+            cg_strbuf_addf(out, "\\x%02X", c);
+            start = i + 1;
+        }
+    }
+    cg_strbuf_add(out, l->s + start, l->n - start);
     cg_strbuf_addc(out, '\n');
+    if (!l->nl)
+        cg_strbuf_adds(out, "\\ No newline at end of file\n");
 }
 
 void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b, size_t blen,

@@ -3,7 +3,7 @@
  * Sources are read relative to the project folder and must resolve inside
  * it (no "..", no absolute paths, no symbolic links leading out).  Outputs
  * are written as a transaction: every file goes to a temporary file in its
- * own folder first ("." + name + ".cigen-XXXXXX.tmp"), and only when all of
+ * own folder first ("." + name + ".cigen-XXXXXX"), and only when all of
  * them are written are they renamed into place.  On any error before that,
  * the temporary files are removed and no output has changed; a run killed
  * midway leaves only temporary files, which the next run removes.
@@ -66,7 +66,8 @@ void cg_outputs_release(cg_outputs *o);
 /* Removes leftover temporary files of killed runs in root/dir. */
 void cg_remove_stale_temps(const char *root, const char *dir);
 
-/* A test hook: when CIGEN_TEST_PAUSE_AFTER_STAGE is set, the writer stops
- * (raise SIGSTOP) after staging, so a test can kill it mid-transaction. */
+/* A test hook: CIGEN_TEST_PAUSE=write stops the writer (SIGSTOP) halfway
+ * through writing the first temporary file, CIGEN_TEST_PAUSE=commit between
+ * two renames, so a test can kill it mid-transaction. */
 
 #endif

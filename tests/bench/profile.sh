@@ -60,12 +60,12 @@ for op in generate check; do
     peak=$(awk -F= '/^mem_heap_B=/ { h = $2 } /^mem_heap_extra_B=/ { if (h + $2 > m) m = h + $2 } END { print m }' "$out/massif.$op.out")
     outb=$(stat -c %s "$proj/config.yml")
     echo "-- heap peak: $peak bytes ($(awk "BEGIN { printf \"%.2f\", $peak / $outb }")x config.yml, $outb bytes)"
-    echo "-- held at the peak (allocation sites above 2%)"
+    echo "-- held at the peak (allocation sites above 2%, four levels of callers)"
     ms_print --threshold=2 "$out/massif.$op.out" |
         awk 'BEGIN { want = -1 }
              /Detailed snapshots:/ { if (match($0, /[0-9]+ \(peak\)/)) want = substr($0, RSTART, RLENGTH - 7) + 0 }
              /^ *[0-9]+ +[0-9,]+ +[0-9,]+ +[0-9,]+ +[0-9,]+ +[0-9,]+$/ { cur = $1 + 0; on = 0 }
              cur == want && /heap allocation functions/ { on = 1; next }
-             on && /^(->|\| ->|\|   ->)/ { print }' | cut -c1-160
+             on && match($0, /->/) && RSTART <= 7 && !/below ms_print/ { print }' | cut -c1-160
 done
 echo "raw profiles: $out"

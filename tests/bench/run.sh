@@ -10,7 +10,8 @@
 #   graph-workflow  `... --workflow nightly ...`, when cigen has `graph`
 # Wall time is measured around `/usr/bin/time -f '%e %M'`, which gives the
 # peak RSS (the largest over the runs); MB means MiB (2^20 bytes) throughout.
-# Then the floor (`cat config.yml > /dev/null`), the scaling exponent between
+# Then the floors (`cat config.yml > /dev/null`, and for generate writing the
+# same bytes to a new file with fsync), the scaling exponent between
 # the two largest sizes, the embedded default (hyperfine when installed), and
 # the targets, each PASS or FAIL.  The exit status is 0 unless a command
 # failed: a missed target is a finding, not a broken build.
@@ -183,6 +184,18 @@ for size in $SIZES; do
         [ -n "${SEC[$size,$op]:-}" ] && line+=" ${op}_x=$(calc '%.1f' "${SEC[$size,$op]} / $cat_s")"
     done
     echo "$line"
+    # a second floor for generate, which must write a fresh file: the same
+    # bytes written to a new file and fsync'd, as cigen's atomic write does
+    cs=()
+    for ((i = 0; i < runs; i++)); do
+        rm -f "$dir/floor.tmp"
+        run1 /dev/null dd if="$dir/config.yml" of="$dir/floor.tmp" bs=1M conv=fsync status=none
+        cs+=("$T")
+    done
+    rm -f "$dir/floor.tmp"
+    wr_s=$(median "${cs[@]}")
+    SEC[$size,write]=$wr_s
+    echo "bench floor=write jobs=$jobs seconds=$(calc '%.4f' "$wr_s") mb_per_s=$(calc '%.0f' "$outb / 1048576 / $wr_s") generate_x=$(calc '%.1f' "${SEC[$size,generate]} / $wr_s")"
     line="bench cpu jobs=$jobs"
     for op in generate check list graph-tree graph-workflow; do
         [ -n "${CPUS[$size,$op]:-}" ] && line+=" ${op}_cpu_s=${CPUS[$size,$op]} ${op}_other_s=$(calc '%.3f' "${SEC[$size,$op]} - ${CPUS[$size,$op]}")"

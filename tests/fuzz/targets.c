@@ -579,10 +579,31 @@ static bool fz_line_eq(fz_line a, const char *s, size_t n)
     return a.n == n && memcmp(a.s, s, n) == 0;
 }
 
+#define FZ_NO_NEWLINE "\\ No newline at end of file"
+
+/* A diff line shows control bytes other than tab as "\xNN". */
+static bool fz_line_eq_shown(fz_line a, const char *s, size_t n)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < a.n; i++) {
+        unsigned char c = (unsigned char)a.s[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7F) {
+            char esc[5];
+            snprintf(esc, sizeof esc, "\\x%02X", c);
+            if (n - j < 4 || memcmp(s + j, esc, 4) != 0)
+                return false;
+            j += 4;
+        } else if (j >= n || s[j++] != (char)c) {
+            return false;
+        }
+    }
+    return j == n;
+}
+
 /* Applies a unified diff (the text cg_diff_unified wrote) to a's lines and
  * checks that it gives b's lines. */
 static void fz_apply_unified(const char *diff, size_t dlen, const fz_line *a, size_t na, const fz_line *b,
-                             size_t nb)
+                             size_t nb, bool a_open, bool b_open)
 {
     size_t nd;
     fz_line *d = fz_lines(diff, dlen, &nd);
@@ -615,18 +636,22 @@ static void fz_apply_unified(const char *diff, size_t dlen, const fz_line *a, si
             const char *s = d[i].s + 1;
             size_t n = d[i].n ? d[i].n - 1 : 0;
             if (tag == ' ' || tag == '-') {
-                if (ai >= na || !fz_line_eq(a[ai], s, n))
+                if (ai >= na || !fz_line_eq_shown(a[ai], s, n))
                     fz_fail("diff: a '%c' line does not match line %zu of a", tag, ai + 1);
                 ai++;
                 seen_a++;
             }
             if (tag == ' ' || tag == '+') {
-                if (bi >= nb || !fz_line_eq(b[bi], s, n))
+                if (bi >= nb || !fz_line_eq_shown(b[bi], s, n))
                     fz_fail("diff: a '%c' line does not match line %zu of b", tag, bi + 1);
                 bi++;
                 seen_b++;
             }
-            if (tag != ' ' && tag != '-' && tag != '+')
+            /* the marker follows a last line without its newline */
+            if (tag == '\\' && !(fz_line_eq(d[i], FZ_NO_NEWLINE, strlen(FZ_NO_NEWLINE)) && i > 0 &&
+                                  ((ai == na && a_open) || (bi == nb && b_open))))
+                fz_fail("diff: a misplaced '\\' line");
+            if (tag != ' ' && tag != '-' && tag != '+' && tag != '\\')
                 fz_fail("diff: a line of a hunk starts with '%c'", tag);
             i++;
         }
@@ -683,7 +708,8 @@ int cg_fuzz_diff(const uint8_t *data, size_t size)
         if (d.n == 0 && out.len)
             fz_fail("diff: no hunks, but a unified diff was written");
         if (d.n)
-            fz_apply_unified(out.buf, out.len, la, na, lb, nb);
+            fz_apply_unified(out.buf, out.len, la, na, lb, nb, alen && a[alen - 1] != '\n',
+                             blen && b[blen - 1] != '\n');
         cg_strbuf_release(&out);
         cg_strbuf cut = CG_STRBUF_INIT;
         cg_diff_unified(&d, a, alen, b, blen, "a", "b", context, 3, &cut);
