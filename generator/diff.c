@@ -7,7 +7,9 @@
 
 #include "util.h"
 
-#define MAX_EDITS 4000
+/* Comparison steps before the diff stops looking for the shortest script
+ * (about a second of work; a 2,000-line rewrite of a large file fits). */
+#define MAX_STEPS 200000000L
 
 typedef struct line {
     const char *s;
@@ -64,77 +66,148 @@ static void add_hunk(cg_diff *d, size_t as, size_t al, size_t bs, size_t bl)
     d->added += bl;
 }
 
-/* Myers with a saved V per step, for backtracking. Returns 0, or -1 when
- * the distance exceeds MAX_EDITS. */
-static int myers(const line *a, size_t n, const line *b, size_t m, size_t a0, size_t b0, cg_diff *d)
+/* Linear-space Myers: find the middle snake of the shortest edit script,
+ * then solve the two halves the same way.  Memory is O(N+M); time is
+ * O((N+M)D), bounded by a budget of comparison steps, after which the rest
+ * of a region is reported as one replaced block (still correct). */
+
+typedef struct search {
+    const line *a, *b;
+    long *vf, *vb;     /* furthest x per diagonal, forward and backward */
+    long off;          /* index of diagonal 0 in vf, vb */
+    long budget;       /* steps left before giving up on minimality */
+    cg_diff *d;
+} search;
+
+/* The middle snake of a[0..n) against b[0..m) (both non-empty, first and
+ * last lines differing): from (x,y) to (u,v).  Returns false when the budget
+ * runs out. */
+static bool middle_snake(search *S, const line *a, long n, const line *b, long m, long *x0, long *y0, long *u0,
+                         long *v0)
 {
-    size_t max = n + m;
-    if (max == 0)
-        return 0;
-    size_t dmax = max < MAX_EDITS ? max : MAX_EDITS;
-    size_t off = dmax + 1;
-    size_t width = 2 * dmax + 3;
-    long *v = cg_xcalloc(width, sizeof *v);
-    long **trace = cg_xcalloc(dmax + 2, sizeof *trace);
-    long found = -1;
-    for (size_t e = 0; e <= dmax && found < 0; e++) {
-        trace[e] = cg_xmalloc(width * sizeof *v);
-        memcpy(trace[e], v, width * sizeof *v);
-        long de = (long)e;
-        for (long k = -de; k <= de; k += 2) {
-            long x;
-            if (k == -de || (k != de && v[off + k - 1] < v[off + k + 1]))
-                x = v[off + k + 1];
-            else
-                x = v[off + k - 1] + 1;
-            long y = x - k;
-            while ((size_t)x < n && y >= 0 && (size_t)y < m && eq(&a[x], &b[y]))
+    long delta = n - m, off = S->off;
+    bool odd = delta & 1;
+    long *vf = S->vf, *vb = S->vb;
+    vf[off + 1] = 0;
+    vb[off + 1] = 0;
+    for (long d = 0; d <= (n + m + 1) / 2; d++) {
+        if ((S->budget -= 2 * d + 1) < 0)
+            return false;
+        for (long k = -d; k <= d; k += 2) {
+            long x = (k == -d || (k != d && vf[off + k - 1] < vf[off + k + 1])) ? vf[off + k + 1]
+                                                                               : vf[off + k - 1] + 1;
+            long y = x - k, sx = x, sy = y;
+            while (x < n && y < m && eq(&a[x], &b[y]))
                 x++, y++;
-            v[off + k] = x;
-            if ((size_t)x >= n && y >= 0 && (size_t)y >= m) {
-                found = de;
-                break;
+            S->budget -= x - sx;
+            vf[off + k] = x;
+            long c = delta - k; /* the same diagonal, seen from the end */
+            if (odd && c >= -(d - 1) && c <= d - 1 && vf[off + k] + vb[off + c] >= n) {
+                *x0 = sx, *y0 = sy, *u0 = x, *v0 = y;
+                return true;
+            }
+        }
+        for (long c = -d; c <= d; c += 2) {
+            long x = (c == -d || (c != d && vb[off + c - 1] < vb[off + c + 1])) ? vb[off + c + 1]
+                                                                               : vb[off + c - 1] + 1;
+            long y = x - c, sx = x, sy = y;
+            while (x < n && y < m && eq(&a[n - 1 - x], &b[m - 1 - y]))
+                x++, y++;
+            S->budget -= x - sx;
+            vb[off + c] = x;
+            long k = delta - c;
+            if (!odd && k >= -d && k <= d && vb[off + c] + vf[off + k] >= n) {
+                *x0 = n - x, *y0 = m - y, *u0 = n - sx, *v0 = m - sy;
+                return true;
             }
         }
     }
-    int rc = 0;
-    if (found < 0) {
-        rc = -1;
-    } else {
-        /* walk back, collecting edits from the end */
-        size_t cap = (size_t)found + 1, ne = 0;
-        struct edit { long x, y; char op; } *edits = cg_xmalloc((cap + 1) * sizeof *edits);
-        long x = (long)n, y = (long)m;
-        for (long e = found; e > 0; e--) {
-            long *pv = trace[e];
-            long k = x - y, pk;
-            if (k == -e || (k != e && pv[off + k - 1] < pv[off + k + 1]))
-                pk = k + 1;
-            else
-                pk = k - 1;
-            long px = pv[off + pk], py = px - pk;
-            while (x > px && y > py)
-                x--, y--;
-            if (pk == k + 1)
-                edits[ne++] = (struct edit){px, py, '+'}; /* b[py] inserted */
-            else
-                edits[ne++] = (struct edit){px, py, '-'}; /* a[px] deleted */
-            x = px;
-            y = py;
-        }
-        for (size_t i = ne; i-- > 0;) {
-            if (edits[i].op == '-')
-                add_hunk(d, a0 + (size_t)edits[i].x, 1, b0 + (size_t)edits[i].y, 0);
-            else
-                add_hunk(d, a0 + (size_t)edits[i].x, 0, b0 + (size_t)edits[i].y, 1);
-        }
-        free(edits);
+    return false;
+}
+
+static void solve(search *S, size_t a0, size_t n, size_t b0, size_t m)
+{
+    const line *a = S->a, *b = S->b;
+    while (n && m && eq(&a[a0], &b[b0]))
+        a0++, b0++, n--, m--;
+    while (n && m && eq(&a[a0 + n - 1], &b[b0 + m - 1]))
+        n--, m--;
+    if (!n || !m) {
+        add_hunk(S->d, a0, n, b0, m);
+        return;
     }
-    for (size_t e = 0; e <= dmax + 1; e++)
-        free(trace[e]);
-    free(trace);
-    free(v);
-    return rc;
+    long x, y, u, v;
+    if (!middle_snake(S, a + a0, (long)n, b + b0, (long)m, &x, &y, &u, &v)) {
+        add_hunk(S->d, a0, n, b0, m); /* over budget: one replaced block */
+        return;
+    }
+    solve(S, a0, (size_t)x, b0, (size_t)y);
+    solve(S, a0 + (size_t)u, n - (size_t)u, b0 + (size_t)v, m - (size_t)v);
+}
+
+static size_t indent_of(const line *l)
+{
+    size_t i = 0;
+    while (i < l->n && l->s[i] == ' ')
+        i++;
+    return i == l->n ? SIZE_MAX : i; /* a blank line starts nothing */
+}
+
+/* A block of only added (or only removed) lines that repeats the lines
+ * around it can be shown at several places.  Show it where its first line
+ * is least indented (the latest such place): a YAML entry is then added
+ * whole, "- build:" first, as people and git's indent heuristic write it. */
+static void place_block(size_t *start, size_t len, size_t *other, size_t lo, size_t hi, const line *v)
+{
+    while (*start > lo && eq(&v[*start - 1], &v[*start + len - 1]))
+        (*start)--, (*other)--;
+    size_t best = *start, best_other = *other, best_indent = indent_of(&v[*start]);
+    while (*start + len < hi && eq(&v[*start], &v[*start + len])) {
+        (*start)++, (*other)++;
+        size_t in = indent_of(&v[*start]);
+        if (in <= best_indent)
+            best = *start, best_other = *other, best_indent = in;
+    }
+    *start = best;
+    *other = best_other;
+}
+
+static void place_blocks(cg_diff *d, const line *la, size_t na, const line *lb, size_t nb)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        cg_hunk *h = &d->hunks[i];
+        const cg_hunk *prev = i ? &d->hunks[i - 1] : NULL, *next = i + 1 < d->n ? &d->hunks[i + 1] : NULL;
+        if (h->a_len == 0 && h->b_len) {
+            size_t lo = prev ? prev->b_start + prev->b_len : 0, hi = next ? next->b_start : nb;
+            size_t alo = prev ? prev->a_start + prev->a_len : 0, ahi = next ? next->a_start : na;
+            /* the a side moves with it and must stay between the neighbours */
+            if (h->b_start - lo > h->a_start - alo)
+                lo = h->b_start - (h->a_start - alo);
+            if (hi - (h->b_start + h->b_len) > ahi - h->a_start)
+                hi = h->b_start + h->b_len + (ahi - h->a_start);
+            place_block(&h->b_start, h->b_len, &h->a_start, lo, hi, lb);
+        } else if (h->b_len == 0 && h->a_len) {
+            size_t lo = prev ? prev->a_start + prev->a_len : 0, hi = next ? next->a_start : na;
+            size_t blo = prev ? prev->b_start + prev->b_len : 0, bhi = next ? next->b_start : nb;
+            if (h->a_start - lo > h->b_start - blo)
+                lo = h->a_start - (h->b_start - blo);
+            if (hi - (h->a_start + h->a_len) > bhi - h->b_start)
+                hi = h->a_start + h->a_len + (bhi - h->b_start);
+            place_block(&h->a_start, h->a_len, &h->b_start, lo, hi, la);
+        }
+    }
+    /* blocks that now touch are one hunk */
+    size_t k = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        if (k && d->hunks[k - 1].a_start + d->hunks[k - 1].a_len == d->hunks[i].a_start &&
+            d->hunks[k - 1].b_start + d->hunks[k - 1].b_len == d->hunks[i].b_start) {
+            d->hunks[k - 1].a_len += d->hunks[i].a_len;
+            d->hunks[k - 1].b_len += d->hunks[i].b_len;
+        } else {
+            d->hunks[k++] = d->hunks[i];
+        }
+    }
+    d->n = k;
 }
 
 void cg_diff_compute(const char *a, size_t alen, const char *b, size_t blen, cg_diff *d)
@@ -151,11 +224,13 @@ void cg_diff_compute(const char *a, size_t alen, const char *b, size_t blen, cg_
     while (suf < na - pre && suf < nb - pre && eq(&la[na - 1 - suf], &lb[nb - 1 - suf]))
         suf++;
     size_t n = na - pre - suf, m = nb - pre - suf;
-    if (myers(la + pre, n, lb + pre, m, pre, pre, d) != 0) {
-        d->n = 0;
-        d->removed = d->added = 0;
-        add_hunk(d, pre, n, pre, m);
-    }
+    long half = (long)((n + m + 1) / 2) + 2;
+    search S = {la, lb, cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vf),
+                cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vb), half + 1, MAX_STEPS, d};
+    solve(&S, pre, n, pre, m);
+    place_blocks(d, la, na, lb, nb);
+    free(S.vf);
+    free(S.vb);
     free(la);
     free(lb);
 }

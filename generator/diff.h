@@ -1,8 +1,9 @@
 /* diff — line differences between two texts, as unified-diff hunks.
  *
- * Myers' O((N+M)D) algorithm after removing the common head and tail; when
- * the edit distance exceeds a bound the differing middle is reported as one
- * replaced block (still a correct diff, just not a minimal one).
+ * Myers' O((N+M)D) algorithm in linear space (the middle-snake refinement)
+ * after removing the common head and tail; when a work budget runs out the
+ * region left is reported as one replaced block (still a correct diff, just
+ * not a minimal one).
  */
 #ifndef CIGEN_DIFF_H
 #define CIGEN_DIFF_H

@@ -91,6 +91,34 @@ START_TEST(diff_basic)
 }
 END_TEST
 
+/* An added entry that repeats its neighbours is shown whole, from its least
+ * indented line, wherever the shortest edit script happened to put it. */
+START_TEST(diff_places_blocks)
+{
+    const char *a = "jobs:\n  - build:\n      name: x\n  - build:\n      name: z\n";
+    const char *b = "jobs:\n  - build:\n      name: x\n  - build:\n      name: y\n  - build:\n      name: z\n";
+    char *u = unified(a, b, 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -3,2 +3,4 @@\n       name: x\n+  - build:\n+      name: y\n   - build:\n");
+    free(u);
+    /* the same for removed lines */
+    u = unified(b, a, 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -3,4 +3,2 @@\n       name: x\n-  - build:\n-      name: y\n   - build:\n");
+    free(u);
+}
+END_TEST
+
+/* A missing final newline is a difference, and says so. */
+START_TEST(diff_final_newline)
+{
+    char *u = unified("a\nb", "a\nb\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+    free(u);
+    u = unified("a\x01\n", "a\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -1,1 +1,1 @@\n-a\\x01\n+a\n");
+    free(u);
+}
+END_TEST
+
 START_TEST(diff_counts_and_bound)
 {
     cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
@@ -199,6 +227,8 @@ Suite *make_diff_suite(void)
     Suite *s = suite_create("diff");
     TCase *tc = tcase_create("diff");
     tcase_add_test(tc, diff_basic);
+    tcase_add_test(tc, diff_places_blocks);
+    tcase_add_test(tc, diff_final_newline);
     tcase_add_test(tc, diff_counts_and_bound);
     tcase_add_test(tc, diff_large_distance_falls_back);
     suite_add_tcase(s, tc);
