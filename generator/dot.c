@@ -555,12 +555,58 @@ static bool tm_merged(const tmodel *m, uint32_t i)
     return i != 0 && m->v[i].nchildren == 0 && m->v[i].nleaves == 1;
 }
 
-static size_t tm_count(const tmodel *m)
+
+/* The number of nodes tm_build() and tm_count() would give, without the
+ * model: a table of (parent, dimension, value) with the value as its
+ * pointer (cell values are interned), and per node whether it has children
+ * and how many leaves. */
+static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *mask)
 {
-    size_t n = m->n + m->nl;
-    for (size_t i = 1; i < m->n; i++)
-        n -= tm_merged(m, (uint32_t)i);
-    return n;
+    typedef struct { uint64_t key; uint32_t parent; int32_t dim; const char *value; uint32_t id; } slot;
+    size_t cap = 64;
+    while (cap < 2 * (cells->n * (t->ndims + 1) + 1))
+        cap *= 2;
+    slot *tab = cg_xcalloc(cap, sizeof *tab);
+    uint8_t *has_child = cg_xcalloc(cap / 2 + 1, 1), *group = cg_xcalloc(cap / 2 + 1, 1);
+    uint32_t *leaves = cg_xcalloc(cap / 2 + 1, sizeof *leaves);
+    uint32_t n = 1; /* the root */
+    size_t nl = 0;
+    for (size_t ci = 0; ci < cells->n; ci++) {
+        const cg_cell *c = &cells->v[ci];
+        uint32_t cur = 0;
+        bool collapsed = false;
+        for (size_t d = 0; d < t->ndims; d++) {
+            const char *val = c->values[d];
+            if (!val)
+                continue;
+            if (mask[d]) {
+                val = NULL;
+                collapsed = true;
+            }
+            uint64_t key = mix(mix(cur, d + 1), (uint64_t)(uintptr_t)val);
+            size_t h = (size_t)key & (cap - 1);
+            while (tab[h].id && !(tab[h].parent == cur && tab[h].dim == (int32_t)d && tab[h].value == val))
+                h = (h + 1) & (cap - 1);
+            if (!tab[h].id) {
+                tab[h] = (slot){key, cur, (int32_t)d, val, n++};
+                has_child[cur] = 1;
+            }
+            cur = tab[h].id;
+        }
+        if (!collapsed || !group[cur]) {
+            group[cur] |= collapsed;
+            leaves[cur]++;
+            nl++;
+        }
+    }
+    size_t count = n + nl;
+    for (uint32_t i = 1; i < n; i++)
+        count -= !has_child[i] && leaves[i] == 1; /* drawn as its leaf */
+    free(tab);
+    free(has_child);
+    free(group);
+    free(leaves);
+    return count;
 }
 
 typedef struct tree_counter {
@@ -571,14 +617,9 @@ typedef struct tree_counter {
 static size_t tree_count(const void *ctx, const char *const *names, size_t n)
 {
     const tree_counter *c = ctx;
-    const cg_project *p = c->p;
-    size_t ti = c->ti;
-    const cg_tree *t = p->trees[ti];
+    const cg_tree *t = c->p->trees[c->ti];
     bool *mask = collapse_mask(t, names, n);
-    tmodel m;
-    tm_build(&m, t, &p->cells[ti], mask, NULL);
-    size_t count = tm_count(&m);
-    tm_release(&m);
+    size_t count = tree_nodes(t, &c->p->cells[c->ti], mask);
     free(mask);
     return count;
 }
@@ -853,8 +894,12 @@ void cg_dot_tree(const cg_project *p, size_t ti, const cg_dot_opts *o, cg_strbuf
             njobs[p->jobs.v[k].cell->index]++;
             total_jobs++;
         }
+    /* count first: over the limit, only the note is drawn and no model built */
+    size_t count = tree_nodes(t, cells, mask);
+    bool note = o->max_nodes && count > o->max_nodes;
     tmodel m;
-    tm_build(&m, t, cells, mask, njobs);
+    if (!note)
+        tm_build(&m, t, cells, mask, njobs);
     cg_strbuf label = CG_STRBUF_INIT, what = CG_STRBUF_INIT;
     cg_strbuf_addf(&label, "tree %s (%s)\n", t->name, t->file);
     plural(&label, cells->n, "cell", "cells");
@@ -863,7 +908,6 @@ void cg_dot_tree(const cg_project *p, size_t ti, const cg_dot_opts *o, cg_strbuf
     cg_strbuf_adds(&label, "\nlevels:");
     for (size_t d = 0; d < t->ndims; d++)
         cg_strbuf_addf(&label, "%s %s", d ? " >" : "", t->dims[d]);
-    size_t count = tm_count(&m);
     if (o->ncollapse) {
         cg_strbuf_adds(&label, "\n");
         names_line(&label, "collapsed", o->collapse, o->ncollapse);
@@ -871,7 +915,7 @@ void cg_dot_tree(const cg_project *p, size_t ti, const cg_dot_opts *o, cg_strbuf
     }
     cg_strbuf_addf(&what, "The dimension tree of '%s' (%s): one level per dimension, cells as leaves, "
                           "removed cells grey and dashed.", t->name, t->file);
-    if (o->max_nodes && count > o->max_nodes) {
+    if (note) {
         tree_counter tc = {p, ti};
         emit_note(out, p, "tree", t->name, o, count, t->dims, t->ndims, tree_count, &tc, &label, what.buf);
     } else {
@@ -902,7 +946,8 @@ void cg_dot_tree(const cg_project *p, size_t ti, const cg_dot_opts *o, cg_strbuf
     }
     cg_strbuf_release(&label);
     cg_strbuf_release(&what);
-    tm_release(&m);
+    if (!note)
+        tm_release(&m);
     free(njobs);
     free(mask);
 }
