@@ -560,16 +560,56 @@ static bool tm_merged(const tmodel *m, uint32_t i)
  * model: a table of (parent, dimension, value) with the value as its
  * pointer (cell values are interned), and per node whether it has children
  * and how many leaves. */
+typedef struct tn_slot {
+    const char *value;
+    uint32_t parent, id; /* id 0: an empty slot */
+    int32_t dim;
+} tn_slot;
+
+typedef struct tn_table {
+    tn_slot *slot;
+    size_t cap;
+    uint8_t *has_child, *group; /* per node id */
+    uint32_t *leaves;
+    uint32_t n;                 /* nodes, the root (0) included */
+} tn_table;
+
+static uint64_t tn_hash(uint32_t parent, int32_t dim, const char *value)
+{
+    return mix(mix(parent, (uint64_t)dim + 1), (uint64_t)(uintptr_t)value);
+}
+
+static void tn_grow(tn_table *T)
+{
+    tn_slot *old = T->slot;
+    size_t old_cap = T->cap;
+    T->cap = old_cap ? old_cap * 2 : 1024;
+    T->slot = cg_xcalloc(T->cap, sizeof *T->slot);
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!old[i].id)
+            continue;
+        size_t h = (size_t)tn_hash(old[i].parent, old[i].dim, old[i].value) & (T->cap - 1);
+        while (T->slot[h].id)
+            h = (h + 1) & (T->cap - 1);
+        T->slot[h] = old[i];
+    }
+    free(old);
+    T->has_child = cg_xrealloc(T->has_child, T->cap / 2 + 1);
+    T->group = cg_xrealloc(T->group, T->cap / 2 + 1);
+    T->leaves = cg_xrealloc(T->leaves, (T->cap / 2 + 1) * sizeof *T->leaves);
+    memset(T->has_child + old_cap / 2, 0, T->cap / 2 + 1 - old_cap / 2);
+    memset(T->group + old_cap / 2, 0, T->cap / 2 + 1 - old_cap / 2);
+    memset(T->leaves + old_cap / 2, 0, (T->cap / 2 + 1 - old_cap / 2) * sizeof *T->leaves);
+}
+
+/* The number of nodes tm_build() would draw, without the model: a table
+ * of (parent, dimension, value) with the value as its pointer (cell values
+ * are interned), and per node whether it has children and how many leaves. */
 static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *mask)
 {
-    typedef struct { uint64_t key; uint32_t parent; int32_t dim; const char *value; uint32_t id; } slot;
-    size_t cap = 64;
-    while (cap < 2 * (cells->n * (t->ndims + 1) + 1))
-        cap *= 2;
-    slot *tab = cg_xcalloc(cap, sizeof *tab);
-    uint8_t *has_child = cg_xcalloc(cap / 2 + 1, 1), *group = cg_xcalloc(cap / 2 + 1, 1);
-    uint32_t *leaves = cg_xcalloc(cap / 2 + 1, sizeof *leaves);
-    uint32_t n = 1; /* the root */
+    tn_table T = {0};
+    T.n = 1; /* the root */
+    tn_grow(&T);
     size_t nl = 0;
     for (size_t ci = 0; ci < cells->n; ci++) {
         const cg_cell *c = &cells->v[ci];
@@ -583,29 +623,30 @@ static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *ma
                 val = NULL;
                 collapsed = true;
             }
-            uint64_t key = mix(mix(cur, d + 1), (uint64_t)(uintptr_t)val);
-            size_t h = (size_t)key & (cap - 1);
-            while (tab[h].id && !(tab[h].parent == cur && tab[h].dim == (int32_t)d && tab[h].value == val))
-                h = (h + 1) & (cap - 1);
-            if (!tab[h].id) {
-                tab[h] = (slot){key, cur, (int32_t)d, val, n++};
-                has_child[cur] = 1;
+            if ((size_t)T.n + 1 > T.cap / 2)
+                tn_grow(&T);
+            size_t h = (size_t)tn_hash(cur, (int32_t)d, val) & (T.cap - 1);
+            while (T.slot[h].id && !(T.slot[h].parent == cur && T.slot[h].dim == (int32_t)d && T.slot[h].value == val))
+                h = (h + 1) & (T.cap - 1);
+            if (!T.slot[h].id) {
+                T.slot[h] = (tn_slot){val, cur, T.n++, (int32_t)d};
+                T.has_child[cur] = 1;
             }
-            cur = tab[h].id;
+            cur = T.slot[h].id;
         }
-        if (!collapsed || !group[cur]) {
-            group[cur] |= collapsed;
-            leaves[cur]++;
+        if (!collapsed || !T.group[cur]) {
+            T.group[cur] |= collapsed;
+            T.leaves[cur]++;
             nl++;
         }
     }
-    size_t count = n + nl;
-    for (uint32_t i = 1; i < n; i++)
-        count -= !has_child[i] && leaves[i] == 1; /* drawn as its leaf */
-    free(tab);
-    free(has_child);
-    free(group);
-    free(leaves);
+    size_t count = T.n + nl;
+    for (uint32_t i = 1; i < T.n; i++)
+        count -= !T.has_child[i] && T.leaves[i] == 1; /* drawn as its leaf */
+    free(T.slot);
+    free(T.has_child);
+    free(T.group);
+    free(T.leaves);
     return count;
 }
 
