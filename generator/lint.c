@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expand.h"
 #include "project.h"
 #include "schema.h"
 #include "template.h"
@@ -135,14 +136,31 @@ static bool orb_ok(cg_lint *l, const char *ref, const cg_pos *pos, const char *w
 
 /* ---- parameter values ---- */
 
+/* A parameter's type, as one letter: s string, b boolean, i integer,
+ * e enum, S steps, x executor, 0 anything else. */
+static char type_code(json_t *pdef)
+{
+    const char *type = json_string_value(json_object_get(pdef, "type"));
+    static const char *const names[] = {"string", "boolean", "integer", "enum", "steps", "executor"};
+    static const char codes[] = "sbieSx";
+    for (size_t i = 0; type && i < CG_ARRAY_LEN(names); i++)
+        if (cg_streq(type, names[i]))
+            return codes[i];
+    return 0;
+}
+
 /* Why `value` does not fit the parameter (NULL when it does). */
 static const char *misfit(json_t *pdef, char kind, const char *text, bool typed, cg_strbuf *why)
 {
-    const char *type = json_string_value(json_object_get(pdef, "type"));
+    char code = type_code(pdef);
+    const char *type = code == 's' ? "string" : code == 'b' ? "boolean" : code == 'i' ? "integer"
+                     : code == 'e' ? "enum" : code == 'S' ? "steps" : code == 'x' ? "executor" : NULL;
     if (kind == 'v' && templated(text))
         return NULL;
     if (!type)
         return NULL;
+    if (code == 's' && kind == 'v')
+        return NULL; /* the common case, first */
     cg_strbuf_reset(why);
     if (cg_streq(type, "string") && kind != 'v')
         cg_strbuf_adds(why, "a string is expected, not a mapping or a list");
@@ -440,6 +458,8 @@ void cg_lint_release(cg_lint *l)
     cg_map_release(&l->orbs);
     cg_map_release(&l->seen);
     free(l->entry_given);
+    free(l->args);
+    free(l->required);
     cg_pool_release(&l->pool);
     memset(l, 0, sizeof *l);
 }
@@ -488,25 +508,83 @@ void cg_lint_entry_begin(cg_lint *l, const cg_template *tpl, int job, int workfl
     cg_strbuf_release(&h);
 }
 
-void cg_lint_entry_arg(cg_lint *l, const char *key, const char *key_path, char kind, const char *text,
-                       size_t len, bool typed, const char *value_path, const cg_pos *value_source)
+/* What lint found about one constant key of a template for the job it invokes. */
+typedef struct lint_arg {
+    const void *key_id;   /* the key's template node; NULL: an empty slot */
+    const cg_def *job;
+    json_t *pdef;         /* the parameter, or NULL when the job has none of that name */
+    bool invocation;      /* requires, name, context, ... */
+    char type;            /* type_code() */
+} lint_arg;
+
+static struct lint_arg *arg_slot(cg_lint *l, const void *key_id, const cg_def *job)
 {
-    (void)len;
-    if (cg_streq(key, "type") && text && cg_streq(text, "approval"))
-        l->entry_orb_or_approval = true;
-    if (one_of(key, invocation_keys, CG_ARRAY_LEN(invocation_keys)))
+    size_t mask = l->args_cap - 1;
+    size_t i = (size_t)(((uintptr_t)key_id >> 4) * 0x9E3779B97F4A7C15ULL) & mask;
+    while (l->args[i].key_id && !(l->args[i].key_id == key_id && l->args[i].job == job))
+        i = (i + 1) & mask;
+    return &l->args[i];
+}
+
+/* The facts about `key` for the entry's job: remembered per constant key. */
+static lint_arg arg_facts(cg_lint *l, const void *key_id, const char *key)
+{
+    if (key_id && l->args_cap) {
+        lint_arg *a = arg_slot(l, key_id, l->entry_job);
+        if (a->key_id)
+            return *a;
+    }
+    lint_arg f = {key_id, l->entry_job, NULL, one_of(key, invocation_keys, CG_ARRAY_LEN(invocation_keys)), 0};
+    if (!f.invocation && l->entry_job) {
+        f.pdef = json_object_get(json_object_get(l->entry_job->value, "parameters"), key);
+        f.type = f.pdef ? type_code(f.pdef) : 0;
+    }
+    if (key_id) {
+        if ((l->nargs + 1) * 2 > l->args_cap) {
+            lint_arg *old = l->args;
+            size_t old_cap = l->args_cap;
+            l->args_cap = old_cap ? old_cap * 2 : 64;
+            l->args = cg_xcalloc(l->args_cap, sizeof *l->args);
+            for (size_t i = 0; i < old_cap; i++)
+                if (old[i].key_id)
+                    *arg_slot(l, old[i].key_id, old[i].job) = old[i];
+            free(old);
+        }
+        *arg_slot(l, key_id, l->entry_job) = f;
+        l->nargs++;
+    }
+    return f;
+}
+
+/* Where a finding about a value is blamed: the tree, when the template
+ * only names it (source_id), else the template (vp). */
+static cg_pos value_blame(cg_env *env, int source_id, const cg_pos *vp, bool *from_tree)
+{
+    cg_pos source = env && source_id >= 0 ? cg_env_value_pos(env, source_id) : (cg_pos){0};
+    *from_tree = source.file != NULL;
+    return *from_tree ? source : *vp;
+}
+
+void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const char *key_path, char kind,
+                       const char *text, bool typed, const char *value_path, cg_env *env, int source_id)
+{
+    lint_arg f = arg_facts(l, key_id, key);
+    if (f.invocation) {
+        if (cg_streq(key, "type") && text && cg_streq(text, "approval"))
+            l->entry_orb_or_approval = true;
         return;
+    }
     cg_grow(&l->entry_given, &l->entry_given_cap, l->entry_ngiven + 1, sizeof *l->entry_given);
-    l->entry_given[l->entry_ngiven++] = cg_intern(&l->pool, key);
+    l->entry_given[l->entry_ngiven++] = key_id ? key : cg_intern(&l->pool, key);
     if (!l->entry_job)
         return;
     const cg_doc *doc = l->entry_tpl->doc;
-    json_t *params = json_object_get(l->entry_job->value, "parameters");
-    json_t *pdef = json_object_get(params, key);
+    json_t *pdef = f.pdef;
     int job = l->entry_job_index, wf = l->entry_workflow;
-    cg_pos lp = leaf_pos(l, job);
     if (!pdef) {
+        json_t *params = json_object_get(l->entry_job->value, "parameters");
         cg_pos kp = cg_doc_key_where(doc, key_path);
+        cg_pos lp = leaf_pos(l, job);
         const char **names = cg_xmalloc((json_object_size(params) + 1) * sizeof *names);
         size_t nn = 0;
         const char *pk;
@@ -522,15 +600,18 @@ void cg_lint_entry_arg(cg_lint *l, const char *key, const char *key_path, char k
         cg_strbuf_release(&h);
         return;
     }
+    /* a plain string parameter given a scalar: nothing to check */
+    if (f.type == 's' && kind == 'v')
+        return;
     cg_strbuf why = CG_STRBUF_INIT;
     const char *bad = misfit(pdef, kind, text ? text : "", typed, &why);
     if (bad) {
-        /* blame where the value was written: the tree, when the template only names it */
-        cg_pos vp = cg_doc_where(doc, value_path);
-        bool from_tree = value_source && value_source->file;
+        cg_pos vp = cg_doc_where(doc, value_path), lp = leaf_pos(l, job);
+        bool from_tree;
+        cg_pos at = value_blame(env, source_id, &vp, &from_tree);
         char *note = for_job(l, job);
-        add(l, true, "parameter-type", from_tree ? value_source : &vp, &lp, note, job, wf,
-            "parameter '%s' of job '%s': %s", key, l->entry_invoke, bad);
+        add(l, true, "parameter-type", &at, &lp, note, job, wf, "parameter '%s' of job '%s': %s", key,
+            l->entry_invoke, bad);
         if (from_tree && l->n && !l->v[l->n - 1].note2 && !l->v[l->n - 1].repeats) {
             l->v[l->n - 1].note2_pos = vp;
             l->v[l->n - 1].note2 = cg_xstrdup("the template passes it here");
@@ -538,17 +619,18 @@ void cg_lint_entry_arg(cg_lint *l, const char *key, const char *key_path, char k
         free(note);
     }
     cg_strbuf_release(&why);
-    if (cg_streq(json_string_value(json_object_get(pdef, "type")), "executor") && kind == 'v' && text) {
+    if (f.type == 'x' && kind == 'v' && text) {
         cg_def *ex = find(l->executors, &l->executor_index, text);
         if (ex) {
             ex->used = true;
         } else if (!templated(text) && !strchr(text, '/')) {
-            cg_pos vp = cg_doc_where(doc, value_path);
-            bool from_tree = value_source && value_source->file;
+            cg_pos vp = cg_doc_where(doc, value_path), lp = leaf_pos(l, job);
+            bool from_tree;
+            cg_pos at = value_blame(env, source_id, &vp, &from_tree);
             char *note = for_job(l, job);
             cg_strbuf h = CG_STRBUF_INIT;
             hint(&h, text, l->executors, l->nexecutors, NULL, 0);
-            add(l, true, "undefined-executor", from_tree ? value_source : &vp, &lp, note, job, wf,
+            add(l, true, "undefined-executor", &at, &lp, note, job, wf,
                 "executor '%s' is not defined under 'executors:'%s", text, cg_strbuf_str(&h));
             if (from_tree && l->n && !l->v[l->n - 1].note2 && !l->v[l->n - 1].repeats) {
                 l->v[l->n - 1].note2_pos = vp;
@@ -568,15 +650,34 @@ static bool given(const cg_lint *l, const char *key)
     return false;
 }
 
+/* The parameters of a job definition that have no default (found once). */
+static const char **required_params(cg_lint *l, const cg_def *d)
+{
+    size_t i = (size_t)(d - l->jobs);
+    if (!l->required)
+        l->required = cg_xcalloc(l->njobs + 1, sizeof *l->required);
+    if (!l->required[i]) {
+        json_t *params = json_object_get(d->value, "parameters");
+        const char **v = cg_pool_alloc(&l->pool, (json_object_size(params) + 1) * sizeof *v);
+        size_t n = 0;
+        const char *k;
+        json_t *p;
+        json_object_foreach(params, k, p)
+            if (json_is_object(p) && !json_object_get(p, "default"))
+                v[n++] = k;
+        v[n] = NULL;
+        l->required[i] = v;
+    }
+    return l->required[i];
+}
+
 void cg_lint_entry_end(cg_lint *l)
 {
     if (!l->entry_job)
         return;
-    json_t *params = json_object_get(l->entry_job->value, "parameters");
-    const char *k;
-    json_t *v;
-    json_object_foreach(params, k, v) {
-        if (!json_is_object(v) || json_object_get(v, "default") || given(l, k))
+    for (const char **r = required_params(l, l->entry_job); *r; r++) {
+        const char *k = *r;
+        if (given(l, k))
             continue;
         cg_pos at = cg_doc_key_where(l->entry_tpl->doc, l->entry_tpl->invoke.path);
         cg_pos lp = leaf_pos(l, l->entry_job_index);

@@ -74,6 +74,11 @@ typedef struct cg_lint {
     const char **entry_given;  /* the argument keys of the entry (a handful: a list) */
     size_t entry_ngiven, entry_given_cap;
     bool entry_orb_or_approval;
+    /* what lint found about each constant template key, for every job that
+     * template makes: an open-addressing table keyed by the key's node */
+    struct lint_arg *args;
+    size_t nargs, args_cap;
+    const char ***required;    /* [njobs]: each job's parameters without a default, NULL-ended */
     size_t nerrors, nwarnings;
 } cg_lint;
 
@@ -82,11 +87,15 @@ void cg_lint_release(cg_lint *l);
 
 /* Hooks for template rendering. */
 void cg_lint_entry_begin(cg_lint *l, const struct cg_template *tpl, int job, int workflow, const char *invoke);
-/* One argument: its key as rendered, the template nodes of key and value,
- * for scalars the rendered text and whether it is typed, and where a value
- * that is one placeholder was written (a tree variable or dimension value). */
-void cg_lint_entry_arg(cg_lint *l, const char *key, const char *key_path, char kind, const char *text,
-                       size_t len, bool typed, const char *value_path, const cg_pos *value_source);
+/* One argument: its key as rendered (`key_id`, the key's template node when
+ * the key is constant, lets lint remember what it found; the key text must
+ * then outlive the entry), the template paths of key and value, for scalars
+ * the rendered text and whether it is typed, and, for a value that is one
+ * placeholder, the name (`source_id` in `env`, else -1) whose value it is:
+ * a finding is blamed on where that value was written in the tree. */
+struct cg_env;
+void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const char *key_path, char kind,
+                       const char *text, bool typed, const char *value_path, struct cg_env *env, int source_id);
 void cg_lint_entry_end(cg_lint *l);
 
 /* The checks that need everything: definitions, static and verbatim

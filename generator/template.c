@@ -328,6 +328,12 @@ static int write_scalar(cg_env *env, const cg_tpl_node *n, const cg_template *tp
     return 0;
 }
 
+/* For lint: a constant key's node identifies it (its text is the node's). */
+static const void *key_id(const cg_tpl_node *key)
+{
+    return key->cyaml ? key : NULL;
+}
+
 static int render_node(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_yw *w,
                        cg_strbuf *tmp)
 {
@@ -428,7 +434,8 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
         const cg_tpl_node *val = &tpl->args.kids[i + 1];
         if (val->kind != 'v') {
             if (job->lint)
-                cg_lint_entry_arg(job->lint, key, tpl->args.kids[i].path, val->kind, NULL, 0, false, val->path, NULL);
+                cg_lint_entry_arg(job->lint, key_id(&tpl->args.kids[i]), key, tpl->args.kids[i].path, val->kind, NULL,
+                                  false, val->path, NULL, -1);
             if ((rc = render_node(env, val, tpl, w, &tmp)) != 0)
                 goto out;
             continue;
@@ -443,10 +450,9 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
             free(owned);
             goto out;
         }
-        if (job->lint) {
-            cg_pos source = val->text.whole ? cg_env_value_pos(env, val->text.segs[0].id) : (cg_pos){0};
-            cg_lint_entry_arg(job->lint, key, tpl->args.kids[i].path, 'v', text, len, typed, val->path, &source);
-        }
+        if (job->lint)
+            cg_lint_entry_arg(job->lint, key_id(&tpl->args.kids[i]), key, tpl->args.kids[i].path, 'v', text, typed,
+                              val->path, env, val->text.whole ? val->text.segs[0].id : -1);
         free(owned);
     }
     if (job->lint)
