@@ -46,6 +46,8 @@ bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char 
 /* Loads and renders the project; prints the error (and warnings) itself.
  * Returns 0, or CG_EXIT_ERROR. */
 int cg_cli_build(const cg_global *g, cg_project *p, bool render);
+/* Renders a loaded project, printing an error (CG_EXIT_ERROR) on failure. */
+int cg_cli_render(cg_project *p);
 
 /* Prints an error record to stderr. */
 void cg_cli_print_error(const cg_error *err);

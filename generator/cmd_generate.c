@@ -1,9 +1,12 @@
 /* cigen generate / cigen check — and what they share: comparing the outputs
  * the sources produce with the files on disk. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "diff.h"
@@ -35,6 +38,17 @@ void cg_cli_print_error(const cg_error *err)
         fprintf(stderr, "%s\n", cg_strbuf_str(&err->text));
 }
 
+int cg_cli_render(cg_project *p)
+{
+    cg_error err;
+    cg_error_init(&err);
+    int rc = cg_project_render(p, &err);
+    if (rc != 0)
+        cg_cli_print_error(&err);
+    cg_error_release(&err);
+    return rc == 0 ? 0 : CG_EXIT_ERROR;
+}
+
 int cg_cli_build(const cg_global *g, cg_project *p, bool render)
 {
     cg_error err;
@@ -55,7 +69,7 @@ int cg_cli_build(const cg_global *g, cg_project *p, bool render)
 enum { OUT_SAME, OUT_DIFFERS, OUT_MISSING };
 
 typedef struct out_state {
-    cg_output_file f;
+    cg_output_file f;     /* f.data is NULL for a config streamed to its temporary file */
     int status;
     char *old;
     size_t old_len;
@@ -166,8 +180,128 @@ static void find_stale(cg_project *p, outputs *o)
     free(names);
 }
 
-/* `verb` says what the command does with the outputs: "write", "compare". */
-static int collect(cg_project *p, outputs *o, const char *verb, cg_error *err)
+/* ---- a large config.yml, streamed to its temporary file ---- */
+
+/* The sink generate gives the renderer: the config goes to a staged
+ * temporary file as it is made, and is compared on the way with the file
+ * on disk (whose body digest is computed for the hand-edit check), so a
+ * config of hundreds of megabytes is never held in memory. */
+typedef struct stream_out {
+    cg_project *p;
+    cg_outputs *outs;
+    int staged;             /* index in outs, or -1 before the first bytes */
+    int old_fd;             /* the config on disk; -1 when missing */
+    size_t off;             /* bytes written */
+    size_t old_off;         /* bytes of the old file read */
+    bool differs;
+    cg_header_info old_h;   /* the old file's header */
+    cg_sha256 old_body;
+    char *buf;
+    /* the results, once header() ran */
+    bool done, hand_edited, sources_changed;
+} stream_out;
+
+enum { STREAM_BUF = 1 << 20 };
+
+/* Reads the old file up to `upto` (or its end), hashing its body and, when
+ * `chunk` (the new bytes from offset `base` on) is given, comparing the
+ * old bytes at and after offset `lo` with it. */
+static int stream_old(stream_out *S, size_t upto, const char *chunk, size_t base, size_t lo, cg_error *err)
+{
+    while (S->old_off < upto) {
+        size_t want = upto - S->old_off < STREAM_BUF ? upto - S->old_off : STREAM_BUF;
+        ssize_t r = read(S->old_fd, S->buf, want);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return cg_error_at(err, &S->p->manifest.output_pos, "cannot read '%s': %s", S->p->manifest.output,
+                               strerror(errno));
+        if (r == 0) {
+            S->differs |= chunk != NULL; /* the old file is shorter */
+            break;
+        }
+        size_t n = (size_t)r, at = S->old_off;
+        if (at + n > S->old_h.len) {
+            size_t from = at < S->old_h.len ? S->old_h.len - at : 0;
+            cg_sha256_update(&S->old_body, S->buf + from, n - from);
+        }
+        if (chunk && !S->differs) {
+            size_t from = at < lo ? lo - at : 0;
+            if (from < n && memcmp(S->buf + from, chunk + (at + from - base), n - from) != 0)
+                S->differs = true;
+        }
+        S->old_off += n;
+    }
+    return 0;
+}
+
+static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
+{
+    stream_out *S = ctx;
+    const cg_manifest *m = &S->p->manifest;
+    if (S->staged < 0) {
+        if ((S->staged = cg_outputs_open(S->outs, m->output, &m->output_pos, err)) < 0)
+            return -1;
+        S->buf = cg_xmalloc(STREAM_BUF);
+        char *path = cg_xmalloc(strlen(S->p->root) + strlen(m->output) + 2);
+        sprintf(path, "%s/%s", S->p->root, m->output);
+        S->old_fd = open(path, O_RDONLY | O_CLOEXEC);
+        int e = errno;
+        free(path);
+        if (S->old_fd < 0 && e != ENOENT)
+            return cg_error_at(err, &m->output_pos, "cannot read '%s': %s", m->output, strerror(e));
+        cg_sha256_init(&S->old_body);
+        if (S->old_fd >= 0) {
+            /* its header, for the digests it records */
+            ssize_t r = pread(S->old_fd, S->buf, STREAM_BUF, 0);
+            cg_header_parse(S->buf, r > 0 ? (size_t)r : 0, &S->old_h);
+        }
+    }
+    if (cg_outputs_append(S->outs, S->staged, data, len, err) != 0)
+        return -1;
+    /* the header is compared at the end, when its digests are known */
+    size_t hl = S->p->header_len;
+    if (S->old_fd >= 0 && stream_old(S, S->off + len, data, S->off, S->off > hl ? S->off : hl, err) != 0)
+        return -1;
+    S->off += len;
+    return 0;
+}
+
+static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
+{
+    stream_out *S = ctx;
+    if (cg_outputs_patch(S->outs, S->staged, data, len, err) != 0 ||
+        cg_outputs_close(S->outs, S->staged, err) != 0)
+        return -1;
+    if (S->old_fd >= 0) {
+        char *head = cg_xmalloc(len + 1);
+        ssize_t r = pread(S->old_fd, head, len, 0);
+        S->differs |= r != (ssize_t)len || memcmp(head, data, len) != 0;
+        free(head);
+        if (stream_old(S, SIZE_MAX, NULL, 0, 0, err) != 0) /* the rest of the old body, hashed */
+            return -1;
+        S->differs |= S->old_off != S->off;
+        unsigned char d[32];
+        char body[41];
+        cg_sha256_final(&S->old_body, d);
+        cg_hex(d, 20, body);
+        S->hand_edited = !S->old_h.found || strcmp(body, S->old_h.body) != 0;
+        S->sources_changed = S->old_h.found && strcmp(S->old_h.sources, S->p->sources_digest) != 0;
+    }
+    S->done = true;
+    return 0;
+}
+
+static void stream_release(stream_out *S)
+{
+    if (S->old_fd >= 0)
+        close(S->old_fd);
+    free(S->buf);
+}
+
+/* `verb` says what the command does with the outputs: "write", "compare".
+ * `streamed`: config.yml went to its temporary file, already compared. */
+static int collect(cg_project *p, outputs *o, const char *verb, const stream_out *streamed, cg_error *err)
 {
     size_t max = cg_cli_output_count(p);
     cg_output_file *files = cg_xcalloc(max + 1, sizeof *files);
@@ -190,6 +324,15 @@ static int collect(cg_project *p, outputs *o, const char *verb, cg_error *err)
     for (size_t i = 0; i < n; i++) {
         out_state *s = &o->v[o->n++];
         s->f = files[i];
+        if (i == 0 && streamed) {
+            s->f.data = NULL;
+            s->f.len = p->config_size;
+            s->status = streamed->old_fd < 0 ? OUT_MISSING : streamed->differs ? OUT_DIFFERS : OUT_SAME;
+            s->digest = streamed->old_h.found;
+            s->hand_edited = streamed->hand_edited;
+            s->sources_changed = streamed->sources_changed;
+            continue;
+        }
         /* compare first without holding the old file: it is only read
          * whole when it differs, for the report */
         bool same;
@@ -564,7 +707,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     cg_error_init(&err);
     outputs o;
     memset(&o, 0, sizeof o);
-    if (collect(&p, &o, "compare", &err) != 0) {
+    if (collect(&p, &o, "compare", NULL, &err) != 0) {
         cg_cli_print_error(&err);
         rc = CG_EXIT_ERROR;
     } else {
@@ -621,6 +764,18 @@ static size_t count_workflows(const cg_project *p)
     return n;
 }
 
+/* Removes what killed runs left in the folders cigen writes to. */
+static void remove_stale_temps(const cg_project *p)
+{
+    const char *out = p->manifest.output;
+    const char *slash = strrchr(out, '/');
+    char *dir = slash ? cg_xstrndup(out, (size_t)(slash - out)) : cg_xstrdup(".");
+    cg_remove_stale_temps(p->root, dir);
+    free(dir);
+    if (p->manifest.diagrams)
+        cg_remove_stale_temps(p->root, p->manifest.diagrams);
+}
+
 int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -675,23 +830,39 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     }
     cg_project p;
     cg_project_init(&p);
-    int rc = cg_cli_build(g, &p, true);
+    int rc = cg_cli_build(g, &p, false);
     cg_selection_release(&sel);
     if (rc != 0) {
         cg_project_free(&p);
         return rc;
     }
-    if (p.lint.n) {
+    /* leftovers of a killed run go first: never after staging, which would
+     * remove this run's own temporary files (a large config is staged while
+     * it is rendered) */
+    remove_stale_temps(&p);
+    cg_outputs outs;
+    cg_outputs_init(&outs, p.root);
+    stream_out S = {.p = &p, .outs = &outs, .staged = -1, .old_fd = -1};
+    /* configs larger than this are written while they are rendered (a test
+     * lowers it to stream small ones too) */
+    const char *keep = getenv("CIGEN_TEST_STREAM_BYTES");
+    cg_config_sink sink = {keep ? (size_t)strtoull(keep, NULL, 10) : REPORT_MAX_BYTES, stream_write, stream_header, &S};
+    p.sink = &sink;
+    rc = cg_cli_render(&p);
+    if (rc == 0 && p.lint.n) {
         cg_strbuf out = CG_STRBUF_INIT;
         cg_lint_print(&p.lint, &out);
         fputs(cg_strbuf_str(&out), stderr);
         cg_strbuf_release(&out);
     }
     werror = werror || g->opt.strict;
-    size_t nbad = p.lint.nerrors + (werror ? p.lint.nwarnings : 0);
-    if (nbad) {
+    size_t nbad = rc == 0 ? p.lint.nerrors + (werror ? p.lint.nwarnings : 0) : 0;
+    if (nbad)
         fprintf(stderr, "cigen: error: not writing %s: %zu lint error%s%s\n", p.manifest.output, nbad,
                 nbad == 1 ? "" : "s", werror && p.lint.nwarnings ? " (warnings count as errors with --werror or --strict)" : "");
+    if (rc != 0 || nbad) {
+        cg_outputs_release(&outs);
+        stream_release(&S);
         cg_project_free(&p);
         return CG_EXIT_ERROR;
     }
@@ -699,8 +870,22 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     cg_error_init(&err);
     outputs o;
     memset(&o, 0, sizeof o);
-    if (collect(&p, &o, "write", &err) != 0) {
+    rc = collect(&p, &o, "write", S.done ? &S : NULL, &err);
+    if (rc == 0 && S.done && o.v[0].status == OUT_DIFFERS && o.v[0].hand_edited && !force) {
+        /* the refusal shows the edits: render again, in memory, for the diff */
+        cg_outputs_release(&outs);
+        cg_outputs_init(&outs, p.root);
+        outputs_release(&o);
+        memset(&o, 0, sizeof o);
+        p.sink = NULL;
+        rc = cg_project_render(&p, &err);
+        if (rc == 0)
+            rc = collect(&p, &o, "write", NULL, &err);
+    }
+    if (rc != 0) {
         cg_cli_print_error(&err);
+        cg_outputs_release(&outs);
+        stream_release(&S);
         outputs_release(&o);
         cg_error_release(&err);
         cg_project_free(&p);
@@ -726,24 +911,24 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         fwrite(cg_strbuf_str(&out), 1, out.len, stdout);
         printf("Make the change in the sources instead, or run with --force to overwrite %s.\n", cfg->f.rel);
         cg_strbuf_release(&out);
+        cg_outputs_release(&outs);
+        stream_release(&S);
         outputs_release(&o);
         cg_error_release(&err);
         cg_project_free(&p);
         return CG_EXIT_DIFF;
     }
-    cg_outputs outs;
-    cg_outputs_init(&outs, p.root);
     size_t written = 0;
-    /* leftovers of a killed run go first: never after staging, which would
-     * remove this run's own temporary files */
-    for (size_t i = 0; i < o.n; i++) {
-        const char *slash = strrchr(o.v[i].f.rel, '/');
-        char *dir = slash ? cg_xstrndup(o.v[i].f.rel, (size_t)(slash - o.v[i].f.rel)) : cg_xstrdup(".");
-        cg_remove_stale_temps(p.root, dir);
-        free(dir);
-    }
     for (size_t i = 0; i < o.n && rc == 0; i++) {
         const out_state *s = &o.v[i];
+        if (i == 0 && !s->f.data) {
+            /* streamed: staged already, dropped when nothing changed */
+            if (s->status == OUT_SAME)
+                cg_outputs_discard(&outs, S.staged);
+            else
+                written++;
+            continue;
+        }
         if (s->status == OUT_SAME)
             continue;
         if (cg_outputs_stage(&outs, s->f.rel, s->f.data, s->f.len, &s->f.ref, &err) != 0)
@@ -764,7 +949,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             cg_strbuf_adds(&what, "written");
         else if (cfg->status == OUT_SAME)
             cg_strbuf_adds(&what, written ? "unchanged" : "already up to date");
-        else if (cfg->old_len > REPORT_MAX_BYTES || cfg->f.len > REPORT_MAX_BYTES)
+        else if (!cfg->f.data || cfg->old_len > REPORT_MAX_BYTES || cfg->f.len > REPORT_MAX_BYTES)
             cg_strbuf_adds(&what, "written");
         else {
             cg_matrix m;
@@ -781,7 +966,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         for (size_t k = 0; k < p.jobs.n; k++)
             njobs += p.jobs.v[k].workflows != 0;
         printf("cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p.manifest.output, njobs,
-               njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p.config.len, what.buf);
+               njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p.config_size, what.buf);
         cg_strbuf_release(&what);
         size_t ndiag = 0;
         for (size_t i = 1; i < o.n; i++)
@@ -798,6 +983,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             cg_strbuf_release(&args);
         }
     }
+    stream_release(&S);
     outputs_release(&o);
     cg_error_release(&err);
     cg_project_free(&p);

@@ -611,17 +611,29 @@ static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *ma
     T.n = 1; /* the root */
     tn_grow(&T);
     size_t nl = 0;
+    /* cells come in tree order: a cell's path mostly repeats the previous
+     * one's, whose nodes are reused without a lookup */
+    const char **prev = cg_xcalloc(t->ndims + 1, sizeof *prev);
+    uint32_t *prev_node = cg_xcalloc(t->ndims + 1, sizeof *prev_node);
+    static const char absent = 0;
     for (size_t ci = 0; ci < cells->n; ci++) {
         const cg_cell *c = &cells->v[ci];
         uint32_t cur = 0;
-        bool collapsed = false;
+        bool collapsed = false, same = ci > 0;
         for (size_t d = 0; d < t->ndims; d++) {
             const char *val = c->values[d];
+            const char *seen = !val ? &absent : mask[d] ? NULL : val;
+            same = same && prev[d] == seen;
+            prev[d] = seen;
             if (!val)
                 continue;
             if (mask[d]) {
                 val = NULL;
                 collapsed = true;
+            }
+            if (same) {
+                cur = prev_node[d];
+                continue;
             }
             if ((size_t)T.n + 1 > T.cap / 2)
                 tn_grow(&T);
@@ -632,7 +644,7 @@ static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *ma
                 T.slot[h] = (tn_slot){val, cur, T.n++, (int32_t)d};
                 T.has_child[cur] = 1;
             }
-            cur = T.slot[h].id;
+            cur = prev_node[d] = T.slot[h].id;
         }
         if (!collapsed || !T.group[cur]) {
             T.group[cur] |= collapsed;
@@ -643,6 +655,8 @@ static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *ma
     size_t count = T.n + nl;
     for (uint32_t i = 1; i < T.n; i++)
         count -= !T.has_child[i] && T.leaves[i] == 1; /* drawn as its leaf */
+    free(prev);
+    free(prev_node);
     free(T.slot);
     free(T.has_child);
     free(T.group);

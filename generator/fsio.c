@@ -329,8 +329,7 @@ static void test_pause(const char *point)
         raise(SIGSTOP);
 }
 
-int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t len,
-                     const cg_pos *ref, cg_error *err)
+int cg_outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error *err)
 {
     if (make_dirs(o->root, rel, ref, err) != 0)
         return -1;
@@ -364,38 +363,101 @@ int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t le
         free(tname);
         return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(e));
     }
+    if (fchmod(fd, mode) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tname);
+        free(path);
+        free(tname);
+        return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(e));
+    }
     cg_grow(&o->v, &o->cap, o->n + 1, sizeof *o->v);
-    o->v[o->n++] = (cg_staged){path, tname, cg_xstrdup(rel)};
+    o->v[o->n] = (cg_staged){path, tname, cg_xstrdup(rel), fd, ref ? *ref : (cg_pos){0}, 0};
+    return (int)o->n++;
+}
+
+int cg_outputs_append(cg_outputs *o, int i, const void *data, size_t len, cg_error *err)
+{
+    cg_staged *s = &o->v[i];
     const char *p = data;
     size_t left = len, half = len / 2;
-    bool paused = false;
+    /* the test hook stops the first output halfway through its first write */
+    bool pause = i == 0 && s->written == 0 && len > 0;
     while (left) {
         size_t chunk = left;
-        if (!paused && o->n == 1 && len - left < half && len - left + chunk > half)
+        if (pause && len - left < half)
             chunk = half - (len - left);
-        ssize_t w = write(fd, p, chunk);
+        ssize_t w = write(s->fd, p, chunk ? chunk : left);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            int e = errno;
-            close(fd);
-            return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(e));
+            return cg_error_at(err, &s->ref, "cannot write '%s': %s", s->rel, reason(errno));
         }
         p += w;
         left -= (size_t)w;
-        if (!paused && o->n == 1 && len - left >= half) {
-            paused = true;
+        s->written += (size_t)w;
+        if (pause && len - left >= half) {
+            pause = false;
             test_pause("write"); /* half of the first output is in its temporary file */
         }
     }
-    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+    return 0;
+}
+
+int cg_outputs_patch(cg_outputs *o, int i, const void *data, size_t len, cg_error *err)
+{
+    cg_staged *s = &o->v[i];
+    const char *p = data;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = pwrite(s->fd, p + done, len - done, (off_t)done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return cg_error_at(err, &s->ref, "cannot write '%s': %s", s->rel, reason(errno));
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+int cg_outputs_close(cg_outputs *o, int i, cg_error *err)
+{
+    cg_staged *s = &o->v[i];
+    int fd = s->fd;
+    s->fd = -1;
+    if (fsync(fd) != 0) {
         int e = errno;
         close(fd);
-        return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(e));
+        return cg_error_at(err, &s->ref, "cannot write '%s': %s", s->rel, reason(e));
     }
     if (close(fd) != 0)
-        return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(errno));
+        return cg_error_at(err, &s->ref, "cannot write '%s': %s", s->rel, reason(errno));
     return 0;
+}
+
+void cg_outputs_discard(cg_outputs *o, int i)
+{
+    cg_staged *s = &o->v[i];
+    if (s->fd >= 0)
+        close(s->fd);
+    if (s->tmp)
+        unlink(s->tmp);
+    free(s->tmp);
+    free(s->path);
+    free(s->rel);
+    memmove(o->v + i, o->v + i + 1, (o->n - (size_t)i - 1) * sizeof *o->v);
+    o->n--;
+}
+
+int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t len,
+                     const cg_pos *ref, cg_error *err)
+{
+    int i = cg_outputs_open(o, rel, ref, err);
+    if (i < 0)
+        return -1;
+    if (cg_outputs_append(o, i, data, len, err) != 0)
+        return -1;
+    return cg_outputs_close(o, i, err);
 }
 
 void cg_outputs_remove(cg_outputs *o, const char *rel)
@@ -423,6 +485,8 @@ int cg_outputs_commit(cg_outputs *o, cg_error *err)
 void cg_outputs_release(cg_outputs *o)
 {
     for (size_t i = 0; i < o->n; i++) {
+        if (o->v[i].fd >= 0)
+            close(o->v[i].fd);
         if (o->v[i].tmp) {
             unlink(o->v[i].tmp);
             free(o->v[i].tmp);

@@ -489,6 +489,28 @@ static void write_static_entry(cg_yw *w, const cg_doc *doc, const char *path, js
     cg_yw_end(w);
 }
 
+/* Streaming: hands all but the last two bytes of the rendered text to the
+ * sink (the writer and the assembler look back two bytes at most), hashing
+ * the body on the way.  Called between jobs, where *mark == out->len. */
+static int spill(cg_project *p, cg_strbuf *out, size_t *mark, cg_error *err)
+{
+    size_t chunk = (size_t)1 << 20;
+    if (out->len < (p->streamed ? chunk : p->sink->keep) + 2)
+        return 0;
+    size_t n = out->len - 2;
+    size_t skip = p->streamed < p->header_len ? p->header_len - p->streamed : 0; /* the header is not body */
+    if (n > skip)
+        cg_sha256_update(&p->body_sha, out->buf + skip, n - skip);
+    if (p->sink->write(p->sink->ctx, out->buf, n, err) != 0)
+        return -1;
+    memmove(out->buf, out->buf + n, 2);
+    out->len = 2;
+    out->buf[2] = '\0';
+    p->streamed += n;
+    *mark -= n;
+    return 0;
+}
+
 static int render_workflow(cg_project *p, size_t wi, cg_yw *w, cg_strbuf *out, cg_linemap *map,
                            uint32_t *line, size_t *mark, cg_env *envs, cg_error *err)
 {
@@ -555,11 +577,13 @@ static int render_workflow(cg_project *p, size_t wi, cg_yw *w, cg_strbuf *out, c
         cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, NULL, 0, (int32_t)k, (int32_t)wi);
         *mark = out->len;
         /* lint reports a config over the limit; this stops one that explodes */
-        if (out->len / 4 > (size_t)p->manifest.max_config_bytes) {
+        if ((p->streamed + out->len) / 4 > (size_t)p->manifest.max_config_bytes) {
             rc = cg_error_at(err, &p->manifest.output_pos, "the generated workflows grow past %zu bytes (4 times "
-                             "'limits: max_config_bytes'); stopping at job '%s'", out->len, j->name);
+                             "'limits: max_config_bytes'); stopping at job '%s'", p->streamed + out->len, j->name);
             break;
         }
+        if (p->sink && (rc = spill(p, out, mark, err)) != 0)
+            break;
     }
     if (rc == 0) {
         cg_yw_end(w); /* jobs */
@@ -629,10 +653,10 @@ static int write_workflows(void *ctx, cg_strbuf *out, cg_linemap *map, uint32_t 
     wf_render *R = ctx;
     cg_yw w;
     cg_yw_init_in_map(&w, out, 2);
-    size_t start = out->len, mark = out->len;
+    size_t mark = out->len;
     int rc = 0;
     for (size_t i = 0; i < R->p->manifest.nworkflows && rc == 0; i++) {
-        if (i > 0 && out->len > start)
+        if (i > 0)
             cg_strbuf_addc(out, '\n'); /* a blank line between workflows */
         rc = render_workflow(R->p, i, &w, out, map, line, &mark, R->envs, R->err);
     }
@@ -665,6 +689,8 @@ int cg_project_render(cg_project *p, cg_error *err)
     cg_strbuf_reset(&p->config);
     cg_header_write(&p->config, m, &p->selection, zeros, zeros);
     p->header_len = p->config.len;
+    p->streamed = 0;
+    cg_sha256_init(&p->body_sha);
     int rc = cg_assemble(&in, &p->config, &bmap, err);
     free(names);
     free(wpos);
@@ -673,11 +699,21 @@ int cg_project_render(cg_project *p, cg_error *err)
     free(envs);
     if (rc == 0) {
         sources_digest(p, p->sources_digest);
-        cg_sha256_hex(p->config.buf + p->header_len, p->config.len - p->header_len, p->body_digest, 20);
+        size_t skip = p->streamed < p->header_len ? p->header_len - p->streamed : 0;
+        cg_sha256_update(&p->body_sha, p->config.buf + skip, p->config.len - skip);
+        unsigned char d[32];
+        cg_sha256_final(&p->body_sha, d);
+        cg_hex(d, 20, p->body_digest);
+        p->config_size = p->streamed + p->config.len;
         cg_strbuf header = CG_STRBUF_INIT;
         cg_header_write(&header, m, &p->selection, p->sources_digest, p->body_digest);
         assert(header.len == p->header_len); /* the digests have a fixed width */
-        memcpy(p->config.buf, header.buf, header.len);
+        if (!p->streamed) {
+            memcpy(p->config.buf, header.buf, header.len);
+        } else if (p->sink->write(p->sink->ctx, p->config.buf, p->config.len, err) != 0 ||
+                   p->sink->header(p->sink->ctx, header.buf, header.len, err) != 0) {
+            rc = -1;
+        }
         cg_strbuf_release(&header);
         uint32_t header_lines = 0;
         for (size_t i = 0; i < p->header_len; i++)

@@ -17,6 +17,7 @@
 #include "jobs.h"
 #include "lint.h"
 #include "manifest.h"
+#include "digest.h"
 #include "special.h"
 #include "template.h"
 #include "tree.h"
@@ -56,14 +57,29 @@ typedef struct cg_project {
     cg_selection selection;   /* the special-PR selection in force (may be empty) */
     int per_change;           /* index of the per-change workflow, or -1 */
     /* rendered */
-    cg_strbuf config;         /* the whole config.yml */
+    cg_strbuf config;         /* config.yml (only its tail when streamed to a sink) */
+    size_t config_size;       /* bytes of config.yml, streamed ones included */
     size_t header_len;        /* bytes of the generated header */
+    const struct cg_config_sink *sink; /* set before rendering to stream a large config */
+    size_t streamed;          /* bytes of config.yml given to the sink */
+    cg_sha256 body_sha;       /* of the body, as it is rendered */
     cg_linemap linemap;
     char sources_digest[41];
     char body_digest[41];
     cg_lint lint;             /* the findings about the rendered config */
     bool linted;
 } cg_project;
+
+/* Where a large config.yml goes instead of memory: once the config is longer
+ * than `keep` bytes, its bytes are given to write() in order as they are
+ * rendered (the header first, with placeholder digests), and header() gets
+ * the final header, of the same length, at the end. */
+typedef struct cg_config_sink {
+    size_t keep;
+    int (*write)(void *ctx, const char *data, size_t len, cg_error *err);
+    int (*header)(void *ctx, const char *data, size_t len, cg_error *err);
+    void *ctx;
+} cg_config_sink;
 
 void cg_project_init(cg_project *p);
 void cg_project_free(cg_project *p);

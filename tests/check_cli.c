@@ -156,6 +156,51 @@ START_TEST(same_bytes_everywhere)
 }
 END_TEST
 
+/* A config over the streaming threshold is written while it is rendered;
+ * CIGEN_TEST_STREAM_BYTES lowers the threshold so small projects take that
+ * path: same files, same refusals, unchanged files left alone. */
+START_TEST(streamed_config_same_outcome)
+{
+    static const char *const cases[] = {"e2e-small", "e2e-generate", "generate-reports-changes",
+                                        "generate-refuses-hand-edits", "generate-refuses-foreign",
+                                        "generate-force", "generate-removes-stale"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *a = project(cases[i]), *b = project(cases[i]);
+        cg_strbuf cmd = CG_STRBUF_INIT;
+        bool force = strcmp(cases[i], "generate-force") == 0;
+        cg_strbuf_addf(&cmd, "$CIGEN -C p generate%s", force ? " --force" : "");
+        tu_run ra = tu_sh(a, cmd.buf);
+        cg_strbuf_reset(&cmd);
+        cg_strbuf_addf(&cmd, "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -C p generate%s", force ? " --force" : "");
+        tu_run rb = tu_sh(b, cmd.buf);
+        ck_assert_msg(ra.status == rb.status, "%s: exit %d, streamed %d", cases[i], ra.status, rb.status);
+        /* the one-line summary only lacks the job counts of a streamed config */
+        if (ra.status != 0)
+            ck_assert_msg(strcmp(ra.out, rb.out) == 0, "%s: the refusal differs:\n%s\n---\n%s", cases[i], ra.out,
+                          rb.out);
+        char *diff = tu_diff_trees(a, b);
+        ck_assert_msg(diff == NULL, "%s: streamed outputs differ: %s", cases[i], diff ? diff : "");
+        tu_run_free(&ra);
+        tu_run_free(&rb);
+        cg_strbuf_release(&cmd);
+        tu_rm_rf(a);
+        tu_rm_rf(b);
+        free(a);
+        free(b);
+    }
+    /* up to date: the file is not replaced (same inode), no temporary file left */
+    char *t = project("e2e-small");
+    tu_run r = tu_sh(t, "$CIGEN -q -C p generate && ls -i p/config.yml > before && "
+                        "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -C p generate && ls -i p/config.yml > after && "
+                        "cmp before after && ! ls -a p | grep -q cigen-");
+    ck_assert_msg(r.status == 0, "up to date, streamed: %s%s", r.out, r.err);
+    ck_assert(strstr(r.out, "already up to date") != NULL);
+    tu_run_free(&r);
+    tu_rm_rf(t);
+    free(t);
+}
+END_TEST
+
 Suite *make_cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -166,6 +211,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, bad_usage_is_exit_2);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
+    tcase_add_test(tc, streamed_config_same_outcome);
     suite_add_tcase(s, tc);
     return s;
 }
