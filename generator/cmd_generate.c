@@ -235,13 +235,37 @@ static int stream_old(stream_out *S, size_t upto, const char *chunk, size_t base
     return 0;
 }
 
+/* Starts the temporary file: with the first `upto` bytes, equal so far to
+ * the old file's (its header region is patched at the end), copied from it. */
+static int stream_materialize(stream_out *S, size_t upto, cg_error *err)
+{
+    const cg_manifest *m = &S->p->manifest;
+    if ((S->staged = cg_outputs_open(S->outs, m->output, &m->output_pos, err)) < 0)
+        return -1;
+    char *buf = cg_xmalloc(STREAM_BUF);
+    int rc = 0;
+    for (size_t at = 0; at < upto && rc == 0;) {
+        size_t want = upto - at < STREAM_BUF ? upto - at : STREAM_BUF;
+        ssize_t r = pread(S->old_fd, buf, want, (off_t)at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            rc = cg_error_at(err, &m->output_pos, "cannot read '%s': %s", m->output,
+                             r < 0 ? strerror(errno) : "it changed while cigen read it");
+            break;
+        }
+        rc = cg_outputs_append(S->outs, S->staged, buf, (size_t)r, err);
+        at += (size_t)r;
+    }
+    free(buf);
+    return rc;
+}
+
 static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
 {
     stream_out *S = ctx;
     const cg_manifest *m = &S->p->manifest;
-    if (S->staged < 0) {
-        if ((S->staged = cg_outputs_open(S->outs, m->output, &m->output_pos, err)) < 0)
-            return -1;
+    if (!S->buf) {
         S->buf = cg_xmalloc(STREAM_BUF);
         char *path = cg_xmalloc(strlen(S->p->root) + strlen(m->output) + 2);
         sprintf(path, "%s/%s", S->p->root, m->output);
@@ -255,13 +279,21 @@ static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
             /* its header, for the digests it records */
             ssize_t r = pread(S->old_fd, S->buf, STREAM_BUF, 0);
             cg_header_parse(S->buf, r > 0 ? (size_t)r : 0, &S->old_h);
+        } else if ((S->staged = cg_outputs_open(S->outs, m->output, &m->output_pos, err)) < 0) {
+            return -1;
         }
     }
-    if (cg_outputs_append(S->outs, S->staged, data, len, err) != 0)
-        return -1;
-    /* the header is compared at the end, when its digests are known */
-    size_t hl = S->p->header_len;
-    if (S->old_fd >= 0 && stream_old(S, S->off + len, data, S->off, S->off > hl ? S->off : hl, err) != 0)
+    if (S->old_fd >= 0) {
+        /* compared with the old file (its header at the end, when its digests
+         * are known); nothing is written while they are the same */
+        size_t hl = S->p->header_len;
+        bool was_same = !S->differs;
+        if (stream_old(S, S->off + len, data, S->off, S->off > hl ? S->off : hl, err) != 0)
+            return -1;
+        if (was_same && S->differs && stream_materialize(S, S->off, err) != 0)
+            return -1;
+    }
+    if (S->staged >= 0 && cg_outputs_append(S->outs, S->staged, data, len, err) != 0)
         return -1;
     S->off += len;
     return 0;
@@ -270,17 +302,17 @@ static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
 static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
 {
     stream_out *S = ctx;
-    if (cg_outputs_patch(S->outs, S->staged, data, len, err) != 0 ||
-        cg_outputs_close(S->outs, S->staged, err) != 0)
-        return -1;
     if (S->old_fd >= 0) {
         char *head = cg_xmalloc(len + 1);
         ssize_t r = pread(S->old_fd, head, len, 0);
+        bool was_same = !S->differs;
         S->differs |= r != (ssize_t)len || memcmp(head, data, len) != 0;
         free(head);
         if (stream_old(S, SIZE_MAX, NULL, 0, 0, err) != 0) /* the rest of the old body, hashed */
             return -1;
         S->differs |= S->old_off != S->off;
+        if (was_same && S->differs && stream_materialize(S, S->off, err) != 0)
+            return -1;
         unsigned char d[32];
         char body[41];
         cg_sha256_final(&S->old_body, d);
@@ -288,6 +320,9 @@ static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
         S->hand_edited = !S->old_h.found || strcmp(body, S->old_h.body) != 0;
         S->sources_changed = S->old_h.found && strcmp(S->old_h.sources, S->p->sources_digest) != 0;
     }
+    if (S->staged >= 0 && (cg_outputs_patch(S->outs, S->staged, data, len, err) != 0 ||
+                           cg_outputs_close(S->outs, S->staged, err) != 0))
+        return -1;
     S->done = true;
     return 0;
 }
@@ -922,11 +957,8 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     for (size_t i = 0; i < o.n && rc == 0; i++) {
         const out_state *s = &o.v[i];
         if (i == 0 && !s->f.data) {
-            /* streamed: staged already, dropped when nothing changed */
-            if (s->status == OUT_SAME)
-                cg_outputs_discard(&outs, S.staged);
-            else
-                written++;
+            /* streamed: staged already when it changed */
+            written += s->status != OUT_SAME;
             continue;
         }
         if (s->status == OUT_SAME)

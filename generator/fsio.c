@@ -435,20 +435,6 @@ int cg_outputs_close(cg_outputs *o, int i, cg_error *err)
     return 0;
 }
 
-void cg_outputs_discard(cg_outputs *o, int i)
-{
-    cg_staged *s = &o->v[i];
-    if (s->fd >= 0)
-        close(s->fd);
-    if (s->tmp)
-        unlink(s->tmp);
-    free(s->tmp);
-    free(s->path);
-    free(s->rel);
-    memmove(o->v + i, o->v + i + 1, (o->n - (size_t)i - 1) * sizeof *o->v);
-    o->n--;
-}
-
 int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t len,
                      const cg_pos *ref, cg_error *err)
 {

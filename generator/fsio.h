@@ -61,12 +61,11 @@ int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t le
                      const cg_pos *ref, cg_error *err);
 /* The same in steps, for an output written as it is made: open returns its
  * index (or -1), append adds bytes, patch overwrites its first bytes, close
- * makes it durable; discard drops it from the transaction. */
+ * makes it durable. */
 int cg_outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error *err);
 int cg_outputs_append(cg_outputs *o, int i, const void *data, size_t len, cg_error *err);
 int cg_outputs_patch(cg_outputs *o, int i, const void *data, size_t len, cg_error *err);
 int cg_outputs_close(cg_outputs *o, int i, cg_error *err);
-void cg_outputs_discard(cg_outputs *o, int i);
 /* Schedules the removal of root/rel on commit. */
 void cg_outputs_remove(cg_outputs *o, const char *rel);
 /* Renames every staged file into place and removes the scheduled ones. */

@@ -188,6 +188,27 @@ START_TEST(streamed_config_same_outcome)
         free(a);
         free(b);
     }
+    /* only the header differs (a comment in a source), or the old file is
+     * longer (a line added at its end, overwritten with --force) */
+    static const char *const edits[] = {"echo '# a comment' >> p/cigen.yml && $CIGEN -q -C p generate",
+                                        "echo '# extra' >> p/config.yml && $CIGEN -q -C p generate --force"};
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        char *a = project("e2e-small"), *b = project("e2e-small");
+        tu_run ra = tu_sh(a, edits[i]);
+        cg_strbuf cmd = CG_STRBUF_INIT;
+        cg_strbuf_addf(&cmd, "export CIGEN_TEST_STREAM_BYTES=1; %s", edits[i]);
+        tu_run rb = tu_sh(b, cmd.buf);
+        ck_assert_msg(ra.status == 0 && rb.status == 0, "%s: %s%s", edits[i], ra.err, rb.err);
+        char *diff = tu_diff_trees(a, b);
+        ck_assert_msg(diff == NULL, "%s: streamed outputs differ: %s", edits[i], diff ? diff : "");
+        tu_run_free(&ra);
+        tu_run_free(&rb);
+        cg_strbuf_release(&cmd);
+        tu_rm_rf(a);
+        tu_rm_rf(b);
+        free(a);
+        free(b);
+    }
     /* up to date: the file is not replaced (same inode), no temporary file left */
     char *t = project("e2e-small");
     tu_run r = tu_sh(t, "$CIGEN -q -C p generate && ls -i p/config.yml > before && "
