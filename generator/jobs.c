@@ -11,14 +11,19 @@ typedef struct cell_jobs {
 
 const cg_job *cg_jobs_find(const cg_jobs *jobs, const char *name)
 {
-    size_t i = (size_t)cg_map_get(&jobs->by_name, name);
+    size_t i = cg_index_get(&jobs->by_name, name, strlen(name));
     return i ? &jobs->v[i - 1] : NULL;
+}
+
+static const char *job_name_at(const void *ctx, uint32_t id)
+{
+    return ((const cg_jobs *)ctx)->v[id].name;
 }
 
 void cg_jobs_release(cg_jobs *jobs)
 {
     free(jobs->v);
-    cg_map_release(&jobs->by_name);
+    cg_index_release(&jobs->by_name);
     memset(jobs, 0, sizeof *jobs);
 }
 
@@ -110,7 +115,9 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
     cg_env_init(&env, t, err);
     cg_strbuf name = CG_STRBUF_INIT;
     int rc = 0;
-    cg_map_reserve(&jobs->by_name, jobs->n + cells->nlive * np); /* at most one job per live cell and phase */
+    if (!jobs->by_name.key_of)
+        cg_index_init(&jobs->by_name, job_name_at, jobs);
+    cg_index_reserve(&jobs->by_name, jobs->n + cells->nlive * np); /* at most one job per live cell and phase */
     for (size_t c = 0; c < cells->n && rc == 0; c++) {
         const cg_cell *cell = &cells->v[c];
         if (cell->status != CG_CELL_LIVE)
@@ -159,7 +166,9 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
             /* names are unique (a duplicate is an error), so one lookup that
              * inserts serves for both the check and the index */
             const char *jname = cg_pool_strndup(pool, name.buf, name.len);
-            size_t dup = (size_t)cg_map_put_new(&jobs->by_name, jname, (void *)(jobs->n + 1));
+            cg_grow(&jobs->v, &jobs->cap, jobs->n + 1, sizeof *jobs->v);
+            jobs->v[jobs->n].name = jname; /* the index reads names from the array */
+            size_t dup = cg_index_add(&jobs->by_name, (uint32_t)jobs->n);
             const cg_job *other = dup ? &jobs->v[dup - 1] : NULL;
             if (other) {
                 cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
@@ -193,7 +202,6 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
                 rc = -1;
                 break;
             }
-            cg_grow(&jobs->v, &jobs->cap, jobs->n + 1, sizeof *jobs->v);
             cg_job *j = &jobs->v[jobs->n];
             memset(j, 0, sizeof *j);
             j->name = jname;

@@ -38,7 +38,7 @@ typedef struct cg_job {
 typedef struct cg_jobs {
     cg_job *v;
     size_t n, cap;
-    cg_map by_name;            /* name -> cg_job* (index+1) */
+    cg_index by_name;          /* name -> index */
 } cg_jobs;
 
 /* Builds the jobs of one tree, appending to `jobs`. */

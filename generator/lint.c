@@ -702,9 +702,14 @@ typedef struct wnode {
 typedef struct wgraph {
     wnode *v;
     size_t n, cap;
-    cg_map index;  /* name -> index + 1 (first) */
-    cg_map alias;  /* matrix alias -> index + 1 */
+    cg_index index; /* name -> node (the first of that name) */
+    cg_map alias;   /* matrix alias -> index + 1 */
 } wgraph;
+
+static const char *wnode_name(const void *ctx, uint32_t id)
+{
+    return ((const wgraph *)ctx)->v[id].name;
+}
 
 /* `stable`: name outlives the lint (a generated job's), no copy needed. */
 static void node_add(cg_lint *l, wgraph *g, const char *name, bool stable, const cg_pos *pos, int job, int wf,
@@ -712,14 +717,14 @@ static void node_add(cg_lint *l, wgraph *g, const char *name, bool stable, const
 {
     if (!stable)
         name = cg_intern(&l->pool, name);
-    size_t k = (size_t)cg_map_put_new(&g->index, name, (void *)(g->n + 1));
+    cg_grow(&g->v, &g->cap, g->n + 1, sizeof *g->v);
+    g->v[g->n] = (wnode){name, *pos, NULL, NULL, 0, job};
+    size_t k = cg_index_add(&g->index, (uint32_t)g->n);
     if (k) {
         add(l, true, "duplicate-name", pos, &g->v[k - 1].pos, "the first one", job, wf,
             "two jobs are named '%s' in workflow '%s'", name, wname);
         return;
     }
-    cg_grow(&g->v, &g->cap, g->n + 1, sizeof *g->v);
-    g->v[g->n] = (wnode){name, *pos, NULL, NULL, 0, job};
     g->n++;
 }
 
@@ -886,19 +891,25 @@ static void written_entry(cg_lint *l, wgraph *g, json_t *e, const cg_doc *doc, c
 
 static void check_graph(cg_lint *l, wgraph *g, int wf, const char *wname)
 {
-    /* requires name jobs of the same workflow */
-    size_t *adj_n = cg_xcalloc(g->n + 1, sizeof *adj_n);
-    size_t **adj = cg_xcalloc(g->n + 1, sizeof *adj);
+    /* requires name jobs of the same workflow; the edges of node i are
+     * adj[first[i] ..] (one array for all) */
+    size_t *adj_n = cg_xcalloc(g->n + 1, sizeof *adj_n), *first = cg_xmalloc((g->n + 1) * sizeof *first);
+    size_t nedges = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        first[i] = nedges;
+        nedges += g->v[i].nrequires;
+    }
+    size_t *edges = cg_xmalloc((nedges + 1) * sizeof *edges);
     for (size_t i = 0; i < g->n; i++) {
         wnode *nd = &g->v[i];
-        adj[i] = cg_xmalloc((nd->nrequires + 1) * sizeof **adj);
+        size_t *adj_i = edges + first[i];
         for (size_t r = 0; r < nd->nrequires; r++) {
             const char *need = nd->requires[r];
-            size_t k = (size_t)cg_map_get(&g->index, need);
+            size_t k = cg_index_get(&g->index, need, strlen(need));
             if (!k)
                 k = (size_t)cg_map_get(&g->alias, need);
             if (k) {
-                adj[i][adj_n[i]++] = k - 1;
+                adj_i[adj_n[i]++] = k - 1;
                 continue;
             }
             if (templated(need))
@@ -928,7 +939,7 @@ static void check_graph(cg_lint *l, wgraph *g, int wf, const char *wname)
         while (depth && !found) {
             size_t u = stack[depth - 1];
             if (next[u] < adj_n[u]) {
-                size_t w = adj[u][next[u]++];
+                size_t w = edges[first[u] + next[u]++];
                 if (colour[w] == 1) {
                     cg_strbuf cyc = CG_STRBUF_INIT;
                     size_t from = 0;
@@ -953,9 +964,8 @@ static void check_graph(cg_lint *l, wgraph *g, int wf, const char *wname)
         if (found)
             break;
     }
-    for (size_t i = 0; i < g->n; i++)
-        free(adj[i]);
-    free(adj);
+    free(edges);
+    free(first);
     free(adj_n);
     free(colour);
     free(stack);
@@ -977,7 +987,7 @@ static void check_workflows(cg_lint *l)
             if (cg_streq(wname, "version"))
                 continue;
             wgraph g = {0};
-            cg_map_init(&g.index);
+            cg_index_init(&g.index, wnode_name, &g);
             cg_map_init(&g.alias);
             json_t *jobs = json_object_get(wf, "jobs");
             for (size_t i = 0; i < json_array_size(jobs); i++) {
@@ -990,7 +1000,7 @@ static void check_workflows(cg_lint *l)
             }
             check_graph(l, &g, -1, wname);
             free(g.v);
-            cg_map_release(&g.index);
+            cg_index_release(&g.index);
             cg_map_release(&g.alias);
         }
     }
@@ -998,7 +1008,7 @@ static void check_workflows(cg_lint *l)
     for (size_t w = 0; w < m->nworkflows; w++) {
         const cg_workflow_decl *wd = &m->workflows[w];
         wgraph g = {0};
-        cg_map_init(&g.index);
+        cg_index_init(&g.index, wnode_name, &g);
         cg_map_init(&g.alias);
         for (size_t i = 0; wd->jobs && i < json_array_size(wd->jobs); i++) {
             cg_strbuf_reset(&path);
@@ -1010,7 +1020,7 @@ static void check_workflows(cg_lint *l)
         size_t generated = 0, in_workflow = 0;
         for (size_t k = 0; k < p->jobs.n; k++)
             in_workflow += (p->jobs.v[k].workflows >> w) & 1;
-        cg_map_reserve(&g.index, g.n + in_workflow);
+        cg_index_reserve(&g.index, g.n + in_workflow);
         for (size_t k = 0; k < p->jobs.n; k++) {
             const cg_job *j = &p->jobs.v[k];
             if (!(j->workflows & ((uint64_t)1 << w)))
@@ -1034,7 +1044,7 @@ static void check_workflows(cg_lint *l)
                 "workflow '%s' has %zu jobs (%zu generated), more than %ld (raise 'max_jobs' if that is intended)",
                 wd->name, g.n, generated, max);
         free(g.v);
-        cg_map_release(&g.index);
+        cg_index_release(&g.index);
         cg_map_release(&g.alias);
     }
     cg_strbuf_release(&path);

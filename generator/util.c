@@ -273,6 +273,86 @@ void *cg_map_put_new(cg_map *m, const char *key, void *val)
     return NULL;
 }
 
+/* ---- cg_index ---- */
+
+void cg_index_init(cg_index *x, cg_index_key_fn key_of, const void *ctx)
+{
+    memset(x, 0, sizeof *x);
+    x->key_of = key_of;
+    x->ctx = ctx;
+}
+
+void cg_index_release(cg_index *x)
+{
+    free(x->slot);
+    x->slot = NULL;
+    x->cap = x->len = 0;
+}
+
+static void index_rehash(cg_index *x, size_t cap)
+{
+    cg_index_slot *old = x->slot;
+    size_t old_cap = x->cap;
+    x->slot = cg_xcalloc(cap, sizeof *x->slot);
+    x->cap = cap;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!old[i].id1)
+            continue;
+        size_t j = old[i].tag & (cap - 1);
+        while (x->slot[j].id1)
+            j = (j + 1) & (cap - 1);
+        x->slot[j] = old[i];
+    }
+    free(old);
+}
+
+void cg_index_reserve(cg_index *x, size_t n)
+{
+    size_t cap = x->cap ? x->cap : 16;
+    while ((n + 1) * 2 > cap)
+        cap *= 2;
+    if (cap > x->cap)
+        index_rehash(x, cap);
+}
+
+/* The slot of key (its own or the empty one it would take). */
+static size_t index_slot(const cg_index *x, const char *key, size_t len, uint32_t tag)
+{
+    size_t mask = x->cap - 1;
+    for (size_t i = tag & mask;; i = (i + 1) & mask) {
+        const cg_index_slot *s = &x->slot[i];
+        if (!s->id1)
+            return i;
+        if (s->tag == tag) {
+            const char *k = x->key_of(x->ctx, s->id1 - 1);
+            if (strncmp(k, key, len) == 0 && k[len] == '\0')
+                return i;
+        }
+    }
+}
+
+uint32_t cg_index_get(const cg_index *x, const char *key, size_t len)
+{
+    if (!x->cap)
+        return 0;
+    return x->slot[index_slot(x, key, len, (uint32_t)cg_hash(key, len))].id1;
+}
+
+uint32_t cg_index_add(cg_index *x, uint32_t id)
+{
+    if ((x->len + 1) * 2 > x->cap)
+        index_rehash(x, x->cap ? x->cap * 2 : 16);
+    const char *key = x->key_of(x->ctx, id);
+    size_t len = strlen(key);
+    uint32_t tag = (uint32_t)cg_hash(key, len);
+    cg_index_slot *s = &x->slot[index_slot(x, key, len, tag)];
+    if (s->id1)
+        return s->id1;
+    *s = (cg_index_slot){tag, id + 1};
+    x->len++;
+    return 0;
+}
+
 /* ---- cg_pool ---- */
 
 struct cg_pool_block {
