@@ -38,24 +38,31 @@ static uint64_t tier_mask(const cg_tree *t, const char *const *names, size_t n)
     return mask;
 }
 
-static int add_require(cg_job *j, const char *name, const cg_pos *pos, const char **buf,
-                       const cg_pos **pbuf, size_t cap)
+/* The requires of the job being built, before they go to the pool. */
+typedef struct req_buf {
+    const char **name;
+    const cg_pos **pos;
+    int32_t *job;
+    size_t cap;
+} req_buf;
+
+static int add_require(cg_job *j, const char *name, int32_t job, const cg_pos *pos, req_buf *b)
 {
     for (uint32_t i = 0; i < j->nrequires; i++)
-        if (j->requires[i] == name || cg_streq(j->requires[i], name))
+        if (b->name[i] == name || cg_streq(b->name[i], name))
             return 0;
-    if (j->nrequires >= cap)
+    if (j->nrequires >= b->cap)
         return -1;
-    buf[j->nrequires] = name;
-    pbuf[j->nrequires] = pos;
+    b->name[j->nrequires] = name;
+    b->pos[j->nrequires] = pos;
+    b->job[j->nrequires] = job;
     j->nrequires++;
     return 0;
 }
 
 /* Adds the jobs that phase `p` requires (looking through skipped phases). */
 static int resolve_requires(const cg_tree *t, cg_jobs *jobs, cg_job *j, const cell_jobs *cj, size_t p,
-                            const cg_pos *origin, const char **buf, const cg_pos **pbuf, size_t cap,
-                            unsigned depth, cg_error *err)
+                            const cg_pos *origin, req_buf *b, unsigned depth, cg_error *err)
 {
     const cg_phase *ph = &t->phases[p];
     if (depth > t->nphases)
@@ -64,11 +71,11 @@ static int resolve_requires(const cg_tree *t, cg_jobs *jobs, cg_job *j, const ce
         const cg_pos *at = origin ? origin : &ph->requires_pos[r];
         int q = ph->requires_phase[r];
         if (q < 0) {
-            add_require(j, ph->requires[r], at, buf, pbuf, cap);
+            add_require(j, ph->requires[r], -1, at, b);
             continue;
         }
         if (cj->skipped[q]) {
-            if (resolve_requires(t, jobs, j, cj, (size_t)q, at, buf, pbuf, cap, depth + 1, err) != 0)
+            if (resolve_requires(t, jobs, j, cj, (size_t)q, at, b, depth + 1, err) != 0)
                 return -1;
             continue;
         }
@@ -83,7 +90,7 @@ static int resolve_requires(const cg_tree *t, cg_jobs *jobs, cg_job *j, const ce
                                "job '%s' requires '%s', which is not in every workflow '%s' is in; "
                                "list the same workflows for phases '%s' and '%s'",
                                j->name, dep->name, j->name, t->phases[j->phase].name, t->phases[q].name);
-        add_require(j, dep->name, at, buf, pbuf, cap);
+        add_require(j, dep->name, cj->job[q], at, b);
     }
     return 0;
 }
@@ -109,8 +116,8 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
     for (size_t p = 0; p < np; p++)
         cap += t->phases[p].nrequires;
     cap = cap * np + 1;
-    const char **rbuf = cg_xmalloc(cap * sizeof *rbuf);
-    const cg_pos **pbuf = cg_xmalloc(cap * sizeof *pbuf);
+    req_buf rb = {cg_xmalloc(cap * sizeof *rb.name), cg_xmalloc(cap * sizeof *rb.pos),
+                  cg_xmalloc(cap * sizeof *rb.job), cap};
     cg_env env;
     cg_env_init(&env, t, err);
     cg_strbuf name = CG_STRBUF_INIT;
@@ -218,12 +225,17 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
         for (size_t k = first_job; k < jobs->n && rc == 0; k++) {
             cg_job *j = &jobs->v[k];
             j->nrequires = 0;
-            rc = resolve_requires(t, jobs, j, &cj, j->phase, NULL, rbuf, pbuf, cap, 0, err);
+            rc = resolve_requires(t, jobs, j, &cj, j->phase, NULL, &rb, 0, err);
             if (rc == 0 && j->nrequires) {
-                j->requires = cg_pool_alloc(pool, j->nrequires * sizeof *j->requires);
-                j->requires_pos = cg_pool_alloc(pool, j->nrequires * sizeof *j->requires_pos);
-                memcpy(j->requires, rbuf, j->nrequires * sizeof *rbuf);
-                memcpy(j->requires_pos, pbuf, j->nrequires * sizeof *pbuf);
+                const char **names = cg_pool_alloc(pool, j->nrequires * sizeof *names);
+                const cg_pos **pos = cg_pool_alloc(pool, j->nrequires * sizeof *pos);
+                int32_t *idx = cg_pool_alloc(pool, j->nrequires * sizeof *idx);
+                memcpy(names, rb.name, j->nrequires * sizeof *names);
+                memcpy(pos, rb.pos, j->nrequires * sizeof *pos);
+                memcpy(idx, rb.job, j->nrequires * sizeof *idx);
+                j->requires = names;
+                j->requires_pos = pos;
+                j->requires_job = idx;
             }
         }
     }
@@ -232,8 +244,9 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
     free(cj.skipped);
     free(cj.names);
     free(cj.job);
-    free(rbuf);
-    free(pbuf);
+    free(rb.name);
+    free(rb.pos);
+    free(rb.job);
     free(ungated);
     free(gated);
     free(all);
@@ -260,7 +273,7 @@ int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *
         const cg_job *j = &jobs->v[k];
         for (uint32_t r = 0; r < j->nrequires; r++) {
             const char *need = j->requires[r];
-            const cg_job *dep = cg_jobs_find(jobs, need);
+            const cg_job *dep = j->requires_job[r] >= 0 ? &jobs->v[j->requires_job[r]] : cg_jobs_find(jobs, need);
             for (size_t w = 0; w < m->nworkflows; w++) {
                 if (!(j->workflows & ((uint64_t)1 << w)))
                     continue;

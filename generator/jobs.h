@@ -29,6 +29,7 @@ typedef struct cg_job {
     uint32_t index;
     const char **requires;     /* job names */
     const cg_pos **requires_pos; /* where each was asked for */
+    const int32_t *requires_job; /* the generated job each names (its index), or -1 */
     uint32_t nrequires;
     uint64_t workflows;        /* bit w: lands in manifest workflow w */
     uint64_t gated;            /* bit w: on request in workflow w */

@@ -694,14 +694,16 @@ typedef struct wnode {
     const char *name;
     cg_pos pos;
     const char **requires;
-    cg_pos *requires_pos;
+    cg_pos *requires_pos;       /* of a written entry's requires */
     size_t nrequires;
-    int job;
+    int job;                    /* a generated job (its index; its requires are the job's), or -1 */
 } wnode;
 
 typedef struct wgraph {
     wnode *v;
     size_t n, cap;
+    const cg_jobs *jobs;     /* the generated jobs, when the workflow has some */
+    uint32_t *job_node;      /* [jobs->n]: the node of a generated job + 1, 0 when not in the workflow */
     cg_index index; /* name -> node (the first of that name) */
     cg_map alias;   /* matrix alias -> index + 1 */
 } wgraph;
@@ -711,12 +713,10 @@ static const char *wnode_name(const void *ctx, uint32_t id)
     return ((const wgraph *)ctx)->v[id].name;
 }
 
-/* `stable`: name outlives the lint (a generated job's), no copy needed. */
-static void node_add(cg_lint *l, wgraph *g, const char *name, bool stable, const cg_pos *pos, int job, int wf,
+static void node_add(cg_lint *l, wgraph *g, const char *name, const cg_pos *pos, int job, int wf,
                      const char *wname)
 {
-    if (!stable)
-        name = cg_intern(&l->pool, name);
+    name = cg_intern(&l->pool, name);
     cg_grow(&g->v, &g->cap, g->n + 1, sizeof *g->v);
     g->v[g->n] = (wnode){name, *pos, NULL, NULL, 0, job};
     size_t k = cg_index_add(&g->index, (uint32_t)g->n);
@@ -783,7 +783,7 @@ static void matrix_names(cg_lint *l, wgraph *g, const char *base, json_t *mparam
             cg_strbuf_addf(&name, "-%s", json_is_string(x) ? json_string_value(x) : "");
         }
         free(pick);
-        node_add(l, g, name.buf, false, pos, -1, wf, wname);
+        node_add(l, g, name.buf, pos, -1, wf, wname);
         cg_strbuf_release(&name);
     }
     free(keys);
@@ -881,7 +881,7 @@ static void written_entry(cg_lint *l, wgraph *g, json_t *e, const cg_doc *doc, c
         }
     } else {
         size_t before = g->n;
-        node_add(l, g, eff, false, &pos, -1, wf, wname);
+        node_add(l, g, eff, &pos, -1, wf, wname);
         if (g->n > before)
             node_requires(l, &g->v[g->n - 1], args ? json_object_get(args, "requires") : NULL, doc, rp.buf);
     }
@@ -903,11 +903,20 @@ static void check_graph(cg_lint *l, wgraph *g, int wf, const char *wname)
     for (size_t i = 0; i < g->n; i++) {
         wnode *nd = &g->v[i];
         size_t *adj_i = edges + first[i];
+        const cg_job *gen = nd->job >= 0 ? &g->jobs->v[nd->job] : NULL;
         for (size_t r = 0; r < nd->nrequires; r++) {
             const char *need = nd->requires[r];
-            size_t k = cg_index_get(&g->index, need, strlen(need));
+            size_t k = 0;
+            if (gen && gen->requires_job[r] >= 0)
+                k = g->job_node[gen->requires_job[r]]; /* a job of the same cell, by index */
+            if (!k)
+                k = cg_index_get(&g->index, need, strlen(need));
             if (!k)
                 k = (size_t)cg_map_get(&g->alias, need);
+            if (!k && g->jobs) {
+                const cg_job *j = cg_jobs_find(g->jobs, need);
+                k = j ? g->job_node[j->index] : 0;
+            }
             if (k) {
                 adj_i[adj_n[i]++] = k - 1;
                 continue;
@@ -920,7 +929,7 @@ static void check_graph(cg_lint *l, wgraph *g, int wf, const char *wname)
             cg_strbuf h = CG_STRBUF_INIT;
             cg_did_you_mean(&h, need, names, g->n);
             free(names);
-            add(l, true, "unknown-requires", &nd->requires_pos[r], NULL, NULL, nd->job, wf,
+            add(l, true, "unknown-requires", gen ? gen->requires_pos[r] : &nd->requires_pos[r], NULL, NULL, nd->job, wf,
                 "'%s' requires '%s', but workflow '%s' has no job of that name%s", nd->name, need, wname,
                 cg_strbuf_str(&h));
             cg_strbuf_release(&h);
@@ -1017,25 +1026,25 @@ static void check_workflows(cg_lint *l)
             cg_path_push_index(&path, i);
             written_entry(l, &g, json_array_get(wd->jobs, i), m->doc, path.buf, (int)w, wd->name);
         }
-        size_t generated = 0, in_workflow = 0;
-        for (size_t k = 0; k < p->jobs.n; k++)
-            in_workflow += (p->jobs.v[k].workflows >> w) & 1;
-        cg_index_reserve(&g.index, g.n + in_workflow);
+        /* generated names are unique (cg_jobs_build checked): only a clash
+         * with a written entry is looked for; their nodes are found by job */
+        size_t generated = 0;
+        g.jobs = &p->jobs;
+        g.job_node = cg_xcalloc(p->jobs.n + 1, sizeof *g.job_node);
         for (size_t k = 0; k < p->jobs.n; k++) {
             const cg_job *j = &p->jobs.v[k];
             if (!(j->workflows & ((uint64_t)1 << w)))
                 continue;
             generated++;
-            size_t before = g.n;
-            node_add(l, &g, j->name, true, &j->cell->leaf->pos, (int)k, (int)w, wd->name);
-            if (g.n > before) {
-                wnode *nd = &g.v[g.n - 1];
-                nd->requires = j->requires;
-                nd->nrequires = j->nrequires;
-                nd->requires_pos = cg_pool_alloc(&l->pool, (j->nrequires + 1) * sizeof *nd->requires_pos);
-                for (uint32_t r = 0; r < j->nrequires; r++)
-                    nd->requires_pos[r] = *j->requires_pos[r];
+            size_t first = cg_index_get(&g.index, j->name, strlen(j->name));
+            if (first) {
+                add(l, true, "duplicate-name", &j->cell->leaf->pos, &g.v[first - 1].pos, "the first one", (int)k,
+                    (int)w, "two jobs are named '%s' in workflow '%s'", j->name, wd->name);
+                continue;
             }
+            cg_grow(&g.v, &g.cap, g.n + 1, sizeof *g.v);
+            g.v[g.n] = (wnode){j->name, j->cell->leaf->pos, j->requires, NULL, j->nrequires, (int)k};
+            g.job_node[k] = (uint32_t)++g.n;
         }
         check_graph(l, &g, (int)w, wd->name);
         long max = wd->max_jobs ? wd->max_jobs : m->max_jobs_per_workflow;
@@ -1044,6 +1053,7 @@ static void check_workflows(cg_lint *l)
                 "workflow '%s' has %zu jobs (%zu generated), more than %ld (raise 'max_jobs' if that is intended)",
                 wd->name, g.n, generated, max);
         free(g.v);
+        free(g.job_node);
         cg_index_release(&g.index);
         cg_map_release(&g.alias);
     }
