@@ -15,9 +15,7 @@ void cg_linemap_release(cg_linemap *map)
 void cg_linemap_add(cg_linemap *map, uint32_t *line, const char *text, size_t len,
                     const char *file, uint32_t src_line, int32_t job, int32_t workflow)
 {
-    uint32_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += text[i] == '\n';
+    uint32_t n = (uint32_t)cg_count_newlines(text, len);
     if (n == 0)
         return;
     cg_grow(&map->v, &map->cap, map->n + 1, sizeof *map->v);

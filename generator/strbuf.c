@@ -27,7 +27,7 @@ void cg_strbuf_reset(cg_strbuf *sb)
         sb->buf[0] = '\0';
 }
 
-void cg_strbuf_grow(cg_strbuf *sb, size_t extra)
+void cg_strbuf_grow_slow(cg_strbuf *sb, size_t extra)
 {
     if (extra >= SIZE_MAX / 2 - sb->len)
         cg_die_oom();
@@ -44,25 +44,9 @@ void cg_strbuf_grow(cg_strbuf *sb, size_t extra)
         sb->buf[0] = '\0';
 }
 
-void cg_strbuf_add(cg_strbuf *sb, const void *data, size_t len)
-{
-    cg_strbuf_grow(sb, len);
-    if (len)
-        memcpy(sb->buf + sb->len, data, len);
-    sb->len += len;
-    sb->buf[sb->len] = '\0';
-}
-
 void cg_strbuf_adds(cg_strbuf *sb, const char *s)
 {
     cg_strbuf_add(sb, s, strlen(s));
-}
-
-void cg_strbuf_addc(cg_strbuf *sb, char c)
-{
-    cg_strbuf_grow(sb, 1);
-    sb->buf[sb->len++] = c;
-    sb->buf[sb->len] = '\0';
 }
 
 void cg_strbuf_addspaces(cg_strbuf *sb, size_t n)

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct cg_strbuf {
     char *buf;
@@ -23,10 +24,31 @@ void cg_strbuf_init(cg_strbuf *sb);
 /* Frees the contents; the struct may be reused after cg_strbuf_init. */
 void cg_strbuf_release(cg_strbuf *sb);
 void cg_strbuf_reset(cg_strbuf *sb);
-void cg_strbuf_grow(cg_strbuf *sb, size_t extra);
-void cg_strbuf_add(cg_strbuf *sb, const void *data, size_t len);
+/* Makes room for `extra` more bytes (and the NUL). */
+void cg_strbuf_grow_slow(cg_strbuf *sb, size_t extra);
+static inline void cg_strbuf_grow(cg_strbuf *sb, size_t extra)
+{
+    if (!(sb->cap && extra < sb->cap - sb->len)) /* the appends of rendering: mostly inline */
+        cg_strbuf_grow_slow(sb, extra);
+}
+
+static inline void cg_strbuf_add(cg_strbuf *sb, const void *data, size_t len)
+{
+    cg_strbuf_grow(sb, len);
+    if (len)
+        memcpy(sb->buf + sb->len, data, len);
+    sb->len += len;
+    sb->buf[sb->len] = '\0';
+}
+
+static inline void cg_strbuf_addc(cg_strbuf *sb, char c)
+{
+    cg_strbuf_grow(sb, 1);
+    sb->buf[sb->len++] = c;
+    sb->buf[sb->len] = '\0';
+}
+
 void cg_strbuf_adds(cg_strbuf *sb, const char *s);
-void cg_strbuf_addc(cg_strbuf *sb, char c);
 void cg_strbuf_addspaces(cg_strbuf *sb, size_t n);
 void cg_strbuf_addf(cg_strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

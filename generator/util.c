@@ -116,6 +116,22 @@ uint64_t cg_hash(const void *data, size_t len)
     return mix64(h);
 }
 
+size_t cg_count_newlines(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    size_t count = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        w ^= ones * '\n'; /* newline bytes become zero */
+        uint64_t zero = ~(((w & ~highs) + ~highs) | w) & highs; /* exactly the zero bytes */
+        count += (size_t)__builtin_popcountll(zero);
+    }
+    for (; i < n; i++)
+        count += s[i] == '\n';
+    return count;
+}
+
 size_t cg_edit_distance(const char *a, const char *b, size_t max)
 {
     size_t la = strlen(a), lb = strlen(b);

@@ -35,6 +35,8 @@ bool cg_is_name(const char *s);
 
 /* 64-bit FNV-1a; stable across machines, used for hash tables only. */
 uint64_t cg_hash(const void *data, size_t len);
+/* The number of '\n' bytes in s[0..n) (eight at a time). */
+size_t cg_count_newlines(const char *s, size_t n);
 
 /* Edit distance with an early cut-off: returns > max when farther. */
 size_t cg_edit_distance(const char *a, const char *b, size_t max);

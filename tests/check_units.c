@@ -1,4 +1,5 @@
 /* Small modules: placeholders, diff, digest. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,6 +7,7 @@
 #include "digest.h"
 #include "placeholder.h"
 #include "testutil.h"
+#include "util.h"
 
 /* ---- placeholders ---- */
 
@@ -211,6 +213,60 @@ START_TEST(sha256_implementations_agree)
     cg_sha256_force_portable(false);
 }
 END_TEST
+
+/* ---- util: the helpers the hot paths lean on ---- */
+
+static const char *name_at(const void *ctx, uint32_t id)
+{
+    return ((const char (*)[16])ctx)[id];
+}
+
+START_TEST(count_newlines_matches_a_loop)
+{
+    char buf[300];
+    uint32_t x = 7;
+    for (size_t n = 0; n <= sizeof buf; n++) {
+        for (size_t i = 0; i < n; i++) {
+            x = x * 1103515245u + 12345u;
+            /* newlines, their neighbours in value (0x0A +- 0x80), and anything */
+            static const char pick[] = {'\n', '\n', (char)0x8A, 0x0B, 0x09, 'a', 0};
+            buf[i] = (x >> 20) % 3 ? pick[(x >> 8) % 7] : (char)(x >> 12);
+        }
+        size_t want = 0;
+        for (size_t i = 0; i < n; i++)
+            want += buf[i] == '\n';
+        ck_assert_uint_eq(cg_count_newlines(buf, n), want);
+    }
+}
+END_TEST
+
+START_TEST(index_finds_what_it_holds)
+{
+    static char names[500][16];
+    for (int i = 0; i < 500; i++)
+        snprintf(names[i], sizeof names[i], "job_%d", i * 7);
+    cg_index x;
+    cg_index_init(&x, name_at, names);
+    for (uint32_t i = 0; i < 500; i++)
+        ck_assert_uint_eq(cg_index_add(&x, i), 0);
+    ck_assert_uint_eq(cg_index_add(&x, 3), 4); /* a name already there: its entry + 1 */
+    for (uint32_t i = 0; i < 500; i++)
+        ck_assert_uint_eq(cg_index_get(&x, names[i], strlen(names[i])), i + 1);
+    ck_assert_uint_eq(cg_index_get(&x, "job_1", 5), 0);
+    ck_assert_uint_eq(cg_index_get(&x, "job_14x", 6), 3); /* a prefix: "job_14" */
+    cg_index_release(&x);
+}
+END_TEST
+
+Suite *make_util_suite(void)
+{
+    Suite *s = suite_create("util");
+    TCase *tc = tcase_create("util");
+    tcase_add_test(tc, count_newlines_matches_a_loop);
+    tcase_add_test(tc, index_finds_what_it_holds);
+    suite_add_tcase(s, tc);
+    return s;
+}
 
 Suite *make_placeholder_suite(void)
 {

@@ -44,6 +44,7 @@ Suite *make_yamlwrite_suite(void);
 Suite *make_placeholder_suite(void);
 Suite *make_diff_suite(void);
 Suite *make_digest_suite(void);
+Suite *make_util_suite(void);
 Suite *make_dot_suite(void);
 Suite *make_golden_suite(void);
 Suite *make_scripts_suite(void);
