@@ -1140,10 +1140,8 @@ static void gm_edge(gmodel *G, uint32_t from, uint32_t to)
         G->ne++;
 }
 
-/* Builds the job graph; `full` false builds only what counting the nodes
- * needs (no clusters, no edges of generated jobs: their requires were
- * checked to name jobs of the workflow, so they add no node). */
-static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const *names, size_t nnames, bool full)
+/* Builds the job graph to draw (wf_counter_init() counts it without). */
+static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const *names, size_t nnames)
 {
     memset(G, 0, sizeof *G);
     G->p = p;
@@ -1177,7 +1175,7 @@ static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const
         uint32_t node = htab_intern(&G->node_tab, h, (uint32_t)G->n, gnode_eq, G);
         bool fresh = node == G->n;
         G->n += fresh;
-        if (fresh && full) {
+        if (fresh) {
             cg_grow(&G->c, &G->ccap, G->nc + 1, sizeof *G->c);
             G->c[G->nc] = (gcluster){.job = j, .tree = ti, .grouped = gr, .first = NONE, .last = NONE};
             uint32_t c = htab_intern(&G->cluster_tab, cell_key_hash(G, ti, gr, j->cell), (uint32_t)G->nc,
@@ -1194,8 +1192,8 @@ static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const
             G->v[node].cluster = c + 1;
         }
         gnode *v = &G->v[node];
-        gcluster *C = full ? &G->c[v->cluster - 1] : NULL;
-        if (C && C->last_cell != j->cell) { /* a cell's jobs are consecutive */
+        gcluster *C = &G->c[v->cluster - 1];
+        if (C->last_cell != j->cell) { /* a cell's jobs are consecutive */
             C->last_cell = j->cell;
             C->ncells++;
         }
@@ -1219,9 +1217,7 @@ static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const
         if (!G->job_node[k])
             continue;
         const cg_job *j = &p->jobs.v[k];
-        if (!full)
-            G->nrequires += j->nrequires;
-        for (uint32_t r = 0; full && r < j->nrequires; r++)
+        for (uint32_t r = 0; r < j->nrequires; r++)
             gm_edge(G, gm_resolve(G, j->requires[r]), G->job_node[k] - 1);
     }
 }
@@ -1254,22 +1250,54 @@ typedef struct wf_cells {
 typedef struct wf_counter {
     const cg_project *p;
     size_t base;        /* the manifest's entries and the missing jobs they require */
+    size_t nstatic, njobs, ngated, nrequires; /* for the label */
     wf_cells *trees;    /* [ntrees] */
 } wf_counter;
 
-static void wf_counter_init(wf_counter *c, const gmodel *G, size_t w)
+/* What gm_build() counts, without building the graph: the manifest's
+ * entries (each name once), the jobs they require that the workflow lacks,
+ * and per cell the phases of its jobs. */
+static void wf_counter_init(wf_counter *c, const cg_project *p, size_t w)
 {
-    const cg_project *p = G->p;
+    memset(c, 0, sizeof *c);
     c->p = p;
-    c->base = 0;
-    for (size_t i = 0; i < G->n; i++)
-        c->base += G->v[i].kind != G_JOB;
-    c->trees = cg_xcalloc(p->ntrees + 1, sizeof *c->trees);
     uint64_t bit = (uint64_t)1 << w;
+    const cg_workflow_decl *wd = &p->manifest.workflows[w];
+    cg_map seen, missing;
+    cg_map_init(&seen);
+    cg_map_init(&missing);
+    for (size_t i = 0; i < json_array_size(wd->jobs); i++) {
+        const char *name, *invokes;
+        json_t *req;
+        static_entry(json_array_get(wd->jobs, i), &name, &invokes, &req);
+        if (name && !cg_map_put_new(&seen, name, (void *)1))
+            c->nstatic++;
+    }
+    for (size_t i = 0; i < json_array_size(wd->jobs); i++) {
+        const char *name, *invokes;
+        json_t *req;
+        static_entry(json_array_get(wd->jobs, i), &name, &invokes, &req);
+        for (size_t r = 0; name && r < json_array_size(req); r++) {
+            const char *need = json_string_value(json_array_get(req, r));
+            if (!need)
+                continue;
+            c->nrequires++;
+            const cg_job *j = cg_map_has(&seen, need) ? NULL : cg_jobs_find(&p->jobs, need);
+            if (!cg_map_has(&seen, need) && !(j && (j->workflows & bit)))
+                cg_map_put_new(&missing, need, (void *)1);
+        }
+    }
+    c->base = c->nstatic + missing.len;
+    cg_map_release(&seen);
+    cg_map_release(&missing);
+    c->trees = cg_xcalloc(p->ntrees + 1, sizeof *c->trees);
     for (size_t k = 0; k < p->jobs.n; k++) {
         const cg_job *j = &p->jobs.v[k];
         if (!(j->workflows & bit))
             continue;
+        c->njobs++;
+        c->ngated += (j->gated & bit) != 0;
+        c->nrequires += j->nrequires;
         wf_cells *t = &c->trees[cg_project_tree_index(p, j->tree)];
         if (!t->n || t->cell[t->n - 1] != j->cell) { /* a cell's jobs are consecutive */
             cg_grow(&t->cell, &t->cap, t->n + 1, sizeof *t->cell);
@@ -1421,7 +1449,13 @@ static void ref_filter(cg_strbuf *out, const char *what, const cg_ref_filter *f)
 }
 
 
-static void workflow_label(const gmodel *G, const cg_workflow_decl *wd, const cg_dot_opts *o, bool drawn,
+/* The numbers a workflow's label shows. */
+typedef struct wf_stats {
+    size_t nstatic, njobs, ngated, nrequires;
+    size_t n, ne; /* nodes and edges, when drawn */
+} wf_stats;
+
+static void workflow_label(const wf_stats *G, const cg_workflow_decl *wd, const cg_dot_opts *o, bool drawn,
                            cg_strbuf *label)
 {
     cg_strbuf_addf(label, "workflow %s", wd->name);
@@ -1474,15 +1508,19 @@ static void workflow_label(const gmodel *G, const cg_workflow_decl *wd, const cg
 void cg_dot_workflow(const cg_project *p, size_t w, const cg_dot_opts *o, cg_strbuf *out)
 {
     const cg_workflow_decl *wd = &p->manifest.workflows[w];
+    /* count first: over the limit, only the note is drawn and no graph built */
+    wf_counter wc;
+    wf_counter_init(&wc, p, w);
+    size_t count = workflow_count(&wc, o->collapse, o->ncollapse);
+    bool note = o->max_nodes && count > o->max_nodes;
     gmodel G;
-    gm_build(&G, p, w, o->collapse, o->ncollapse, false);
-    bool note = o->max_nodes && G.n > o->max_nodes;
+    wf_stats stats = {wc.nstatic, wc.njobs, wc.ngated, wc.nrequires, count, 0};
     if (!note) {
-        gm_release(&G);
-        gm_build(&G, p, w, o->collapse, o->ncollapse, true);
+        gm_build(&G, p, w, o->collapse, o->ncollapse);
+        stats = (wf_stats){G.nstatic, G.njobs, G.ngated, G.nrequires, G.n, G.ne};
     }
     cg_strbuf label = CG_STRBUF_INIT, what = CG_STRBUF_INIT;
-    workflow_label(&G, wd, o, !note, &label);
+    workflow_label(&stats, wd, o, !note, &label);
     cg_strbuf_addf(&what, "The job graph of workflow '%s': requires as edges (from the required job), the jobs of "
                           "a cell boxed together, on-request jobs dashed.", wd->name);
     if (note) {
@@ -1499,10 +1537,7 @@ void cg_dot_workflow(const cg_project *p, size_t w, const cg_dot_opts *o, cg_str
                     cands[ncands++] = p->trees[ti]->dims[d];
                 }
             }
-        wf_counter wc;
-        wf_counter_init(&wc, &G, w);
-        emit_note(out, p, "workflow", wd->name, o, G.n, cands, ncands, workflow_count, &wc, &label, what.buf);
-        wf_counter_release(&wc);
+        emit_note(out, p, "workflow", wd->name, o, count, cands, ncands, workflow_count, &wc, &label, what.buf);
         free(cands);
     } else {
         grender R = {.G = &G, .out = out};
@@ -1586,10 +1621,11 @@ void cg_dot_workflow(const cg_project *p, size_t w, const cg_dot_opts *o, cg_str
         free(R.namers);
         cg_map_release(&used);
         cg_pool_release(&pool);
+        gm_release(&G);
     }
     cg_strbuf_release(&label);
     cg_strbuf_release(&what);
-    gm_release(&G);
+    wf_counter_release(&wc);
 }
 
 /* ---- the files of the `diagrams:` folder ---- */
