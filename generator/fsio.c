@@ -162,8 +162,11 @@ int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t 
     int rc = 0;
     if (!real) {
         int e = errno;
+        struct stat st;
         if (e == ENOENT && missing_ok)
             rc = 1;
+        else if (e == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            rc = cg_error_at(err, ref, "cannot read '%s': it is a symbolic link to a missing file", rel);
         else
             rc = open_error(root, rel, ref, "read", e, err);
         goto out;

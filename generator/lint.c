@@ -1114,23 +1114,53 @@ static void check_unused(cg_lint *l)
     }
 }
 
+/* CircleCI needs a top-level 'version'; only fragments can give one. */
+static void check_version(cg_lint *l)
+{
+    const cg_project *p = l->p;
+    for (size_t i = 0; i < p->nfragments; i++)
+        if (json_object_get(cg_doc_root(p->fragments[i].doc), "version"))
+            return;
+    cg_pos at = p->manifest.nfragments ? p->manifest.fragment_pos[0] : cg_doc_where(p->manifest_doc, "");
+    add(l, true, "no-version", &at, NULL, NULL, -1, -1,
+        "%s has no 'version' (CircleCI needs one, e.g. version: 2.1); write it in a fragment", p->manifest.output);
+}
+
 void cg_lint_finish(cg_lint *l)
 {
+    check_version(l);
     check_workflows(l);
     check_unused(l);
     check_limits(l);
-    /* the generated line of each finding about a generated job */
+    /* the generated line of each finding about a generated job: its first
+     * line in the finding's workflow (or in any) */
     const cg_linemap *map = &l->p->linemap;
+    bool any = false;
+    for (size_t i = 0; i < l->n && !any; i++)
+        any = l->v[i].job >= 0;
+    if (!any)
+        return;
+    size_t nw = l->p->manifest.nworkflows;
+    uint32_t *first = cg_xcalloc((l->p->jobs.n + 1) * (nw + 1), sizeof *first); /* [job][workflow + 1] */
+    for (size_t e = map->n; e-- > 0;) {
+        const cg_linemap_entry *x = &map->v[e];
+        if (x->job < 0)
+            continue;
+        size_t row = (size_t)x->job * (nw + 1);
+        first[row] = x->out_line;
+        if (x->workflow >= 0 && (size_t)x->workflow < nw)
+            first[row + 1 + (size_t)x->workflow] = x->out_line;
+    }
     for (size_t i = 0; i < l->n; i++) {
         cg_finding *f = &l->v[i];
         if (f->job < 0)
             continue;
-        for (size_t e = 0; e < map->n; e++)
-            if (map->v[e].job == f->job && (f->workflow < 0 || map->v[e].workflow == f->workflow)) {
-                f->out_line = map->v[e].out_line;
-                break;
-            }
+        size_t row = (size_t)f->job * (nw + 1);
+        uint32_t line = f->workflow < 0 ? first[row] : first[row + 1 + (size_t)f->workflow];
+        if (line)
+            f->out_line = line;
     }
+    free(first);
 }
 
 void cg_lint_print(const cg_lint *l, cg_strbuf *out)

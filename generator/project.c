@@ -318,7 +318,10 @@ int cg_project_load(cg_project *p, const cg_options *o, cg_error *err)
     char *data = NULL;
     size_t len = 0;
     int rc = cg_read_source(p->root, p->opt.manifest, &(cg_pos){0}, CG_DEFAULT_MAX_BYTES, &data, &len,
-                            false, err);
+                            true, err);
+    if (rc == 1)
+        return cg_error_plain(err, "cannot read '%s': no such file (run cigen in the project's folder, or name "
+                              "it with -C DIR or the manifest with -m FILE)", p->opt.manifest);
     if (rc != 0)
         return -1;
     (void)none;

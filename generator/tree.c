@@ -1350,7 +1350,8 @@ cg_tree *cg_tree_parse(const cg_doc *doc, size_t index, const cg_manifest *m, cg
     json_t *root = cg_doc_root(doc);
     int rc;
     if (!root)
-        rc = cg_error_at(err, &(cg_pos){t->file, 0, 0}, "the tree file is empty");
+        rc = cg_error_at(err, &(cg_pos){t->file, 0, 0}, "the tree file is empty; a tree needs 'dimensions', 'tree' "
+                         "and 'phases' (see docs/tree-language.md)");
     else if (cg_expect_object(doc, "", root, "a tree file", err) != 0)
         rc = -1;
     else

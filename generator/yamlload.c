@@ -106,6 +106,17 @@ static bool yaml_printable(uint32_t cp)
            (cp >= 0x10000 && cp <= 0x10FFFF);
 }
 
+/* Text saved as UTF-16 without a BOM: ASCII with every other byte NUL. */
+static bool utf16_without_bom(const unsigned char *s, size_t len)
+{
+    size_t n = len < 64 ? len & ~(size_t)1 : 64, zero_odd = 0, zero_even = 0;
+    for (size_t i = 0; i < n; i += 2) {
+        zero_even += s[i] == 0;
+        zero_odd += s[i + 1] == 0;
+    }
+    return n >= 4 && (zero_odd == n / 2 || zero_even == n / 2);
+}
+
 static int check_text(const char *file, const char *text, size_t len, cg_error *err)
 {
     const unsigned char *s = (const unsigned char *)text;
@@ -123,6 +134,9 @@ static int check_text(const char *file, const char *text, size_t len, cg_error *
             return cg_error_at(err, &(cg_pos){file, line, col},
                                "invalid UTF-8 byte 0x%02X; cigen reads UTF-8 text only", s[i]);
         if (!yaml_printable(cp)) {
+            if (cp == 0 && utf16_without_bom(s, len))
+                return cg_error_at(err, &(cg_pos){file, 1, 1},
+                                   "file is UTF-16 (without a byte-order mark); cigen reads UTF-8 only");
             if (cp == 0)
                 return cg_error_at(err, &(cg_pos){file, line, col},
                                    "NUL byte in file; is it a binary file?");
