@@ -78,15 +78,17 @@ $(BUILD)/run_tests: $(LIB_OBJ) $(TEST_OBJ)
 check: $(BUILD)/cigen $(BUILD)/run_tests
 	@CIGEN=$(abspath $(BUILD)/cigen) CIGEN_SRCDIR=$(CURDIR) $(BUILD)/run_tests
 
+# sanitizers and valgrind reserve more address space than the bomb cases
+# memory limit allows: CIGEN_TEST_NO_ULIMIT lifts it
 asan:
-	@$(MAKE) --no-print-directory BUILD=build/asan \
+	@CIGEN_TEST_NO_ULIMIT=1 $(MAKE) --no-print-directory BUILD=build/asan \
 	  OPT='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
 	  EXTRA_LDFLAGS='-fsanitize=address,undefined' check
 
 # valgrind follows the runner (CK_FORK=no keeps every test in one process) and
 # every cigen it starts; any leak or error fails the run.
 memcheck: $(BUILD)/cigen $(BUILD)/run_tests
-	@CK_FORK=no CIGEN=$(abspath $(BUILD)/cigen) CIGEN_SRCDIR=$(CURDIR) \
+	@CK_FORK=no CIGEN_TEST_NO_ULIMIT=1 CIGEN=$(abspath $(BUILD)/cigen) CIGEN_SRCDIR=$(CURDIR) \
 	  CIGEN_WRAPPER='valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=99' \
 	  valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
 	  --error-exitcode=99 $(BUILD)/run_tests
