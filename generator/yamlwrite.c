@@ -27,8 +27,9 @@ static bool has_digit(const char *s, size_t n)
 
 static bool is_one_of(const char *s, size_t n, const char *const *words, size_t nwords)
 {
+    char first = n ? s[0] : '\0'; /* most scalars are ruled out here, before strlen */
     for (size_t i = 0; i < nwords; i++)
-        if (strlen(words[i]) == n && memcmp(words[i], s, n) == 0)
+        if (words[i][0] == first && strlen(words[i]) == n && memcmp(words[i], s, n) == 0)
             return true;
     return false;
 }

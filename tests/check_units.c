@@ -237,6 +237,10 @@ START_TEST(count_newlines_matches_a_loop)
             want += buf[i] == '\n';
         ck_assert_uint_eq(cg_count_newlines(buf, n), want);
     }
+    /* every byte a newline: eight in a word, the most a word can add */
+    memset(buf, '\n', sizeof buf);
+    for (size_t n = 0; n <= sizeof buf; n++)
+        ck_assert_uint_eq(cg_count_newlines(buf, n), n);
 }
 END_TEST
 
