@@ -38,7 +38,8 @@ int cg_cmd_lint(const cg_global *g, int argc, char **argv);
     "                    require), in the per-change workflow, ungated (repeatable)\n"      \
     "  --also PATTERN    the matching jobs run in the per-change workflow too\n"            \
     "  --overlay FILE    read --only/--also from FILE (default: special-pr.yml if present)\n" \
-    "  PATTERN is a job-name glob or NAME=GLOB,... (dimensions, variables, phase, tier).\n"
+    "  PATTERN is a job-name glob, or NAME=GLOB,... over dimensions, variables,\n"       \
+    "  phase, tree, workflow and tier.\n"
 
 /* Handles a selection option into g/sel; true when `c` was one. */
 bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char *arg);

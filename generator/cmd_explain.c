@@ -295,7 +295,8 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
-            puts("usage: cigen explain JOB\n       cigen explain --cell NAME=VALUE[,NAME=VALUE...]\n\n"
+            puts("usage: cigen explain JOB\n       cigen explain --cell NAME=VALUE[,NAME=VALUE...]\n"
+                 "       (either with [--only PATTERN]... [--also PATTERN]... [--overlay FILE])\n\n"
                  "Shows how a job came to be: its tree path with the file:line of every node, each\n"
                  "variable with where its value was set (and what it overrode), the overrides and\n"
                  "filters that touched it, its template, workflows, tiers and requires.\n"

@@ -639,7 +639,8 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             continue;
         }
         if (c == 'h') {
-            puts("usage: cigen check [--full-diff] [--json]\n\n"
+            puts("usage: cigen check [--full-diff] [--json] [--allow-special] [--only PATTERN]...\n"
+                 "                   [--also PATTERN]... [--overlay FILE]\n\n"
                  "Regenerates every output in memory and compares it with the file on disk.\n"
                  "When they differ it prints, in this order: one summary line (which files differ,\n"
                  "and whether config.yml was edited by hand or its sources changed since it was\n"
@@ -828,7 +829,8 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
-            puts("usage: cigen generate [--force]\n\n"
+            puts("usage: cigen generate [--force] [--werror] [--only PATTERN]... [--also PATTERN]...\n"
+                 "                      [--overlay FILE]\n\n"
                  "Writes config.yml and the diagrams from the sources the manifest names.  Every\n"
                  "output is written to a temporary file first and renamed into place only when\n"
                  "all of them are ready; on any error no output changes.  Unchanged files are not\n"

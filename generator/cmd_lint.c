@@ -23,7 +23,8 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
             continue;
         switch (c) {
         case 'h':
-            puts("usage: cigen lint [--json] [--werror]\n\n"
+            puts("usage: cigen lint [--json] [--werror] [--only PATTERN]... [--also PATTERN]...\n"
+                 "                  [--overlay FILE]\n\n"
                  "Checks the config the sources produce for what CircleCI would reject, and reports\n"
                  "each finding at the source that caused it (the template line, tree node or fragment\n"
                  "line), then at the generated line:\n"

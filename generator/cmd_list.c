@@ -86,7 +86,8 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
-            puts("usage: cigen list [--where NAME=GLOB[,NAME=GLOB...]]... [--json]\n\n"
+            puts("usage: cigen list [--where NAME=GLOB[,NAME=GLOB...]]... [--json]\n"
+                 "                  [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n\n"
                  "Lists the generated jobs, one a line, with their dimension values.\n"
                  "--where keeps jobs whose dimension, variable, 'phase', 'tree', 'workflow'\n"
                  "or 'tier' matches the glob (a leading '!' negates); several --where all apply.\n"
