@@ -91,6 +91,18 @@ static void hint(cg_strbuf *out, const char *word, const cg_def *defs, size_t n,
     free(c);
 }
 
+/* " (did you mean 'x'?)" over the names of a `parameters:` mapping (NULL: none). */
+static void param_hint(cg_strbuf *out, const char *word, json_t *params)
+{
+    const char **names = cg_xmalloc((json_object_size(params) + 1) * sizeof *names);
+    size_t nn = 0;
+    const char *pk;
+    json_t *pv;
+    json_object_foreach(params, pk, pv) names[nn++] = pk;
+    cg_did_you_mean(out, word, names, nn);
+    free(names);
+}
+
 /* ---- definitions ---- */
 
 static void collect(cg_lint *l, const char *section, cg_def **out, size_t *n, cg_map *index)
@@ -212,14 +224,8 @@ static void executor_ref(cg_lint *l, json_t *ex, const cg_doc *doc, const char *
             json_t *pdef = json_object_get(params, k);
             cg_pos kp = cg_doc_key_where(doc, vp.buf);
             if (!pdef) {
-                const char **names = cg_xmalloc((json_object_size(params) + 1) * sizeof *names);
-                size_t nn = 0;
-                const char *pk;
-                json_t *pv;
-                json_object_foreach(params, pk, pv) names[nn++] = pk;
                 cg_strbuf h = CG_STRBUF_INIT;
-                cg_did_you_mean(&h, k, names, nn);
-                free(names);
+                param_hint(&h, k, params);
                 add(l, true, "undeclared-parameter", &kp, NULL, NULL, -1, -1, "executor '%s' has no parameter '%s'%s",
                     name, k, cg_strbuf_str(&h));
                 cg_strbuf_release(&h);
@@ -269,13 +275,7 @@ static void check_args(cg_lint *l, const char *what, const char *target, json_t 
         if (!pdef) {
             cg_pos kp = cg_doc_key_where(doc, vp.buf);
             cg_strbuf h = CG_STRBUF_INIT;
-            const char **names = cg_xmalloc((json_object_size(params) + 1) * sizeof *names);
-            size_t nn = 0;
-            const char *pk;
-            json_t *pv;
-            json_object_foreach(params, pk, pv) names[nn++] = pk;
-            cg_did_you_mean(&h, k, names, nn);
-            free(names);
+            param_hint(&h, k, params);
             add(l, true, "undeclared-parameter", &kp, NULL, NULL, -1, -1, "%s '%s' has no parameter '%s'%s", what,
                 target, k, cg_strbuf_str(&h));
             cg_strbuf_release(&h);
@@ -585,14 +585,8 @@ void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const ch
         json_t *params = json_object_get(l->entry_job->value, "parameters");
         cg_pos kp = cg_doc_key_where(doc, key_path);
         cg_pos lp = leaf_pos(l, job);
-        const char **names = cg_xmalloc((json_object_size(params) + 1) * sizeof *names);
-        size_t nn = 0;
-        const char *pk;
-        json_t *pv;
-        json_object_foreach(params, pk, pv) names[nn++] = pk;
         cg_strbuf h = CG_STRBUF_INIT;
-        cg_did_you_mean(&h, key, names, nn);
-        free(names);
+        param_hint(&h, key, params);
         char *note = for_job(l, job);
         add(l, true, "undeclared-parameter", &kp, &lp, note, job, wf, "job '%s' has no parameter '%s'%s",
             l->entry_invoke, key, cg_strbuf_str(&h));

@@ -123,6 +123,28 @@ static int compile(compiler *C, const char *path, json_t *v, cg_tpl_node *out)
     return rc;
 }
 
+static int check_ref_names(const cg_doc *doc, const char *path, json_t *v, const char *key, bool with_only,
+                           cg_error *err);
+
+/* A mapping of exactly the two `keys` (either may be left out), each holding
+ * names as check_ref_names() takes them (with `with_only` for the values). */
+static int check_ref_map(const cg_doc *doc, const char *path, json_t *v, const char *const keys[2], const char *where,
+                         bool with_only, cg_error *err)
+{
+    if (cg_check_keys(doc, path, v, keys, 2, where, err) != 0)
+        return -1;
+    cg_strbuf kp = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        json_t *x = json_object_get(v, keys[i]);
+        cg_path_join_key(&kp, path, keys[i]);
+        if (x)
+            rc = check_ref_names(doc, kp.buf, x, keys[i], with_only, err);
+    }
+    cg_strbuf_release(&kp);
+    return rc;
+}
+
 /* A name, a list of names, or (when `with_only`) {only: ..., ignore: ...}. */
 static int check_ref_names(const cg_doc *doc, const char *path, json_t *v, const char *key, bool with_only,
                            cg_error *err)
@@ -148,18 +170,7 @@ static int check_ref_names(const cg_doc *doc, const char *path, json_t *v, const
         static const char *const keys[] = {"only", "ignore"};
         char where[64];
         snprintf(where, sizeof where, "in '%s'", key);
-        if (cg_check_keys(doc, path, v, keys, 2, where, err) != 0)
-            return -1;
-        cg_strbuf kp = CG_STRBUF_INIT;
-        int rc = 0;
-        for (size_t i = 0; i < 2 && rc == 0; i++) {
-            json_t *x = json_object_get(v, keys[i]);
-            cg_path_join_key(&kp, path, keys[i]);
-            if (x)
-                rc = check_ref_names(doc, kp.buf, x, keys[i], false, err);
-        }
-        cg_strbuf_release(&kp);
-        return rc;
+        return check_ref_map(doc, path, v, keys, where, false, err);
     }
     cg_pos p = cg_doc_where(doc, path);
     return cg_error_at(err, &p, "'%s' must be a name, a list of names%s, not %s", key,
@@ -176,18 +187,7 @@ static int check_filters(const cg_doc *doc, const char *path, json_t *v, cg_erro
                            "{only, ignore}), not %s", cg_kind_name(doc, path, v));
     }
     static const char *const keys[] = {"branches", "tags"};
-    if (cg_check_keys(doc, path, v, keys, 2, "in 'filters'", err) != 0)
-        return -1;
-    cg_strbuf kp = CG_STRBUF_INIT;
-    int rc = 0;
-    for (size_t i = 0; i < 2 && rc == 0; i++) {
-        json_t *x = json_object_get(v, keys[i]);
-        cg_path_join_key(&kp, path, keys[i]);
-        if (x)
-            rc = check_ref_names(doc, kp.buf, x, keys[i], true, err);
-    }
-    cg_strbuf_release(&kp);
-    return rc;
+    return check_ref_map(doc, path, v, keys, "in 'filters'", true, err);
 }
 
 cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *pool, cg_error *err)

@@ -523,20 +523,6 @@ static int on_start(loader *L, const yaml_event_t *ev, bool is_map)
                                "mapping; write \"%.*s\"", n, t + off, n, t + off);
         }
     }
-    if (is_map && ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE) {
-        /* `key: {{ name }}` is a mapping in a mapping to YAML: the first
-         * thing everyone writes with templates, so name it. */
-        const char *t = L->doc->text;
-        size_t off = mark_offset(L->doc, ev->start_mark.line, ev->start_mark.column);
-        if (off + 1 < L->doc->len && t[off] == '{' && t[off + 1] == '{') {
-            size_t e = off + 2;
-            while (e < L->doc->len && t[e] != '\n' && !(t[e] == '}' && e + 1 < L->doc->len && t[e + 1] == '}'))
-                e++;
-            int n = e < L->doc->len && t[e] == '}' ? (int)(e + 2 - off) : 2;
-            return cg_error_at(L->err, &p, "'%.*s' must be quoted: unquoted, YAML reads '{' as the start of a "
-                               "mapping; write \"%.*s\"", n, t + off, n, t + off);
-        }
-    }
     if (L->depth > 0) {
         frame *f = &L->stack[L->depth - 1];
         if (f->is_map && !f->key)

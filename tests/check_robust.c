@@ -331,14 +331,15 @@ static void check_recovery(const char *dir, const snapshot *new)
     free_snapshot(&now);
 }
 
-START_TEST(killed_while_writing)
+/* Kills a generate at `point`, checks that `nnew` outputs (the first ones)
+ * are new and the rest old, then that the next run recovers. */
+static void killed_at(const char *point, size_t nnew)
 {
     snapshot old, new;
     char *p;
     char *tmp = kill_setup(&old, &new, &p);
-    generate_killed_at(p, "write");
-    /* half of the first output is in its temporary file: nothing changed yet */
-    ck_assert_uint_eq(check_after_kill(p, &old, &new, "write"), 0);
+    generate_killed_at(p, point);
+    ck_assert_uint_eq(check_after_kill(p, &old, &new, point), nnew);
     check_recovery(p, &new);
     free_snapshot(&old);
     free_snapshot(&new);
@@ -346,22 +347,18 @@ START_TEST(killed_while_writing)
     free(tmp);
     free(p);
 }
+
+START_TEST(killed_while_writing)
+{
+    /* half of the first output is in its temporary file: nothing changed yet */
+    killed_at("write", 0);
+}
 END_TEST
 
 START_TEST(killed_while_committing)
 {
-    snapshot old, new;
-    char *p;
-    char *tmp = kill_setup(&old, &new, &p);
-    generate_killed_at(p, "commit");
     /* the first output is new, the others old, their new versions staged */
-    ck_assert_uint_eq(check_after_kill(p, &old, &new, "commit"), 1);
-    check_recovery(p, &new);
-    free_snapshot(&old);
-    free_snapshot(&new);
-    tu_rm_rf(tmp);
-    free(tmp);
-    free(p);
+    killed_at("commit", 1);
 }
 END_TEST
 
