@@ -26,9 +26,9 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags yaml-0.1 jansson)
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs yaml-0.1 jansson)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
-ALL_CFLAGS = -std=c11 -D_XOPEN_SOURCE=700 -DCIGEN_VERSION='"$(VERSION)"' \
+ALL_CFLAGS = -std=c11 -pthread -D_XOPEN_SOURCE=700 -DCIGEN_VERSION='"$(VERSION)"' \
              $(WARN) $(OPT) $(PKG_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
-ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
+ALL_LDFLAGS = -pthread $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 LIB_SRC  := $(filter-out generator/main.c,$(sort $(wildcard generator/*.c)))
 LIB_OBJ  := $(LIB_SRC:generator/%.c=$(BUILD)/obj/%.o)

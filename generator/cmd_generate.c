@@ -105,18 +105,17 @@ size_t cg_cli_outputs(cg_project *p, cg_output_file *out, size_t max)
     if (n < max)
         out[n++] = (cg_output_file){p->manifest.output, p->config.buf ? p->config.buf : "", p->config.len,
                                     p->manifest.output_pos};
-    size_t nd = cg_dot_outputs(p, NULL, 0);
-    cg_dot_output *d = cg_xcalloc(nd + 1, sizeof *d);
-    nd = cg_dot_outputs(p, d, nd);
+    const cg_dot_output *d;
+    size_t nd = cg_project_diagrams(p, &d);
     for (size_t i = 0; i < nd && n < max; i++)
         out[n++] = (cg_output_file){d[i].rel, d[i].data, d[i].len, p->manifest.diagrams_pos};
-    free(d);
     return n;
 }
 
 size_t cg_cli_output_count(cg_project *p)
 {
-    return 1 + cg_dot_outputs(p, NULL, 0);
+    const cg_dot_output *d;
+    return 1 + cg_project_diagrams(p, &d);
 }
 
 static bool owned_stale_candidate(const char *root, const char *rel)
@@ -676,6 +675,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     }
     cg_project p;
     cg_project_init(&p);
+    p.draw_diagrams = true;
     int rc = cg_cli_build(g, &p, true);
     /* the committed config may be a special-PR config: with --allow-special,
      * check it against the selection its header records */
@@ -701,6 +701,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         if (committed_special && allow_special && cg_selection_empty(&p.selection)) {
             cg_project_free(&p);
             cg_project_init(&p);
+            p.draw_diagrams = true;
             local.opt.fallback = &fallback;
             rc = cg_cli_build(g, &p, true);
         }
@@ -867,6 +868,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     }
     cg_project p;
     cg_project_init(&p);
+    p.draw_diagrams = true;
     int rc = cg_cli_build(g, &p, false);
     cg_selection_release(&sel);
     if (rc != 0) {

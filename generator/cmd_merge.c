@@ -198,6 +198,7 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
     sub.opt.dir = dir.buf;
     cg_project p;
     cg_project_init(&p);
+    p.draw_diagrams = true;
     cg_error err;
     cg_error_init(&err);
     if (cg_project_load(&p, &sub.opt, &err) != 0 || cg_project_render(&p, &err) != 0) {

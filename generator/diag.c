@@ -29,8 +29,10 @@ void cg_pos_format(cg_strbuf *sb, const cg_pos *pos)
     cg_strbuf_adds(sb, ": ");
 }
 
-static void add_line(cg_strbuf *sb, const cg_pos *pos, const char *kind,
-                     const char *fmt, va_list ap)
+static void add_line(cg_strbuf *sb, const cg_pos *pos, const char *kind, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+static void add_line(cg_strbuf *sb, const cg_pos *pos, const char *kind, const char *fmt, va_list ap)
 {
     if (pos && pos->file)
         cg_pos_format(sb, pos);

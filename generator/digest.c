@@ -54,20 +54,20 @@ __attribute__((target("sha,sse4.1,ssse3"))) static void blocks_shani(cg_sha256 *
                                                                      size_t n)
 {
     const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
-    __m128i t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s->h[0]), 0xB1); /* CDAB */
-    __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s->h[4]), 0x1B); /* HGFE */
+    __m128i t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)&s->h[0]), 0xB1); /* CDAB */
+    __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)&s->h[4]), 0x1B); /* HGFE */
     __m128i st0 = _mm_alignr_epi8(t, st1, 8);   /* ABEF */
     st1 = _mm_blend_epi16(st1, t, 0xF0);        /* CDGH */
     for (; n; n--, p += 64) {
         __m128i abef = st0, cdgh = st1, w[16];
         for (int i = 0; i < 16; i++) {
             if (i < 4)
-                w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+                w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)), bswap);
             else
                 w[i] = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(w[i - 4], w[i - 3]),
                                                           _mm_alignr_epi8(w[i - 1], w[i - 2], 4)),
                                             w[i - 1]);
-            __m128i m = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&K[4 * i]));
+            __m128i m = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)(const void *)&K[4 * i]));
             st1 = _mm_sha256rnds2_epu32(st1, st0, m);
             st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(m, 0x0E));
         }
@@ -78,8 +78,8 @@ __attribute__((target("sha,sse4.1,ssse3"))) static void blocks_shani(cg_sha256 *
     st1 = _mm_shuffle_epi32(st1, 0xB1);         /* DCHG */
     st0 = _mm_blend_epi16(t, st1, 0xF0);        /* DCBA */
     st1 = _mm_alignr_epi8(st1, t, 8);           /* HGFE */
-    _mm_storeu_si128((__m128i *)&s->h[0], st0);
-    _mm_storeu_si128((__m128i *)&s->h[4], st1);
+    _mm_storeu_si128((__m128i *)(void *)&s->h[0], st0);
+    _mm_storeu_si128((__m128i *)(void *)&s->h[4], st1);
 }
 
 static bool have_shani(void)
@@ -101,10 +101,7 @@ void cg_sha256_force_portable(bool on)
 static void blocks(cg_sha256 *s, const unsigned char *p, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static int shani = -1;
-    if (shani < 0)
-        shani = have_shani();
-    if (shani && !force_portable) {
+    if (s->shani) {
         blocks_shani(s, p, n);
         return;
     }
@@ -119,6 +116,12 @@ void cg_sha256_init(cg_sha256 *s)
     memcpy(s->h, iv, sizeof iv);
     s->len = 0;
     s->used = 0;
+    /* chosen here, not in a static, so threads never race on it */
+#if defined(__x86_64__) && defined(__GNUC__)
+    s->shani = !force_portable && have_shani();
+#else
+    s->shani = false;
+#endif
 }
 
 void cg_sha256_update(cg_sha256 *s, const void *data, size_t n)

@@ -12,6 +12,7 @@ typedef struct cg_sha256 {
     uint64_t len;
     unsigned char buf[64];
     size_t used;
+    bool shani;   /* the CPU's SHA instructions are used (chosen by init) */
 } cg_sha256;
 
 void cg_sha256_init(cg_sha256 *s);

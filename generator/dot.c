@@ -1637,7 +1637,7 @@ static void file_name(cg_strbuf *out, const char *kind, const char *name)
         cg_strbuf_addc(out, cg_isalnum(*c) || *c == '.' || *c == '_' || *c == '-' ? *c : '_');
 }
 
-size_t cg_dot_outputs(cg_project *p, cg_dot_output *out, size_t max)
+size_t cg_dot_outputs(const cg_project *p, cg_pool *pool, cg_dot_output *out, size_t max)
 {
     const cg_manifest *m = &p->manifest;
     if (!m->diagrams)
@@ -1675,8 +1675,8 @@ size_t cg_dot_outputs(cg_project *p, cg_dot_output *out, size_t max)
             cg_dot_tree(p, k, &o, &data);
         else
             cg_dot_workflow(p, k, &o, &data);
-        out[i].rel = cg_pool_strndup(&p->pool, path.buf, path.len);
-        out[i].data = cg_pool_strndup(&p->pool, cg_strbuf_str(&data), data.len);
+        out[i].rel = cg_pool_strndup(pool, path.buf, path.len);
+        out[i].data = cg_pool_strndup(pool, cg_strbuf_str(&data), data.len);
         out[i].len = data.len;
     }
     cg_strbuf_release(&path);

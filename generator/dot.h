@@ -72,9 +72,10 @@ typedef struct cg_dot_output {
  * outside [A-Za-z0-9._-] in a name become '_'.  Fills at most `max` entries
  * and returns how many diagrams there are (compare with `max`; with max 0,
  * `out` may be NULL and nothing is rendered); 0 when the manifest has no
- * `diagrams:`.  Paths and bytes are allocated in p->pool and
- * live as long as the project.  Never fails. */
-size_t cg_dot_outputs(cg_project *p, cg_dot_output *out, size_t max);
+ * `diagrams:`.  Paths and bytes are allocated in `pool`.  Reads p and
+ * writes nothing else, so it may run on its own thread while p is rendered
+ * (cg_project_render's draw_diagrams).  Never fails. */
+size_t cg_dot_outputs(const cg_project *p, cg_pool *pool, cg_dot_output *out, size_t max);
 
 /* True when data starts with the header line cigen writes on diagrams. */
 bool cg_dot_is_generated(const char *data, size_t len);

@@ -1,10 +1,13 @@
 #include "project.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bgwrite.h"
 #include "digest.h"
+#include "dot.h"
 #include "fsio.h"
 #include "query.h"
 #include "schema.h"
@@ -13,6 +16,7 @@ void cg_project_init(cg_project *p)
 {
     memset(p, 0, sizeof *p);
     cg_pool_init(&p->pool);
+    cg_pool_init(&p->diagrams_pool);
     cg_map_init(&p->doc_by_path);
     cg_map_init(&p->templates);
     cg_warnings_init(&p->warnings);
@@ -50,6 +54,8 @@ void cg_project_free(cg_project *p)
         cg_lint_release(&p->lint);
     free(p->root);
     cg_pool_release(&p->pool);
+    free(p->diagrams);
+    cg_pool_release(&p->diagrams_pool);
     memset(p, 0, sizeof *p);
 }
 
@@ -493,8 +499,9 @@ static void write_static_entry(cg_yw *w, const cg_doc *doc, const char *path, js
 }
 
 /* Streaming: hands all but the last two bytes of the rendered text to the
- * sink (the writer and the assembler look back two bytes at most), hashing
- * the body on the way.  Called between jobs, where *mark == out->len. */
+ * background writer (the YAML writer and the assembler look back two bytes
+ * at most), which hashes the body and gives it to the sink while the next
+ * chunk is rendered.  Called between jobs, where *mark == out->len. */
 static int spill(cg_project *p, cg_strbuf *out, size_t *mark, cg_error *err)
 {
     size_t chunk = (size_t)1 << 20;
@@ -502,13 +509,13 @@ static int spill(cg_project *p, cg_strbuf *out, size_t *mark, cg_error *err)
         return 0;
     size_t n = out->len - 2;
     size_t skip = p->streamed < p->header_len ? p->header_len - p->streamed : 0; /* the header is not body */
-    if (n > skip)
-        cg_sha256_update(&p->body_sha, out->buf + skip, n - skip);
-    if (p->sink->write(p->sink->ctx, out->buf, n, err) != 0)
+    char tail[2] = {out->buf[n], out->buf[n + 1]};
+    cg_strbuf_truncate(out, n);
+    if (!p->bg)
+        p->bg = cg_bgwrite_new(p->sink, &p->body_sha);
+    if (cg_bgwrite_put(p->bg, out, skip < n ? skip : n, err) != 0)
         return -1;
-    memmove(out->buf, out->buf + n, 2);
-    out->len = 2;
-    out->buf[2] = '\0';
+    cg_strbuf_add(out, tail, 2);
     p->streamed += n;
     *mark -= n;
     return 0;
@@ -667,7 +674,50 @@ static int write_workflows(void *ctx, cg_strbuf *out, cg_linemap *map, uint32_t 
     return rc;
 }
 
-int cg_project_render(cg_project *p, cg_error *err)
+/* ---- the diagrams, drawn beside the config ---- */
+
+/* What the drawing thread owns until it is joined: it reads the project,
+ * which the renderer only adds to (the config, the lint, compiled
+ * templates), never any part a diagram is drawn from. */
+typedef struct drawing {
+    const cg_project *p;
+    cg_pool pool;
+    cg_dot_output *v;
+    size_t n;
+} drawing;
+
+static void *draw(void *arg)
+{
+    drawing *d = arg;
+    size_t n = cg_dot_outputs(d->p, &d->pool, NULL, 0);
+    d->v = cg_xcalloc(n + 1, sizeof *d->v);
+    d->n = cg_dot_outputs(d->p, &d->pool, d->v, n);
+    return NULL;
+}
+
+static void keep_drawing(cg_project *p, drawing *d)
+{
+    cg_pool_release(&p->diagrams_pool);
+    free(p->diagrams);
+    p->diagrams_pool = d->pool;
+    p->diagrams = d->v;
+    p->ndiagrams = d->n;
+    p->drawn = true;
+}
+
+size_t cg_project_diagrams(cg_project *p, const cg_dot_output **out)
+{
+    if (!p->drawn) {
+        drawing d = {p, {0}, NULL, 0};
+        cg_pool_init(&d.pool);
+        draw(&d);
+        keep_drawing(p, &d);
+    }
+    *out = p->diagrams;
+    return p->ndiagrams;
+}
+
+static int render(cg_project *p, cg_error *err)
 {
     const cg_manifest *m = &p->manifest;
     if (p->linted)
@@ -694,7 +744,12 @@ int cg_project_render(cg_project *p, cg_error *err)
     p->header_len = p->config.len;
     p->streamed = 0;
     cg_sha256_init(&p->body_sha);
+    p->bg = NULL;
     int rc = cg_assemble(&in, &p->config, &bmap, err);
+    /* the chunks still in flight come first, and so does their error */
+    if (cg_bgwrite_finish(p->bg, err) != 0)
+        rc = -1;
+    p->bg = NULL;
     free(names);
     free(wpos);
     for (size_t i = 0; i < p->ntrees; i++)
@@ -734,5 +789,23 @@ int cg_project_render(cg_project *p, cg_error *err)
     cg_linemap_release(&bmap);
     if (rc == 0)
         cg_lint_finish(&p->lint);
+    return rc;
+}
+
+int cg_project_render(cg_project *p, cg_error *err)
+{
+    if (!p->draw_diagrams || p->drawn)
+        return render(p, err);
+    /* on two cores the diagrams cost no time: drawn while the config is */
+    drawing d = {p, {0}, NULL, 0};
+    cg_pool_init(&d.pool);
+    pthread_t th;
+    if (pthread_create(&th, NULL, draw, &d) != 0) {
+        cg_pool_release(&d.pool); /* no thread: drawn when asked for */
+        return render(p, err);
+    }
+    int rc = render(p, err);
+    pthread_join(th, NULL);
+    keep_drawing(p, &d);
     return rc;
 }

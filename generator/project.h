@@ -62,12 +62,20 @@ typedef struct cg_project {
     size_t header_len;        /* bytes of the generated header */
     const struct cg_config_sink *sink; /* set before rendering to stream a large config */
     size_t streamed;          /* bytes of config.yml given to the sink */
+    struct cg_bgwrite *bg;    /* hashes and writes the streamed chunks, while rendering */
     cg_sha256 body_sha;       /* of the body, as it is rendered */
     cg_linemap linemap;
     char sources_digest[41];
     char body_digest[41];
     cg_lint lint;             /* the findings about the rendered config */
     bool linted;
+    /* the diagrams: render() draws them on a second thread, beside the
+     * config, when draw_diagrams is set; else cg_project_diagrams() does */
+    bool draw_diagrams;
+    bool drawn;
+    struct cg_dot_output *diagrams;
+    size_t ndiagrams;
+    cg_pool diagrams_pool;
 } cg_project;
 
 /* Where a large config.yml goes instead of memory: once the config is longer
@@ -85,6 +93,9 @@ void cg_project_init(cg_project *p);
 void cg_project_free(cg_project *p);
 int cg_project_load(cg_project *p, const cg_options *o, cg_error *err);
 int cg_project_render(cg_project *p, cg_error *err);
+/* The diagrams of the `diagrams:` folder (see cg_dot_outputs), drawn once:
+ * sets *out and returns how many. */
+size_t cg_project_diagrams(cg_project *p, const struct cg_dot_output **out);
 
 /* What kind of source `rel` is ("the manifest", "a template", ...), or NULL
  * when it is none of the project's sources. */

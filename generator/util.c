@@ -18,9 +18,27 @@ void *cg_xmalloc(size_t n)
     return p;
 }
 
+/* Called through a volatile pointer: compilers turn malloc + memset(0)
+ * back into calloc. */
+static void *(*volatile zero_fill)(void *, int, size_t) = memset;
+
 void *cg_xcalloc(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size ? size : 1);
+    n = n ? n : 1;
+    size = size ? size : 1;
+    if (n > ((size_t)1 << 20) / size) {
+        /* Large blocks are zeroed by writing them: calloc would map the
+         * zero page, and the first write to each page (hash tables probe
+         * before they store) would then cost a copy-on-write fault, with a
+         * TLB shootdown on every core once a second thread runs. */
+        if (n > SIZE_MAX / size)
+            cg_die_oom();
+        void *p = malloc(n * size);
+        if (!p)
+            cg_die_oom();
+        return zero_fill(p, 0, n * size);
+    }
+    void *p = calloc(n, size);
     if (!p)
         cg_die_oom();
     return p;

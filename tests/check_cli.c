@@ -222,6 +222,86 @@ START_TEST(streamed_config_same_outcome)
 }
 END_TEST
 
+/* A project whose config.yml is about 4 MB: streamed, it goes to the
+ * background writer in several one-megabyte chunks. */
+static char *big_project(void)
+{
+    char *tmp = tu_mkdtemp();
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "sh '%s/tests/big-project.sh' p", tu_srcdir());
+    tu_run r = tu_sh(tmp, cmd.buf);
+    ck_assert_msg(r.status == 0, "making the big project: %s", r.err);
+    tu_run_free(&r);
+    cg_strbuf_release(&cmd);
+    return tmp;
+}
+
+/* Streamed in many chunks, hashed and written on a second thread: the same
+ * files as rendered in memory, up to date for check, and a changed source
+ * compared chunk by chunk with the file on disk. */
+START_TEST(streamed_in_chunks_same_bytes)
+{
+    char *a = big_project(), *b = big_project();
+    tu_run ra = tu_sh(a, "$CIGEN -q -C p generate");
+    tu_run rb = tu_sh(b, "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -q -C p generate && $CIGEN -q -C p check && "
+                         "test $(wc -c < p/config.yml) -gt 3500000");
+    ck_assert_msg(ra.status == 0 && rb.status == 0, "%s%s", ra.err, rb.err);
+    char *diff = tu_diff_trees(a, b);
+    ck_assert_msg(diff == NULL, "streamed outputs differ: %s", diff ? diff : "");
+    tu_run_free(&ra);
+    tu_run_free(&rb);
+    /* a change in the middle of the config, and one at its end */
+    static const char *const edit = "sed -i 's/a15/a15x/; s/c00/c00z/' p/dimensions/big.yml && ";
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "%s$CIGEN -C p generate", edit);
+    ra = tu_sh(a, cmd.buf);
+    cg_strbuf_reset(&cmd);
+    cg_strbuf_addf(&cmd, "%sCIGEN_TEST_STREAM_BYTES=1 $CIGEN -C p generate && ! ls -a p | grep -q cigen-", edit);
+    rb = tu_sh(b, cmd.buf);
+    ck_assert_msg(ra.status == 0 && rb.status == 0, "%s%s", ra.err, rb.err);
+    ck_assert_msg(strstr(rb.out, "written") != NULL, "%s", rb.out);
+    diff = tu_diff_trees(a, b);
+    ck_assert_msg(diff == NULL, "streamed outputs differ after a change: %s", diff ? diff : "");
+    tu_run_free(&ra);
+    tu_run_free(&rb);
+    cg_strbuf_release(&cmd);
+    tu_rm_rf(a);
+    tu_rm_rf(b);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* A write that fails halfway (here the file-size limit, as a full disk
+ * would): one error, exit 2, the old config.yml untouched, no temporary
+ * file left; rendered in memory or streamed in chunks alike. */
+START_TEST(failed_write_leaves_old_config)
+{
+    static const char *const modes[] = {"", "CIGEN_TEST_STREAM_BYTES=1 "};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        char *t = big_project();
+        cg_strbuf cmd = CG_STRBUF_INIT;
+        cg_strbuf_addf(&cmd, "$CIGEN -q -C p generate && cp p/config.yml before && "
+                             "sed -i 's/a15/a15x/' p/dimensions/big.yml && "
+                             "(trap '' XFSZ; ulimit -f 2048; %s$CIGEN -q -C p generate)", modes[i]);
+        tu_run r = tu_sh(t, cmd.buf);
+        ck_assert_msg(r.status == 2, "%s: exit %d: %s", modes[i], r.status, r.err);
+        ck_assert_msg(strstr(r.err, "error: cannot write 'config.yml': File too large") != NULL, "%s: %s",
+                      modes[i], r.err);
+        ck_assert_msg(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s: more than one line: %s", modes[i],
+                      r.err);
+        tu_run_free(&r);
+        r = tu_sh(t, "cmp before p/config.yml && ! ls -a p | grep cigen-");
+        ck_assert_msg(r.status == 0, "%s: the old config changed or a temporary file stayed: %s%s", modes[i],
+                      r.out, r.err);
+        tu_run_free(&r);
+        cg_strbuf_release(&cmd);
+        tu_rm_rf(t);
+        free(t);
+    }
+}
+END_TEST
+
 Suite *make_cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -233,6 +313,8 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
     tcase_add_test(tc, streamed_config_same_outcome);
+    tcase_add_test(tc, streamed_in_chunks_same_bytes);
+    tcase_add_test(tc, failed_write_leaves_old_config);
     suite_add_tcase(s, tc);
     return s;
 }

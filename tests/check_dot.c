@@ -379,7 +379,7 @@ START_TEST(byte_stable)
         load(&p, ".");
         cg_strbuf *sb = round ? &b : &a;
         cg_dot_output outs[16];
-        size_t n = cg_dot_outputs(&p, outs, 16);
+        size_t n = cg_dot_outputs(&p, &p.pool, outs, 16);
         ck_assert_uint_eq(n, p.ntrees + p.manifest.nworkflows);
         for (size_t i = 0; i < n; i++)
             cg_strbuf_addf(sb, "%s\n%.*s", outs[i].rel, (int)outs[i].len, outs[i].data);
@@ -397,9 +397,9 @@ START_TEST(outputs)
     cg_project p;
     load(&p, "tests/golden/graph-tree/in");
     cg_dot_output outs[4];
-    size_t n = cg_dot_outputs(&p, outs, 1); /* says how many there are */
+    size_t n = cg_dot_outputs(&p, &p.pool, outs, 1); /* says how many there are */
     ck_assert_uint_eq(n, 3);
-    n = cg_dot_outputs(&p, outs, 4);
+    n = cg_dot_outputs(&p, &p.pool, outs, 4);
     ck_assert_uint_eq(n, 3);
     ck_assert_str_eq(outs[0].rel, "diagrams/tree-matrix.dot");
     ck_assert_str_eq(outs[1].rel, "diagrams/workflow-ci.dot");
@@ -418,7 +418,7 @@ START_TEST(outputs)
     ck_assert(!cg_dot_is_generated("digraph {}\n", 11));
     cg_project_free(&p);
     load(&p, "tests/golden/graph-limit/in"); /* no `diagrams:` */
-    ck_assert_uint_eq(cg_dot_outputs(&p, outs, 4), 0);
+    ck_assert_uint_eq(cg_dot_outputs(&p, &p.pool, outs, 4), 0);
     cg_project_free(&p);
 }
 END_TEST
