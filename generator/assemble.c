@@ -136,6 +136,107 @@ static int check_anchors(const cg_assembly *in, cg_error *err)
     return rc;
 }
 
+/* ---- the order of the top-level keys ---- */
+
+/* The key (index in keys) of the section of fragment f holding `line`, or -1. */
+static int key_at(const cg_assembly *in, const key_parts *keys, size_t nkeys, size_t f, uint32_t line)
+{
+    const cg_fragment *fr = &in->fragments[f];
+    for (size_t i = 0; i < nkeys; i++)
+        for (size_t j = 0; j < keys[i].n; j++) {
+            if (keys[i].parts[j].frag != f)
+                continue;
+            const cg_section *s = &fr->sections[keys[i].parts[j].sec];
+            uint32_t first = 1 + (uint32_t)cg_count_newlines(fr->text, s->start);
+            uint32_t last = 1 + (uint32_t)cg_count_newlines(fr->text, s->end > s->start ? s->end - 1 : s->start);
+            if (line >= first && line <= last)
+                return (int)i;
+        }
+    return -1;
+}
+
+static bool pos_before(const cg_pos *a, const cg_pos *b)
+{
+    return a->line < b->line || (a->line == b->line && a->col < b->col);
+}
+
+typedef struct use {
+    int def, user;  /* keys: `user` holds an alias of an anchor under `def` */
+    cg_pos alias, anchor;
+    const char *name;
+} use;
+
+/* Top-level keys go out in the order they first appear in the fragments,
+ * except that a key holding an anchor goes before every key that uses it:
+ * a fragment can define `foo: &foo` before its `jobs:` while an earlier
+ * fragment put `jobs` first, and YAML wants the anchor before the alias.
+ * Fills order[nkeys]; an error when two keys need each other. */
+static int order_keys(const cg_assembly *in, const key_parts *keys, size_t nkeys, size_t *order, cg_error *err)
+{
+    use *uses = NULL;
+    size_t nuses = 0, cap = 0;
+    for (size_t f = 0; f < in->nfragments; f++) {
+        const cg_doc *doc = in->fragments[f].doc;
+        for (size_t a = 0; a < cg_doc_alias_count(doc); a++) {
+            cg_pos ap, best = {0};
+            const char *name = cg_doc_alias(doc, a, &ap);
+            for (size_t k = 0; k < cg_doc_anchor_count(doc); k++) {
+                cg_pos kp;
+                /* the alias means the last anchor of its name before it */
+                if (cg_streq(cg_doc_anchor(doc, k, &kp), name) && pos_before(&kp, &ap))
+                    best = kp;
+            }
+            if (!best.line)
+                continue;
+            int def = key_at(in, keys, nkeys, f, best.line), user = key_at(in, keys, nkeys, f, ap.line);
+            if (def < 0 || user < 0 || def == user)
+                continue;
+            cg_grow(&uses, &cap, nuses + 1, sizeof *uses);
+            uses[nuses++] = (use){def, user, ap, best, name};
+        }
+    }
+    bool *placed = cg_xcalloc(nkeys + 1, sizeof *placed);
+    int rc = 0;
+    for (size_t n = 0; n < nkeys && rc == 0; n++) {
+        /* the first key in fragment order whose anchors' keys are all out */
+        size_t pick = nkeys;
+        for (size_t i = 0; i < nkeys && pick == nkeys; i++) {
+            if (placed[i])
+                continue;
+            bool ready = true;
+            for (size_t u = 0; u < nuses && ready; u++)
+                ready = !(uses[u].user == (int)i && !placed[uses[u].def]);
+            if (ready)
+                pick = i;
+        }
+        if (pick == nkeys) {
+            /* every key left waits for another: a cycle, through x and y */
+            const use *x = &uses[0], *y = &uses[0];
+            for (size_t u = 0; u < nuses; u++)
+                if (!placed[uses[u].user] && !placed[uses[u].def]) {
+                    x = &uses[u];
+                    break;
+                }
+            for (size_t u = 0; u < nuses; u++)
+                if (uses[u].user == x->def && !placed[uses[u].def]) {
+                    y = &uses[u];
+                    break;
+                }
+            rc = cg_error_at(err, &x->alias, "alias '*%s' in '%s' needs '%s' (where '&%s' is) written first in "
+                             "config.yml, but '%s' needs '%s' first too", x->name, keys[x->user].key,
+                             keys[x->def].key, x->name, keys[x->def].key, keys[y->def].key);
+            cg_error_note(err, &y->alias, "'%s' uses '*%s' here; move one of these anchors to the top-level key "
+                          "that uses it, or to a key of its own", keys[y->user].key, y->name);
+            break;
+        }
+        placed[pick] = true;
+        order[n] = pick;
+    }
+    free(placed);
+    free(uses);
+    return rc;
+}
+
 int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error *err)
 {
     key_parts *keys = NULL;
@@ -220,13 +321,16 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
     }
     if (rc == 0)
         rc = check_anchors(in, err);
+    size_t *order = cg_xcalloc(nkeys + 1, sizeof *order);
+    if (rc == 0)
+        rc = order_keys(in, keys, nkeys, order, err);
     if (rc == 0) {
         size_t body0 = out->len; /* out may hold a header already: the body starts here */
         writer W = {out, map, 1};
         put_text(&W, in->header, strlen(in->header));
         bool have_workflows = false;
         for (size_t i = 0; i < nkeys; i++) {
-            key_parts *kp = &keys[i];
+            key_parts *kp = &keys[order[i]];
             for (size_t j = 0; j < kp->n; j++) {
                 const cg_fragment *f = &in->fragments[kp->parts[j].frag];
                 const cg_section *s = &f->sections[kp->parts[j].sec];
@@ -264,5 +368,6 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
     for (size_t i = 0; i < nkeys; i++)
         free(keys[i].parts);
     free(keys);
+    free(order);
     return rc;
 }

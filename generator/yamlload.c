@@ -7,6 +7,16 @@
 
 #include "util.h"
 
+typedef struct doc_name {
+    const char *name; /* interned in the doc's pool */
+    cg_pos pos;
+} doc_name;
+
+typedef struct doc_names {
+    doc_name *v;
+    size_t n, cap;
+} doc_names;
+
 struct cg_doc {
     char *file;
     char *text;
@@ -14,33 +24,44 @@ struct cg_doc {
     json_t *root;
     cg_pool pool;    /* path strings and position records */
     cg_map positions; /* path -> cg_node_pos* */
-    const char **anchor_names;
-    cg_pos *anchor_pos;
-    size_t nanchors, anchors_cap;
+    doc_names anchors;  /* &name, in order */
+    doc_names aliases;  /* *name, in order */
 };
+
+static void note_name(cg_doc *doc, doc_names *list, const char *name, yaml_mark_t m)
+{
+    cg_grow(&list->v, &list->cap, list->n + 1, sizeof *list->v);
+    list->v[list->n++] = (doc_name){cg_intern(&doc->pool, name),
+                                    {doc->file, (uint32_t)m.line + 1, (uint32_t)m.column + 1}};
+}
 
 static void note_anchor(cg_doc *doc, const char *name, yaml_mark_t m)
 {
-    if (doc->nanchors == doc->anchors_cap) {
-        doc->anchors_cap = doc->anchors_cap ? doc->anchors_cap * 2 : 8;
-        doc->anchor_names = cg_xrealloc(doc->anchor_names, doc->anchors_cap * sizeof *doc->anchor_names);
-        doc->anchor_pos = cg_xrealloc(doc->anchor_pos, doc->anchors_cap * sizeof *doc->anchor_pos);
-    }
-    doc->anchor_names[doc->nanchors] = cg_intern(&doc->pool, name);
-    doc->anchor_pos[doc->nanchors] = (cg_pos){doc->file, (uint32_t)m.line + 1, (uint32_t)m.column + 1};
-    doc->nanchors++;
+    note_name(doc, &doc->anchors, name, m);
 }
 
 size_t cg_doc_anchor_count(const cg_doc *doc)
 {
-    return doc->nanchors;
+    return doc->anchors.n;
 }
 
 const char *cg_doc_anchor(const cg_doc *doc, size_t i, cg_pos *pos)
 {
     if (pos)
-        *pos = doc->anchor_pos[i];
-    return doc->anchor_names[i];
+        *pos = doc->anchors.v[i].pos;
+    return doc->anchors.v[i].name;
+}
+
+size_t cg_doc_alias_count(const cg_doc *doc)
+{
+    return doc->aliases.n;
+}
+
+const char *cg_doc_alias(const cg_doc *doc, size_t i, cg_pos *pos)
+{
+    if (pos)
+        *pos = doc->aliases.v[i].pos;
+    return doc->aliases.v[i].name;
 }
 
 /* ---- paths ---- */
@@ -481,6 +502,7 @@ static int on_alias(loader *L, const yaml_event_t *ev)
     size_t idx = (size_t)cg_map_get(&L->anchor_index, name);
     if (!idx)
         return cg_error_at(L->err, &p, "undefined alias '*%s'", name);
+    note_name(L->doc, &L->doc->aliases, name, ev->start_mark);
     anchor *a = &L->anchors[idx - 1];
     if (budget_add(L, a->count, ev->start_mark, "this alias") != 0)
         return -1;
@@ -809,8 +831,8 @@ void cg_doc_free(cg_doc *doc)
     if (doc->root)
         json_decref(doc->root);
     cg_map_release(&doc->positions);
-    free(doc->anchor_names);
-    free(doc->anchor_pos);
+    free(doc->anchors.v);
+    free(doc->aliases.v);
     cg_pool_release(&doc->pool);
     free(doc->text);
     free(doc->file);

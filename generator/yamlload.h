@@ -90,6 +90,9 @@ bool cg_doc_is_plain(const cg_doc *doc, const char *path);
 /* The anchors defined in the file (&name), in order of appearance. */
 size_t cg_doc_anchor_count(const cg_doc *doc);
 const char *cg_doc_anchor(const cg_doc *doc, size_t i, cg_pos *pos);
+/* The aliases used in the file (*name), in order of appearance. */
+size_t cg_doc_alias_count(const cg_doc *doc);
+const char *cg_doc_alias(const cg_doc *doc, size_t i, cg_pos *pos);
 
 /* Path building: append "/<escaped key>" or "/<index>". */
 void cg_path_push_key(cg_strbuf *path, const char *key);
