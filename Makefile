@@ -3,6 +3,7 @@
 #   make            build build/cigen (installs missing -dev packages when root)
 #   make check      build and run every test
 #   make asan       the whole test suite under AddressSanitizer + UBSan
+#   make tsan       the whole test suite under ThreadSanitizer
 #   make memcheck   the whole test suite under valgrind (CK_FORK=no)
 #   make fuzz       run the libFuzzer targets (FUZZ_SECONDS each)
 #   make bench      the performance benchmark (tests/bench/)
@@ -37,7 +38,7 @@ TEST_SRC := $(sort $(wildcard tests/check_*.c)) tests/run_tests.c tests/testutil
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 HEADERS  := $(wildcard generator/*.h tests/*.h)
 
-.PHONY: all check asan memcheck install uninstall clean deps deps-tests
+.PHONY: all check asan tsan memcheck install uninstall clean deps deps-tests
 all: $(BUILD)/cigen
 
 deps:
@@ -84,6 +85,13 @@ asan:
 	@CIGEN_TEST_NO_ULIMIT=1 $(MAKE) --no-print-directory BUILD=build/asan \
 	  OPT='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
 	  EXTRA_LDFLAGS='-fsanitize=address,undefined' check
+
+# the two helper threads of a render (diagrams, streamed writes) under
+# ThreadSanitizer: any data race fails the run
+tsan:
+	@CIGEN_TEST_NO_ULIMIT=1 TSAN_OPTIONS='halt_on_error=1 exitcode=66' $(MAKE) --no-print-directory \
+	  BUILD=build/tsan OPT='-O1 -g -fsanitize=thread -fno-omit-frame-pointer' \
+	  EXTRA_LDFLAGS='-fsanitize=thread' check
 
 # valgrind follows the runner (CK_FORK=no keeps every test in one process) and
 # every cigen it starts; any leak or error fails the run.

@@ -4,6 +4,9 @@
  *   cg_project_render  jobs + templates + fragments -> config.yml bytes
  *
  * Reading happens here (through fsio); the renderers it calls are pure.
+ * Two helper threads may run during cg_project_render: one draws the
+ * diagrams (draw_diagrams), reading the loaded project only; the other
+ * hashes and writes a streamed config's chunks (bgwrite.h).
  */
 #ifndef CIGEN_PROJECT_H
 #define CIGEN_PROJECT_H

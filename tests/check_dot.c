@@ -423,6 +423,48 @@ START_TEST(outputs)
 }
 END_TEST
 
+/* The diagrams of a large matrix are drawn on a thread while the config is
+ * rendered: the same bytes as drawn afterwards, on the caller's thread. */
+START_TEST(drawn_beside_render_same_bytes)
+{
+    char *tmp = tu_mkdtemp();
+    cg_strbuf cmd = CG_STRBUF_INIT, dir = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "sh '%s/tests/big-project.sh' p", tu_srcdir());
+    tu_run r = tu_sh(tmp, cmd.buf);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    cg_strbuf_addf(&dir, "%s/p", tmp);
+    cg_strbuf got[2] = {CG_STRBUF_INIT, CG_STRBUF_INIT};
+    for (int beside = 0; beside < 2; beside++) {
+        cg_project p;
+        cg_project_init(&p);
+        cg_options o = {.dir = dir.buf};
+        cg_error err;
+        cg_error_init(&err);
+        p.draw_diagrams = beside;
+        ck_assert_msg(cg_project_load(&p, &o, &err) == 0 && cg_project_render(&p, &err) == 0, "%s",
+                      cg_strbuf_str(&err.text));
+        ck_assert(p.jobs.n >= 10000); /* large enough for the thread */
+        ck_assert(p.drawn == (beside == 1));
+        const cg_dot_output *d;
+        size_t n = cg_project_diagrams(&p, &d);
+        ck_assert_uint_eq(n, 2);
+        for (size_t i = 0; i < n; i++)
+            cg_strbuf_addf(&got[beside], "%s\n%.*s", d[i].rel, (int)d[i].len, d[i].data);
+        cg_error_release(&err);
+        cg_project_free(&p);
+    }
+    ck_assert_uint_eq(got[0].len, got[1].len);
+    ck_assert(memcmp(got[0].buf, got[1].buf, got[0].len) == 0);
+    cg_strbuf_release(&got[0]);
+    cg_strbuf_release(&got[1]);
+    cg_strbuf_release(&cmd);
+    cg_strbuf_release(&dir);
+    tu_rm_rf(tmp);
+    free(tmp);
+}
+END_TEST
+
 /* ---- cigen graph ---- */
 
 static tu_run graph(const char *cwd, const char *args)
@@ -524,6 +566,7 @@ Suite *make_dot_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("cli");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, drawn_beside_render_same_bytes);
     tcase_add_test(tc, cli_usage);
     tcase_add_test(tc, cli_output_relative_to_cwd);
     tcase_add_test(tc, cli_svg_with_graphviz);
