@@ -1,5 +1,7 @@
 #include "assemble.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,19 +51,30 @@ typedef struct key_parts {
     size_t n, cap;
 } key_parts;
 
-static uint32_t line_of(const cg_fragment *f, size_t offset)
-{
-    uint32_t line = 1;
-    for (size_t i = 0; i < offset && i < f->len; i++)
-        line += f->text[i] == '\n';
-    return line;
-}
-
 typedef struct writer {
     cg_strbuf *out;
     cg_linemap *map;
     uint32_t line;
+    /* the line of an offset in the fragment last copied from: sections are
+     * mostly copied in file order, so counting goes on from there */
+    const cg_fragment *at_frag;
+    size_t at_off;
+    uint32_t at_line;
 } writer;
+
+static uint32_t line_of(writer *W, const cg_fragment *f, size_t offset)
+{
+    if (offset > f->len)
+        offset = f->len;
+    if (W->at_frag != f || W->at_off > offset) {
+        W->at_frag = f;
+        W->at_off = 0;
+        W->at_line = 1;
+    }
+    W->at_line += (uint32_t)cg_count_newlines(f->text + W->at_off, offset - W->at_off);
+    W->at_off = offset;
+    return W->at_line;
+}
 
 static void put(writer *W, const cg_fragment *f, size_t from, size_t to)
 {
@@ -73,7 +86,7 @@ static void put(writer *W, const cg_fragment *f, size_t from, size_t to)
         cg_strbuf_addc(W->out, '\n');
     size_t len = to - from + add_nl;
     cg_linemap_add(W->map, &W->line, W->out->buf + W->out->len - len, len, f->file,
-                   line_of(f, from), -1, -1);
+                   line_of(W, f, from), -1, -1);
 }
 
 static void put_text(writer *W, const char *s, size_t n)
@@ -138,33 +151,97 @@ static int check_anchors(const cg_assembly *in, cg_error *err)
 
 /* ---- the order of the top-level keys ---- */
 
-/* The key (index in keys) of the section of fragment f holding `line`, or -1. */
-static int key_at(const cg_assembly *in, const key_parts *keys, size_t nkeys, size_t f, uint32_t line)
-{
-    const cg_fragment *fr = &in->fragments[f];
-    for (size_t i = 0; i < nkeys; i++)
-        for (size_t j = 0; j < keys[i].n; j++) {
-            if (keys[i].parts[j].frag != f)
-                continue;
-            const cg_section *s = &fr->sections[keys[i].parts[j].sec];
-            uint32_t first = 1 + (uint32_t)cg_count_newlines(fr->text, s->start);
-            uint32_t last = 1 + (uint32_t)cg_count_newlines(fr->text, s->end > s->start ? s->end - 1 : s->start);
-            if (line >= first && line <= last)
-                return (int)i;
-        }
-    return -1;
-}
-
 static bool pos_before(const cg_pos *a, const cg_pos *b)
 {
     return a->line < b->line || (a->line == b->line && a->col < b->col);
 }
 
+/* The line span of one top-level section, and its key (index in keys). */
+typedef struct span {
+    uint32_t first, last;
+    int key;
+} span;
+
+/* The key of the span holding `line` (spans are in file order), or -1. */
+static int key_at(const span *spans, size_t n, uint32_t line)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (line < spans[mid].first)
+            hi = mid;
+        else if (line > spans[mid].last)
+            lo = mid + 1;
+        else
+            return spans[mid].key;
+    }
+    return -1;
+}
+
 typedef struct use {
     int def, user;  /* keys: `user` holds an alias of an anchor under `def` */
-    cg_pos alias, anchor;
+    cg_pos alias;
     const char *name;
 } use;
+
+typedef struct use_list {
+    use *v;
+    size_t n, cap;
+    cg_map pairs;  /* "def user" of the uses in v: one use per pair of keys */
+    cg_pool pool;
+} use_list;
+
+/* The uses of fragment f that cross top-level keys, added to *U. */
+static void cross_uses(const cg_assembly *in, const key_parts *keys, size_t nkeys, size_t f, use_list *U)
+{
+    const cg_fragment *fr = &in->fragments[f];
+    const cg_doc *doc = fr->doc;
+    size_t nal = cg_doc_alias_count(doc), nan = cg_doc_anchor_count(doc);
+    if (nal == 0)
+        return;
+    /* the sections are in file order: their lines in one pass */
+    span *spans = cg_xcalloc(fr->nsections + 1, sizeof *spans);
+    size_t nspans = fr->nsections, at = 0;
+    uint32_t line = 1;
+    for (size_t k = 0; k < nspans; k++) {
+        const cg_section *s = &fr->sections[k];
+        size_t last = s->end > s->start ? s->end - 1 : s->start;
+        line += (uint32_t)cg_count_newlines(fr->text + at, s->start - at);
+        spans[k].first = line;
+        line += (uint32_t)cg_count_newlines(fr->text + s->start, last - s->start);
+        spans[k].last = line;
+        at = last;
+        spans[k].key = -1;
+    }
+    for (size_t i = 0; i < nkeys; i++)
+        for (size_t j = 0; j < keys[i].n; j++)
+            if (keys[i].parts[j].frag == f)
+                spans[keys[i].parts[j].sec].key = (int)i;
+    /* both lists are in file order: walk them together, each alias meaning
+     * the last anchor of its name before it */
+    cg_map last_anchor; /* name -> key + 2 (1: outside every section) */
+    cg_map_init(&last_anchor);
+    for (size_t a = 0, k = 0; a < nal; a++) {
+        cg_pos ap, kp;
+        const char *name = cg_doc_alias(doc, a, &ap);
+        for (; k < nan && (cg_doc_anchor(doc, k, &kp), pos_before(&kp, &ap)); k++)
+            cg_map_put(&last_anchor, cg_doc_anchor(doc, k, NULL),
+                       (void *)(intptr_t)(key_at(spans, nspans, kp.line) + 2));
+        intptr_t def = (intptr_t)cg_map_get(&last_anchor, name) - 2;
+        int user = key_at(spans, nspans, ap.line);
+        if (def < 0 || user < 0 || def == user)
+            continue;
+        char pair[48];
+        snprintf(pair, sizeof pair, "%d %d", (int)def, user);
+        if (cg_map_get(&U->pairs, pair))
+            continue;
+        cg_map_put(&U->pairs, cg_intern(&U->pool, pair), (void *)1);
+        cg_grow(&U->v, &U->cap, U->n + 1, sizeof *U->v);
+        U->v[U->n++] = (use){(int)def, user, ap, name};
+    }
+    cg_map_release(&last_anchor);
+    free(spans);
+}
 
 /* Top-level keys go out in the order they first appear in the fragments,
  * except that a key holding an anchor goes before every key that uses it:
@@ -173,42 +250,32 @@ typedef struct use {
  * Fills order[nkeys]; an error when two keys need each other. */
 static int order_keys(const cg_assembly *in, const key_parts *keys, size_t nkeys, size_t *order, cg_error *err)
 {
-    use *uses = NULL;
-    size_t nuses = 0, cap = 0;
-    for (size_t f = 0; f < in->nfragments; f++) {
-        const cg_doc *doc = in->fragments[f].doc;
-        for (size_t a = 0; a < cg_doc_alias_count(doc); a++) {
-            cg_pos ap, best = {0};
-            const char *name = cg_doc_alias(doc, a, &ap);
-            for (size_t k = 0; k < cg_doc_anchor_count(doc); k++) {
-                cg_pos kp;
-                /* the alias means the last anchor of its name before it */
-                if (cg_streq(cg_doc_anchor(doc, k, &kp), name) && pos_before(&kp, &ap))
-                    best = kp;
-            }
-            if (!best.line)
-                continue;
-            int def = key_at(in, keys, nkeys, f, best.line), user = key_at(in, keys, nkeys, f, ap.line);
-            if (def < 0 || user < 0 || def == user)
-                continue;
-            cg_grow(&uses, &cap, nuses + 1, sizeof *uses);
-            uses[nuses++] = (use){def, user, ap, best, name};
-        }
+    use_list U = {0};
+    cg_map_init(&U.pairs);
+    cg_pool_init(&U.pool);
+    for (size_t f = 0; f < in->nfragments; f++)
+        cross_uses(in, keys, nkeys, f, &U);
+    const use *uses = U.v;
+    size_t nuses = U.n;
+    /* Kahn's order, always taking the first ready key: how many anchors'
+     * keys each key waits for, and the uses grouped by the key they wait for */
+    size_t *waits = cg_xcalloc(nkeys + 1, sizeof *waits), *from = cg_xcalloc(nkeys + 2, sizeof *from);
+    size_t *by_def = cg_xcalloc(nuses + 1, sizeof *by_def);
+    for (size_t u = 0; u < nuses; u++) {
+        waits[uses[u].user]++;
+        from[uses[u].def + 1]++;
     }
+    for (size_t i = 0; i < nkeys; i++)
+        from[i + 1] += from[i];
+    size_t *fill = cg_xcalloc(nkeys + 1, sizeof *fill);
+    for (size_t u = 0; u < nuses; u++)
+        by_def[from[uses[u].def] + fill[uses[u].def]++] = u;
     bool *placed = cg_xcalloc(nkeys + 1, sizeof *placed);
     int rc = 0;
     for (size_t n = 0; n < nkeys && rc == 0; n++) {
-        /* the first key in fragment order whose anchors' keys are all out */
-        size_t pick = nkeys;
-        for (size_t i = 0; i < nkeys && pick == nkeys; i++) {
-            if (placed[i])
-                continue;
-            bool ready = true;
-            for (size_t u = 0; u < nuses && ready; u++)
-                ready = !(uses[u].user == (int)i && !placed[uses[u].def]);
-            if (ready)
-                pick = i;
-        }
+        size_t pick = 0;
+        while (pick < nkeys && (placed[pick] || waits[pick]))
+            pick++;
         if (pick == nkeys) {
             /* every key left waits for another: a cycle, through x and y */
             const use *x = &uses[0], *y = &uses[0];
@@ -231,9 +298,17 @@ static int order_keys(const cg_assembly *in, const key_parts *keys, size_t nkeys
         }
         placed[pick] = true;
         order[n] = pick;
+        for (size_t e = from[pick]; e < from[pick + 1]; e++)
+            waits[uses[by_def[e]].user]--;
     }
+    free(waits);
+    free(from);
+    free(by_def);
+    free(fill);
     free(placed);
-    free(uses);
+    free(U.v);
+    cg_map_release(&U.pairs);
+    cg_pool_release(&U.pool);
     return rc;
 }
 
@@ -242,16 +317,18 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
     key_parts *keys = NULL;
     size_t nkeys = 0, keys_cap = 0;
     int rc = 0;
+    cg_map key_index; /* key -> index in keys + 1 */
+    cg_map_init(&key_index);
     for (size_t f = 0; f < in->nfragments; f++) {
         const cg_fragment *fr = &in->fragments[f];
         for (size_t s = 0; s < fr->nsections; s++) {
             const char *k = fr->sections[s].key;
-            size_t i = 0;
-            while (i < nkeys && !cg_streq(keys[i].key, k))
-                i++;
-            if (i == nkeys) {
+            size_t i = (size_t)cg_map_get(&key_index, k);
+            if (i-- == 0) {
+                i = nkeys;
                 cg_grow(&keys, &keys_cap, nkeys + 1, sizeof *keys);
                 keys[nkeys++] = (key_parts){k, NULL, 0, 0};
+                cg_map_put(&key_index, k, (void *)(i + 1));
             }
             cg_grow(&keys[i].parts, &keys[i].cap, keys[i].n + 1, sizeof *keys[i].parts);
             keys[i].parts[keys[i].n++] = (part){f, s};
@@ -326,7 +403,7 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
         rc = order_keys(in, keys, nkeys, order, err);
     if (rc == 0) {
         size_t body0 = out->len; /* out may hold a header already: the body starts here */
-        writer W = {out, map, 1};
+        writer W = {out, map, 1, NULL, 0, 0};
         put_text(&W, in->header, strlen(in->header));
         bool have_workflows = false;
         for (size_t i = 0; i < nkeys; i++) {
@@ -369,5 +446,6 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
         free(keys[i].parts);
     free(keys);
     free(order);
+    cg_map_release(&key_index);
     return rc;
 }

@@ -190,13 +190,26 @@ static int check_text(const char *file, const char *text, size_t len, cg_error *
     return 0;
 }
 
-/* Byte offset of a libyaml mark (0-based line, column in characters). */
-static size_t mark_offset(const cg_doc *doc, size_t line0, size_t col0)
+/* Where a line starts: `from` is a (line, offset) already known at or
+ * before it, so marks met in order cost linear time in all. */
+typedef struct line_cursor {
+    size_t line0, off;
+} line_cursor;
+
+/* Byte offset of a libyaml mark (0-based line, column in characters);
+ * `cur` (may be NULL) remembers the line it found, for the next mark. */
+static size_t mark_offset(const cg_doc *doc, line_cursor *cur, size_t line0, size_t col0)
 {
-    size_t i = 0;
-    for (size_t l = 0; l < line0 && i < doc->len; i++)
+    size_t i = 0, l = 0;
+    if (cur && cur->line0 <= line0) {
+        i = cur->off;
+        l = cur->line0;
+    }
+    for (; l < line0 && i < doc->len; i++)
         if (doc->text[i] == '\n')
             l++;
+    if (cur && l == line0)
+        *cur = (line_cursor){line0, i};
     for (size_t c = 0; c < col0 && i < doc->len; c++) {
         i++;
         while (i < doc->len && ((unsigned char)doc->text[i] & 0xC0) == 0x80)
@@ -246,6 +259,7 @@ typedef struct loader {
     cg_map anchor_index;   /* name -> index+1 */
     size_t alias_nodes;
     size_t max_depth, budget;
+    line_cursor flow_marks;  /* for mark_offset on flow mappings, met in order */
 } loader;
 
 static cg_pos mk_pos(const loader *L, yaml_mark_t m)
@@ -535,7 +549,7 @@ static int on_start(loader *L, const yaml_event_t *ev, bool is_map)
         /* `key: {{ name }}` is a mapping in a mapping to YAML: the first
          * thing everyone writes with templates, so name it. */
         const char *t = L->doc->text;
-        size_t off = mark_offset(L->doc, ev->start_mark.line, ev->start_mark.column);
+        size_t off = mark_offset(L->doc, &L->flow_marks, ev->start_mark.line, ev->start_mark.column);
         if (off + 1 < L->doc->len && t[off] == '{' && t[off + 1] == '{') {
             size_t e = off + 2;
             while (e < L->doc->len && t[e] != '\n' && !(t[e] == '}' && e + 1 < L->doc->len && t[e + 1] == '}'))
@@ -705,7 +719,7 @@ static int parser_error(loader *L, yaml_parser_t *p)
     }
     yaml_mark_t m = p->problem_mark;
     cg_pos pos = mk_pos(L, m);
-    size_t off = mark_offset(doc, m.line, m.column);
+    size_t off = mark_offset(doc, NULL, m.line, m.column);
     const char *problem = p->problem ? p->problem : "syntax error";
     if (off < doc->len && doc->text[off] == '\t')
         return cg_error_at(L->err, &pos,

@@ -77,6 +77,15 @@ START_TEST(aliases_and_merges)
     p = cg_doc_where(d, "/copy/n");
     ck_assert_uint_eq(p.line, 3);
     ck_assert_uint_eq(cg_doc_anchor_count(d), 2);
+    /* the aliases, in order, where they are written */
+    ck_assert_uint_eq(cg_doc_alias_count(d), 3);
+    ck_assert_str_eq(cg_doc_alias(d, 0, &p), "b");
+    ck_assert_uint_eq(p.line, 6);
+    ck_assert_uint_eq(p.col, 8);
+    ck_assert_str_eq(cg_doc_alias(d, 1, NULL), "e");
+    ck_assert_str_eq(cg_doc_alias(d, 2, &p), "b");
+    ck_assert_uint_eq(p.line, 8);
+    ck_assert_uint_eq(p.col, 7);
     cg_doc_free(d);
     cg_error_release(&err);
 }
@@ -108,6 +117,14 @@ START_TEST(rejections)
     expect_error("? [a]\n: 1\n", "t.yml:1:3: error: a key must be a scalar, not a sequence");
     expect_error("a: &x 1\n*x : 2\n", "t.yml:2:1: error: an alias (*x) cannot be used as a key");
     expect_error("a:\n  <<: 5\n", "t.yml:2:7: error: merge key '<<' needs a mapping or a list of mappings");
+    /* an unquoted placeholder after other flow mappings (found from the
+     * line the last one was on) and after multi-byte characters */
+    expect_error("a: {x: 1}\nb: {y: \"\xc3\xa9\xc3\xa9\"}\n\nc: [\"\xe2\x82\xac\", {z: 2}]\nd: {{ v }}\n",
+                 "t.yml:5:4: error: '{{ v }}' must be quoted: unquoted, YAML reads '{' as the start of a mapping; "
+                 "write \"{{ v }}\"");
+    expect_error("a: {x: 1}\nb: [\"\xc3\xa9\", {{ v }}]\n",
+                 "t.yml:2:10: error: '{{ v }}' must be quoted: unquoted, YAML reads '{' as the start of a mapping; "
+                 "write \"{{ v }}\"");
 }
 END_TEST
 

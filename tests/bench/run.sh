@@ -216,6 +216,39 @@ if [ ${#sizes_done[@]} -ge 2 ]; then
     echo "$line"
 fi
 
+# hand-written fragments at scale: `generate` on a fragment of N jobs with
+# flow mappings, each using one of N/4 anchors from keys of their own
+# (which cigen moves before `jobs`), at 20k and 80k jobs, for the scaling
+# exponent (quadratic passes over a fragment show here, not in the
+# matrices above; the jobs are never run, so lint warns about each)
+frag_project() { # DIR JOBS
+    local d=$1 n=$2
+    rm -rf "$d" && mkdir -p "$d"
+    printf 'output: config.yml\nfragments: [setup.yml, big.yml]\nworkflows:\n  ci:\n    jobs: [setup]\nlimits: {max_config_bytes: 1000000000}\n' >"$d/cigen.yml"
+    printf 'version: 2.1\njobs:\n  setup:\n    docker: [{image: cimg/base:stable}]\n    steps: [checkout]\n' >"$d/setup.yml"
+    awk -v n="$n" 'BEGIN {
+        h = int(n / 4)
+        for (i = 0; i < h; i++) printf "env_%d: &env%d\n  K: \"%d\"\n", i, i, i
+        print "jobs:"
+        for (i = 0; i < n; i++)
+            printf "  job_%d:\n    docker: [{image: \"cimg/base:%d\"}]\n    environment: *env%d\n    steps: [checkout, {run: echo %d}]\n", i, i, i % h, i
+    }' >"$d/big.yml"
+}
+declare -A FRAG
+for n in 20000 80000; do
+    frag_project "$BENCH_DIR/fragment-$n" "$n"
+    fs=()
+    for ((i = 0; i < RUNS; i++)); do
+        rm -f "$BENCH_DIR/fragment-$n/config.yml"
+        run1 /dev/null "$CIGEN" -q -C "$BENCH_DIR/fragment-$n" generate
+        [ "$ST" = 0 ] || { cat "$tmp/stderr" >&2; failed=1; break; }
+        fs+=("$T")
+    done
+    [ ${#fs[@]} -gt 0 ] || continue
+    FRAG[$n]=$(median "${fs[@]}")
+    echo "bench op=fragment jobs=$n fragment_mb=$(calc '%.2f' "$(wc -c <"$BENCH_DIR/fragment-$n/big.yml") / 1048576") seconds=$(calc '%.3f' "${FRAG[$n]}")"
+done
+
 # the embedded default, in a scratch copy of the repository's project
 def=$BENCH_DIR/default
 rm -rf "$def" && mkdir -p "$def"
@@ -276,6 +309,8 @@ if [ -n "${SEC[1m,generate]:-}" ] && [ -n "${SEC[10k,generate]:-}" ]; then
     verdict "time per job, 1M / 10k (generate)" \
         "$(calc '%.2f' "(${SEC[1m,generate]} / ${NJOBS[1m]}) / (${SEC[10k,generate]} / ${NJOBS[10k]})")" 1.3 x
 fi
+[ -n "${FRAG[20000]:-}" ] && [ -n "${FRAG[80000]:-}" ] &&
+    verdict "big fragment scaling exponent, 20k..80k jobs" "$(calc '%.2f' "log(${FRAG[80000]} / ${FRAG[20000]}) / log(4)")" 1.3 ""
 if [ ${#sizes_done[@]} -ge 1 ]; then
     big=${sizes_done[-1]}
     [ -n "${SEC[$big,generate]:-}" ] &&
