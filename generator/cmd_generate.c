@@ -196,6 +196,8 @@ typedef struct stream_out {
     cg_header_info old_h;   /* the old file's header */
     cg_sha256 old_body;
     char *buf;
+    bool compare_only;      /* check: nothing is written; once the bytes
+                             * differ, the rest is not even read */
     /* the results, once header() ran */
     bool done, hand_edited, sources_changed;
 } stream_out;
@@ -278,18 +280,18 @@ static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
             /* its header, for the digests it records */
             ssize_t r = pread(S->old_fd, S->buf, STREAM_BUF, 0);
             cg_header_parse(S->buf, r > 0 ? (size_t)r : 0, &S->old_h);
-        } else if ((S->staged = cg_outputs_open(S->outs, m->output, &m->output_pos, err)) < 0) {
+        } else if (!S->compare_only && (S->staged = cg_outputs_open(S->outs, m->output, &m->output_pos, err)) < 0) {
             return -1;
         }
     }
-    if (S->old_fd >= 0) {
+    if (S->old_fd >= 0 && !(S->compare_only && S->differs)) {
         /* compared with the old file (its header at the end, when its digests
          * are known); nothing is written while they are the same */
         size_t hl = S->p->header_len;
         bool was_same = !S->differs;
         if (stream_old(S, S->off + len, data, S->off, S->off > hl ? S->off : hl, err) != 0)
             return -1;
-        if (was_same && S->differs && stream_materialize(S, S->off, err) != 0)
+        if (was_same && S->differs && !S->compare_only && stream_materialize(S, S->off, err) != 0)
             return -1;
     }
     if (S->staged >= 0 && cg_outputs_append(S->outs, S->staged, data, len, err) != 0)
@@ -301,7 +303,7 @@ static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
 static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
 {
     stream_out *S = ctx;
-    if (S->old_fd >= 0) {
+    if (S->old_fd >= 0 && !(S->compare_only && S->differs)) {
         char *head = cg_xmalloc(len + 1);
         ssize_t r = pread(S->old_fd, head, len, 0);
         bool was_same = !S->differs;
@@ -310,7 +312,7 @@ static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
         if (stream_old(S, SIZE_MAX, NULL, 0, 0, err) != 0) /* the rest of the old body, hashed */
             return -1;
         S->differs |= S->old_off != S->off;
-        if (was_same && S->differs && stream_materialize(S, S->off, err) != 0)
+        if (was_same && S->differs && !S->compare_only && stream_materialize(S, S->off, err) != 0)
             return -1;
         unsigned char d[32];
         char body[41];
@@ -331,6 +333,19 @@ static void stream_release(stream_out *S)
     if (S->old_fd >= 0)
         close(S->old_fd);
     free(S->buf);
+}
+
+/* Streams p's config, when larger than the threshold, to S (which writes
+ * it to outs, or with outs NULL only compares it with the file on disk). */
+static void stream_start(cg_project *p, stream_out *S, cg_config_sink *sink, cg_outputs *outs)
+{
+    *S = (stream_out){.p = p, .outs = outs, .staged = -1, .old_fd = -1, .compare_only = outs == NULL};
+    /* configs larger than this are streamed while they are rendered (a
+     * test lowers it to stream small ones too) */
+    const char *keep = getenv("CIGEN_TEST_STREAM_BYTES");
+    *sink = (cg_config_sink){keep ? (size_t)strtoull(keep, NULL, 10) : REPORT_MAX_BYTES, stream_write, stream_header,
+                             S};
+    p->sink = sink;
 }
 
 /* `verb` says what the command does with the outputs: "write", "compare".
@@ -676,6 +691,11 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     cg_project p;
     cg_project_init(&p);
     p.draw_diagrams = true;
+    /* a large config is compared with the file on disk as it is rendered,
+     * never held whole; only a difference renders it again, for the report */
+    stream_out S;
+    cg_config_sink sink;
+    stream_start(&p, &S, &sink, NULL);
     int rc = cg_cli_build(g, &p, true);
     /* the committed config may be a special-PR config: with --allow-special,
      * check it against the selection its header records */
@@ -700,14 +720,17 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         cg_error_release(&e2);
         if (committed_special && allow_special && cg_selection_empty(&p.selection)) {
             cg_project_free(&p);
+            stream_release(&S);
             cg_project_init(&p);
             p.draw_diagrams = true;
+            stream_start(&p, &S, &sink, NULL);
             local.opt.fallback = &fallback;
             rc = cg_cli_build(g, &p, true);
         }
     }
     if (rc != 0) {
         cg_project_free(&p);
+        stream_release(&S);
         cg_selection_release(&sel);
         cg_selection_release(&fallback);
         return rc;
@@ -721,6 +744,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                 nbad == 1 ? "" : "s", p.lint.nwarnings && g->opt.strict ? " (warnings count as errors with --strict)" : "");
         cg_strbuf_release(&out);
         cg_project_free(&p);
+        stream_release(&S);
         cg_selection_release(&sel);
         cg_selection_release(&fallback);
         return CG_EXIT_ERROR;
@@ -744,7 +768,13 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     cg_error_init(&err);
     outputs o;
     memset(&o, 0, sizeof o);
-    if (collect(&p, &o, "compare", NULL, &err) != 0) {
+    const stream_out *streamed = S.done ? &S : NULL;
+    if (streamed && S.differs) {
+        p.sink = NULL;
+        streamed = NULL;
+        rc = cg_project_render(&p, &err);
+    }
+    if (rc != 0 || collect(&p, &o, "compare", streamed, &err) != 0) {
         cg_cli_print_error(&err);
         rc = CG_EXIT_ERROR;
     } else {
@@ -781,6 +811,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     outputs_release(&o);
     cg_error_release(&err);
     cg_project_free(&p);
+    stream_release(&S);
     cg_strbuf_release(&special_note);
     cg_selection_release(&sel);
     cg_selection_release(&fallback);
@@ -881,12 +912,9 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     remove_stale_temps(&p);
     cg_outputs outs;
     cg_outputs_init(&outs, p.root);
-    stream_out S = {.p = &p, .outs = &outs, .staged = -1, .old_fd = -1};
-    /* configs larger than this are written while they are rendered (a test
-     * lowers it to stream small ones too) */
-    const char *keep = getenv("CIGEN_TEST_STREAM_BYTES");
-    cg_config_sink sink = {keep ? (size_t)strtoull(keep, NULL, 10) : REPORT_MAX_BYTES, stream_write, stream_header, &S};
-    p.sink = &sink;
+    stream_out S;
+    cg_config_sink sink;
+    stream_start(&p, &S, &sink, &outs);
     rc = cg_cli_render(&p);
     if (rc == 0 && p.lint.n) {
         cg_strbuf out = CG_STRBUF_INIT;

@@ -772,13 +772,12 @@ static int render(cg_project *p, cg_error *err)
                    p->sink->header(p->sink->ctx, header.buf, header.len, err) != 0) {
             rc = -1;
         }
-        cg_strbuf_release(&header);
-        uint32_t header_lines = 0;
-        for (size_t i = 0; i < p->header_len; i++)
-            header_lines += p->config.buf[i] == '\n';
+        /* from the header itself: a streamed config's buffer holds only its tail */
+        uint32_t header_lines = (uint32_t)cg_count_newlines(header.buf, header.len);
         cg_linemap_release(&p->linemap);
         uint32_t l = 1;
-        cg_linemap_add(&p->linemap, &l, p->config.buf, p->header_len, NULL, 0, -1, -1);
+        cg_linemap_add(&p->linemap, &l, header.buf, header.len, NULL, 0, -1, -1);
+        cg_strbuf_release(&header);
         for (size_t e = 0; e < bmap.n; e++) {
             cg_linemap_entry x = bmap.v[e];
             x.out_line += header_lines;

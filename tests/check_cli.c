@@ -222,6 +222,42 @@ START_TEST(streamed_config_same_outcome)
 }
 END_TEST
 
+/* check compares a config over the streaming threshold as it is rendered
+ * (rendering it again in memory only to report a difference): the same
+ * report, word for word, as when it renders it in memory. */
+START_TEST(streamed_check_same_report)
+{
+    static const char *const cases[] = {
+        "check-changed-grouped", "check-drift-byte", "check-drift-comment", "check-foreign",
+        "check-hand-edited-and-sources", "check-hand-edited", "check-json", "check-missing-output",
+        "check-sources-changed", "check-stale-diagram", "check-strict-lint-warning", "e2e-small",
+        "special-check-allowed", "special-check-overlay-allowed", "special-check-overlay", "special-check-refuses"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *t = project(cases[i]);
+        cg_strbuf path = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT;
+        cg_strbuf_addf(&path, "%s/tests/golden/%s/cmd", tu_srcdir(), cases[i]);
+        char *args = tu_read(path.buf, NULL);
+        ck_assert_msg(args != NULL, "%s: no cmd", cases[i]);
+        args[strcspn(args, "\n")] = '\0';
+        cg_strbuf_addf(&cmd, "$CIGEN -C p %s", args);
+        tu_run a = tu_sh(t, cmd.buf);
+        cg_strbuf_reset(&cmd);
+        cg_strbuf_addf(&cmd, "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -C p %s", args);
+        tu_run b = tu_sh(t, cmd.buf);
+        ck_assert_msg(a.status == b.status, "%s: exit %d, streamed %d", cases[i], a.status, b.status);
+        ck_assert_msg(strcmp(a.out, b.out) == 0, "%s: the report differs:\n%s\n---\n%s", cases[i], a.out, b.out);
+        ck_assert_msg(strcmp(a.err, b.err) == 0, "%s: stderr differs:\n%s\n---\n%s", cases[i], a.err, b.err);
+        tu_run_free(&a);
+        tu_run_free(&b);
+        free(args);
+        cg_strbuf_release(&path);
+        cg_strbuf_release(&cmd);
+        tu_rm_rf(t);
+        free(t);
+    }
+}
+END_TEST
+
 /* A project whose config.yml is about 4 MB: streamed, it goes to the
  * background writer in several one-megabyte chunks. */
 static char *big_project(void)
@@ -262,6 +298,17 @@ START_TEST(streamed_in_chunks_same_bytes)
     ck_assert_msg(strstr(rb.out, "written") != NULL, "%s", rb.out);
     diff = tu_diff_trees(a, b);
     ck_assert_msg(diff == NULL, "streamed outputs differ after a change: %s", diff ? diff : "");
+    tu_run_free(&ra);
+    tu_run_free(&rb);
+    /* check, compared chunk by chunk: in sync, then the same report as in
+     * memory for a change deep in the config */
+    ra = tu_sh(a, "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -C p check");
+    ck_assert_msg(ra.status == 0 && strstr(ra.out, "in sync") != NULL, "%s%s", ra.out, ra.err);
+    tu_run_free(&ra);
+    ra = tu_sh(a, "sed -i 's/a29/a29y/' p/dimensions/big.yml && $CIGEN -C p check");
+    rb = tu_sh(a, "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -C p check");
+    ck_assert_msg(ra.status == 1 && rb.status == 1, "exit %d, streamed %d", ra.status, rb.status);
+    ck_assert_msg(strcmp(ra.out, rb.out) == 0, "the report differs:\n%s\n---\n%s", ra.out, rb.out);
     tu_run_free(&ra);
     tu_run_free(&rb);
     cg_strbuf_release(&cmd);
@@ -313,6 +360,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
     tcase_add_test(tc, streamed_config_same_outcome);
+    tcase_add_test(tc, streamed_check_same_report);
     tcase_add_test(tc, streamed_in_chunks_same_bytes);
     tcase_add_test(tc, failed_write_leaves_old_config);
     suite_add_tcase(s, tc);
