@@ -78,7 +78,7 @@ int cg_bgwrite_put(cg_bgwrite *b, cg_strbuf *chunk, size_t skip, cg_error *err)
     b->skip = skip;
     cg_strbuf_reset(&done);
     *chunk = done;
-    if (pthread_create(&b->thread, NULL, run, b) == 0)
+    if (cg_threads_allowed() && pthread_create(&b->thread, NULL, run, b) == 0)
         b->running = true;
     else
         write_chunk(b); /* no thread to be had: the same work, here */

@@ -802,7 +802,7 @@ int cg_project_render(cg_project *p, cg_error *err)
     drawing d = {p, {0}, NULL, 0};
     cg_pool_init(&d.pool);
     pthread_t th;
-    if (pthread_create(&th, NULL, draw, &d) != 0) {
+    if (!cg_threads_allowed() || pthread_create(&th, NULL, draw, &d) != 0) {
         cg_pool_release(&d.pool); /* no thread: drawn when asked for */
         return render(p, err);
     }

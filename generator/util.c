@@ -18,6 +18,11 @@ void *cg_xmalloc(size_t n)
     return p;
 }
 
+bool cg_threads_allowed(void)
+{
+    return getenv("CIGEN_TEST_NO_THREADS") == NULL;
+}
+
 /* Called through a volatile pointer: compilers turn malloc + memset(0)
  * back into calloc. */
 static void *(*volatile zero_fill)(void *, int, size_t) = memset;

@@ -13,6 +13,9 @@
 #define CG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 _Noreturn void cg_die_oom(void);
+/* False when CIGEN_TEST_NO_THREADS is set: the tests take the path cigen
+ * follows when it cannot start a thread (the same work, on one thread). */
+bool cg_threads_allowed(void);
 void *cg_xmalloc(size_t n);
 void *cg_xcalloc(size_t n, size_t size);
 void *cg_xrealloc(void *p, size_t n);

@@ -319,12 +319,33 @@ START_TEST(streamed_in_chunks_same_bytes)
 }
 END_TEST
 
+/* Without helper threads (as when none can be started) cigen does the same
+ * work on one thread: the same files, and check agrees. */
+START_TEST(no_threads_same_bytes)
+{
+    char *a = big_project(), *b = big_project();
+    tu_run ra = tu_sh(a, "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -q -C p generate");
+    tu_run rb = tu_sh(b, "export CIGEN_TEST_NO_THREADS=1 CIGEN_TEST_STREAM_BYTES=1; $CIGEN -q -C p generate && "
+                         "$CIGEN -q -C p check");
+    ck_assert_msg(ra.status == 0 && rb.status == 0, "%s%s", ra.err, rb.err);
+    char *diff = tu_diff_trees(a, b);
+    ck_assert_msg(diff == NULL, "outputs differ without threads: %s", diff ? diff : "");
+    tu_run_free(&ra);
+    tu_run_free(&rb);
+    tu_rm_rf(a);
+    tu_rm_rf(b);
+    free(a);
+    free(b);
+}
+END_TEST
+
 /* A write that fails halfway (here the file-size limit, as a full disk
  * would): one error, exit 2, the old config.yml untouched, no temporary
  * file left; rendered in memory or streamed in chunks alike. */
 START_TEST(failed_write_leaves_old_config)
 {
-    static const char *const modes[] = {"", "CIGEN_TEST_STREAM_BYTES=1 "};
+    static const char *const modes[] = {"", "CIGEN_TEST_STREAM_BYTES=1 ",
+                                        "CIGEN_TEST_STREAM_BYTES=1 CIGEN_TEST_NO_THREADS=1 "};
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         char *t = big_project();
         cg_strbuf cmd = CG_STRBUF_INIT;
@@ -362,6 +383,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, streamed_config_same_outcome);
     tcase_add_test(tc, streamed_check_same_report);
     tcase_add_test(tc, streamed_in_chunks_same_bytes);
+    tcase_add_test(tc, no_threads_same_bytes);
     tcase_add_test(tc, failed_write_leaves_old_config);
     suite_add_tcase(s, tc);
     return s;
