@@ -2,7 +2,6 @@
  * the sources produce with the files on disk. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,13 +267,10 @@ static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
     const cg_manifest *m = &S->p->manifest;
     if (!S->buf) {
         S->buf = cg_xmalloc(STREAM_BUF);
-        char *path = cg_xmalloc(strlen(S->p->root) + strlen(m->output) + 2);
-        sprintf(path, "%s/%s", S->p->root, m->output);
-        S->old_fd = open(path, O_RDONLY | O_CLOEXEC);
-        int e = errno;
-        free(path);
-        if (S->old_fd < 0 && e != ENOENT)
-            return cg_error_at(err, &m->output_pos, "cannot read '%s': %s", m->output, strerror(e));
+        /* a FIFO, a folder, ...: refused as the in-memory path refuses them */
+        if (cg_output_open(S->p->root, m->output, &m->output_pos, S->compare_only ? "compare" : "write",
+                           &S->old_fd, err) < 0)
+            return -1;
         cg_sha256_init(&S->old_body);
         if (S->old_fd >= 0) {
             /* its header, for the digests it records */

@@ -208,6 +208,18 @@ out:
     return rc;
 }
 
+int cg_output_open(const char *root, const char *rel, const cg_pos *ref, const char *verb, int *fd,
+                   cg_error *err)
+{
+    char *path = join(root, rel);
+    *fd = open_regular(path);
+    int e = errno;
+    free(path);
+    if (*fd >= 0)
+        return 0;
+    return e == ENOENT ? 1 : open_error(root, rel, ref, verb, e, err);
+}
+
 int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
                    size_t *len, cg_error *err)
 {
@@ -217,11 +229,10 @@ int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const c
 int cg_read_output_head(const char *root, const char *rel, const cg_pos *ref, const char *verb, size_t max,
                         char **data, size_t *len, cg_error *err)
 {
-    char *path = join(root, rel);
-    int rc = 0;
-    int fd = open_regular(path);
-    if (fd < 0) {
-        rc = errno == ENOENT ? 1 : open_error(root, rel, ref, verb, errno, err);
+    int fd;
+    int rc = cg_output_open(root, rel, ref, verb, &fd, err);
+    if (rc != 0) {
+        /* missing, or an error said */
     } else if (max) {
         char *buf = cg_xmalloc(max + 1);
         size_t n = 0;
@@ -249,21 +260,18 @@ int cg_read_output_head(const char *root, const char *rel, const cg_pos *ref, co
             rc = open_error(root, rel, ref, "read", errno, err);
         close(fd);
     }
-    free(path);
     return rc;
 }
 
 int cg_output_matches(const char *root, const char *rel, const cg_pos *ref, const char *verb, const char *data,
                       size_t len, bool *same, cg_error *err)
 {
-    char *path = join(root, rel);
-    int fd = open_regular(path);
-    free(path);
     *same = false;
-    if (fd < 0)
-        return errno == ENOENT ? 1 : open_error(root, rel, ref, verb, errno, err);
+    int fd;
+    int rc = cg_output_open(root, rel, ref, verb, &fd, err);
+    if (rc != 0)
+        return rc;
     struct stat st;
-    int rc = 0;
     if (fstat(fd, &st) != 0) {
         rc = open_error(root, rel, ref, "read", errno, err);
     } else if ((size_t)st.st_size == len) {

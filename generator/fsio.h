@@ -30,6 +30,11 @@ int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t 
  * Errors say "cannot VERB 'rel': ..." at ref (when not NULL). */
 int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
                    size_t *len, cg_error *err);
+/* Opens an output for reading (never blocking on a FIFO): 0 and *fd, 1
+ * when it is missing, -1 (the error said at ref) when it is not a regular
+ * file or cannot be opened. */
+int cg_output_open(const char *root, const char *rel, const cg_pos *ref, const char *verb, int *fd,
+                   cg_error *err);
 /* The same for at most the first `max` bytes (0: all): for headers. */
 int cg_read_output_head(const char *root, const char *rel, const cg_pos *ref, const char *verb, size_t max,
                         char **data, size_t *len, cg_error *err);

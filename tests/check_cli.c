@@ -258,6 +258,32 @@ START_TEST(streamed_check_same_report)
 }
 END_TEST
 
+/* A config.yml that is a FIFO is refused, never waited on: the same one
+ * line whether the config is rendered in memory or streamed. */
+START_TEST(fifo_output_refused_not_waited_on)
+{
+    static const char *const runs[][2] = {
+        {"generate", "error: cannot write 'config.yml': it is not a regular file"},
+        {"check", "error: cannot compare 'config.yml': it is not a regular file"}};
+    static const char *const modes[] = {"", "CIGEN_TEST_STREAM_BYTES=1 "};
+    for (size_t i = 0; i < 2; i++)
+        for (size_t k = 0; k < 2; k++) {
+            char *t = project("e2e-small");
+            cg_strbuf cmd = CG_STRBUF_INIT;
+            cg_strbuf_addf(&cmd, "rm -f p/config.yml && mkfifo p/config.yml && %stimeout 20 $CIGEN -C p %s", modes[k],
+                           runs[i][0]);
+            tu_run r = tu_sh(t, cmd.buf);
+            ck_assert_msg(r.status == 2, "%s%s: exit %d: %s", modes[k], runs[i][0], r.status, r.err);
+            ck_assert_msg(strstr(r.err, runs[i][1]) && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+                          "%s%s: %s", modes[k], runs[i][0], r.err);
+            tu_run_free(&r);
+            cg_strbuf_release(&cmd);
+            tu_rm_rf(t);
+            free(t);
+        }
+}
+END_TEST
+
 /* A project whose config.yml is about 4 MB: streamed, it goes to the
  * background writer in several one-megabyte chunks. */
 static char *big_project(void)
@@ -382,6 +408,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, same_bytes_everywhere);
     tcase_add_test(tc, streamed_config_same_outcome);
     tcase_add_test(tc, streamed_check_same_report);
+    tcase_add_test(tc, fifo_output_refused_not_waited_on);
     tcase_add_test(tc, streamed_in_chunks_same_bytes);
     tcase_add_test(tc, no_threads_same_bytes);
     tcase_add_test(tc, failed_write_leaves_old_config);
