@@ -157,8 +157,14 @@ static size_t indent_of(const line *l)
  * around it can be shown at several places.  Show it where its first line
  * is least indented (the latest such place): a YAML entry is then added
  * whole, "- build:" first, as people and git's indent heuristic write it. */
-static void place_block(size_t *start, size_t len, size_t *other, size_t lo, size_t hi, const line *v)
+static void place_block(size_t *start, size_t len, size_t *other, size_t lo, size_t hi, size_t olo, size_t ohi,
+                        const line *v)
 {
+    /* the other side moves with it and must stay between the neighbours */
+    if (*start - lo > *other - olo)
+        lo = *start - (*other - olo);
+    if (hi - (*start + len) > ohi - *other)
+        hi = *start + len + (ohi - *other);
     while (*start > lo && eq(&v[*start - 1], &v[*start + len - 1]))
         (*start)--, (*other)--;
     size_t best = *start, best_other = *other, best_indent = indent_of(&v[*start]);
@@ -177,24 +183,12 @@ static void place_blocks(cg_diff *d, const line *la, size_t na, const line *lb, 
     for (size_t i = 0; i < d->n; i++) {
         cg_hunk *h = &d->hunks[i];
         const cg_hunk *prev = i ? &d->hunks[i - 1] : NULL, *next = i + 1 < d->n ? &d->hunks[i + 1] : NULL;
-        if (h->a_len == 0 && h->b_len) {
-            size_t lo = prev ? prev->b_start + prev->b_len : 0, hi = next ? next->b_start : nb;
-            size_t alo = prev ? prev->a_start + prev->a_len : 0, ahi = next ? next->a_start : na;
-            /* the a side moves with it and must stay between the neighbours */
-            if (h->b_start - lo > h->a_start - alo)
-                lo = h->b_start - (h->a_start - alo);
-            if (hi - (h->b_start + h->b_len) > ahi - h->a_start)
-                hi = h->b_start + h->b_len + (ahi - h->a_start);
-            place_block(&h->b_start, h->b_len, &h->a_start, lo, hi, lb);
-        } else if (h->b_len == 0 && h->a_len) {
-            size_t lo = prev ? prev->a_start + prev->a_len : 0, hi = next ? next->a_start : na;
-            size_t blo = prev ? prev->b_start + prev->b_len : 0, bhi = next ? next->b_start : nb;
-            if (h->a_start - lo > h->b_start - blo)
-                lo = h->a_start - (h->b_start - blo);
-            if (hi - (h->a_start + h->a_len) > bhi - h->b_start)
-                hi = h->a_start + h->a_len + (bhi - h->b_start);
-            place_block(&h->a_start, h->a_len, &h->b_start, lo, hi, la);
-        }
+        size_t alo = prev ? prev->a_start + prev->a_len : 0, ahi = next ? next->a_start : na;
+        size_t blo = prev ? prev->b_start + prev->b_len : 0, bhi = next ? next->b_start : nb;
+        if (h->a_len == 0 && h->b_len)
+            place_block(&h->b_start, h->b_len, &h->a_start, blo, bhi, alo, ahi, lb);
+        else if (h->b_len == 0 && h->a_len)
+            place_block(&h->a_start, h->a_len, &h->b_start, alo, ahi, blo, bhi, la);
     }
     /* blocks that now touch are one hunk */
     size_t k = 0;

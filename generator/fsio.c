@@ -398,7 +398,7 @@ int cg_outputs_append(cg_outputs *o, int i, const void *data, size_t len, cg_err
         size_t chunk = left;
         if (pause && len - left < half)
             chunk = half - (len - left);
-        ssize_t w = write(s->fd, p, chunk ? chunk : left);
+        ssize_t w = write(s->fd, p, chunk);
         if (w < 0) {
             if (errno == EINTR)
                 continue;

@@ -283,11 +283,19 @@ static cg_map_slot *map_claim(cg_map *m, const char *key)
     return s;
 }
 
-void cg_map_reserve(cg_map *m, size_t n)
+/* The capacity (a power of two, at least 16) that holds n entries at the
+ * tables' load of at most 1/2. */
+static size_t table_cap(size_t cap, size_t n)
 {
-    size_t cap = m->cap ? m->cap : 16;
+    cap = cap ? cap : 16;
     while ((n + 1) * 2 > cap)
         cap *= 2;
+    return cap;
+}
+
+void cg_map_reserve(cg_map *m, size_t n)
+{
+    size_t cap = table_cap(m->cap, n);
     if (cap > m->cap)
         map_rehash(m, cap);
 }
@@ -350,9 +358,7 @@ static void index_rehash(cg_index *x, size_t cap)
 
 void cg_index_reserve(cg_index *x, size_t n)
 {
-    size_t cap = x->cap ? x->cap : 16;
-    while ((n + 1) * 2 > cap)
-        cap *= 2;
+    size_t cap = table_cap(x->cap, n);
     if (cap > x->cap)
         index_rehash(x, cap);
 }

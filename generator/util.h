@@ -36,7 +36,8 @@ bool cg_streq(const char *a, const char *b);
 bool cg_starts_with(const char *s, const char *prefix);
 bool cg_is_name(const char *s);
 
-/* 64-bit FNV-1a; stable across machines, used for hash tables only. */
+/* A 64-bit hash, eight bytes at a time; stable across machines, used for
+ * hash tables only. */
 uint64_t cg_hash(const void *data, size_t len);
 /* The number of '\n' bytes in s[0..n) (eight at a time). */
 size_t cg_count_newlines(const char *s, size_t n);
