@@ -284,26 +284,12 @@ START_TEST(fifo_output_refused_not_waited_on)
 }
 END_TEST
 
-/* A project whose config.yml is about 4 MB: streamed, it goes to the
- * background writer in several one-megabyte chunks. */
-static char *big_project(void)
-{
-    char *tmp = tu_mkdtemp();
-    cg_strbuf cmd = CG_STRBUF_INIT;
-    cg_strbuf_addf(&cmd, "sh '%s/tests/big-project.sh' p", tu_srcdir());
-    tu_run r = tu_sh(tmp, cmd.buf);
-    ck_assert_msg(r.status == 0, "making the big project: %s", r.err);
-    tu_run_free(&r);
-    cg_strbuf_release(&cmd);
-    return tmp;
-}
-
 /* Streamed in many chunks, hashed and written on a second thread: the same
  * files as rendered in memory, up to date for check, and a changed source
  * compared chunk by chunk with the file on disk. */
 START_TEST(streamed_in_chunks_same_bytes)
 {
-    char *a = big_project(), *b = big_project();
+    char *a = tu_big_project(), *b = tu_big_project();
     tu_run ra = tu_sh(a, "$CIGEN -q -C p generate");
     tu_run rb = tu_sh(b, "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -q -C p generate && $CIGEN -q -C p check && "
                          "test $(wc -c < p/config.yml) -gt 3500000");
@@ -349,7 +335,7 @@ END_TEST
  * work on one thread: the same files, and check agrees. */
 START_TEST(no_threads_same_bytes)
 {
-    char *a = big_project(), *b = big_project();
+    char *a = tu_big_project(), *b = tu_big_project();
     tu_run ra = tu_sh(a, "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -q -C p generate");
     tu_run rb = tu_sh(b, "export CIGEN_TEST_NO_THREADS=1 CIGEN_TEST_STREAM_BYTES=1; $CIGEN -q -C p generate && "
                          "$CIGEN -q -C p check");
@@ -373,7 +359,7 @@ START_TEST(failed_write_leaves_old_config)
     static const char *const modes[] = {"", "CIGEN_TEST_STREAM_BYTES=1 ",
                                         "CIGEN_TEST_STREAM_BYTES=1 CIGEN_TEST_NO_THREADS=1 "};
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
-        char *t = big_project();
+        char *t = tu_big_project();
         cg_strbuf cmd = CG_STRBUF_INIT;
         cg_strbuf_addf(&cmd, "$CIGEN -q -C p generate && cp p/config.yml before && "
                              "sed -i 's/a15/a15x/' p/dimensions/big.yml && "

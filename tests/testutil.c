@@ -266,3 +266,15 @@ void tu_run_free(tu_run *r)
     free(r->err);
     memset(r, 0, sizeof *r);
 }
+
+char *tu_big_project(void)
+{
+    char *tmp = tu_mkdtemp();
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "sh '%s/tests/big-project.sh' p", tu_srcdir());
+    tu_run r = tu_sh(tmp, cmd.buf);
+    ck_assert_msg(r.status == 0, "making the big project: %s", r.err);
+    tu_run_free(&r);
+    cg_strbuf_release(&cmd);
+    return tmp;
+}

@@ -37,6 +37,10 @@ typedef struct tu_run {
  * $CIGEN (wrapped by $CIGEN_WRAPPER when set), in folder `cwd`. */
 tu_run tu_sh(const char *cwd, const char *cmd);
 void tu_run_free(tu_run *r);
+/* A fresh temporary folder holding p/, the project of
+ * tests/big-project.sh: 18,000 jobs, a config.yml of about 4 MB (free()
+ * the result, tu_rm_rf it). */
+char *tu_big_project(void);
 
 /* Suites */
 Suite *make_yamlload_suite(void);
