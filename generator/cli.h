@@ -4,6 +4,7 @@
 #ifndef CIGEN_CLI_H
 #define CIGEN_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "project.h"
@@ -24,6 +25,17 @@ int cg_cmd_graph(const cg_global *g, int argc, char **argv);
 int cg_cmd_merge_driver(const cg_global *g, int argc, char **argv);
 int cg_cmd_coverage(const cg_global *g, int argc, char **argv);
 int cg_cmd_lint(const cg_global *g, int argc, char **argv);
+
+/* The global options (--strict, -q) are taken after the command too. */
+#define CG_OPT_STRICT 1000
+#define CG_GLOBAL_LONGOPTS                                      \
+    {"strict", no_argument, NULL, CG_OPT_STRICT},               \
+    {"quiet", no_argument, NULL, 'q'}
+
+/* getopt_long for a command (whose argv[0] is "cigen COMMAND"): handles the
+ * global options itself (shortopts must hold 'q'), and after a bad option
+ * points to the command's help. */
+int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /* The selection options of every command that builds the model. */
 #define CG_OPT_ONLY 1001

@@ -149,19 +149,21 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
     return rc;
 }
 
-int cg_cmd_coverage(const cg_global *g, int argc, char **argv)
+int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
 {
+    cg_global local = *g0, *g = &local;
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"tier", required_argument, NULL, 't'},
                                              {"tree", required_argument, NULL, 'T'},
                                              {"dims", required_argument, NULL, 'd'},
                                              {"json", no_argument, NULL, 'j'},
+                                             CG_GLOBAL_LONGOPTS,
                                              {0}};
     const char *want_tier = NULL, *want_tree = NULL, *dims = NULL;
     bool json = false;
     int c;
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hq", longopts)) != -1) {
         switch (c) {
         case 'h':
             puts("usage: cigen coverage [--tier NAME] [--tree NAME] [--dims A,B,...] [--json]\n\n"

@@ -283,7 +283,7 @@ static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out, cg_err
 int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'}, {"cell", required_argument, NULL, 'c'}, CG_SELECTION_LONGOPTS, {0}};
+        {"help", no_argument, NULL, 'h'}, {"cell", required_argument, NULL, 'c'}, CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS, {0}};
     cg_query q;
     cg_query_init(&q);
     int c;
@@ -291,7 +291,7 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     cg_selection sel;
     cg_selection_init(&sel);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hq", longopts)) != -1) {
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
@@ -350,7 +350,7 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     cg_error_init(&err);
     cg_strbuf out = CG_STRBUF_INIT;
     if (cell_mode) {
-        if (cg_query_check_names(&q, &p, &err) != 0)
+        if (cg_query_check_names(&q, &p, NULL, &err) != 0)
             rc = CG_EXIT_ERROR;
         else
             rc = explain_cell(&p, &q, &out, &err) == 0 ? 0 : CG_EXIT_DIFF;

@@ -17,6 +17,22 @@
 /* Texts larger than this get a diff but no job-level report. */
 #define REPORT_MAX_BYTES ((size_t)64 << 20)
 
+int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+    for (;;) {
+        int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+        if (c == CG_OPT_STRICT)
+            g->opt.strict = true;
+        else if (c == 'q')
+            g->quiet = true;
+        else {
+            if (c == '?' || c == ':') /* getopt said what was wrong */
+                fprintf(stderr, "Try '%s --help'.\n", argv[0]);
+            return c;
+        }
+    }
+}
+
 bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char *arg)
 {
     if (c == CG_OPT_ONLY || c == CG_OPT_ALSO) {
@@ -632,7 +648,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                                              {"full-diff", no_argument, NULL, 'F'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"allow-special", no_argument, NULL, 'S'},
-                                             CG_SELECTION_LONGOPTS,
+                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     int c;
     bool full = false, json = false, allow_special = false;
@@ -641,7 +657,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     cg_selection_init(&sel);
     cg_selection_init(&fallback);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hq", longopts)) != -1) {
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'S') {
@@ -696,6 +712,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     /* the committed config may be a special-PR config: with --allow-special,
      * check it against the selection its header records */
     bool committed_special = false;
+    char *overlay_gone = NULL;
     if (rc == 0) {
         char *old = NULL;
         size_t old_len = 0;
@@ -713,22 +730,42 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         if (r == 0)
             committed_special = cg_selection_from_header(&fallback, old, old_len);
         free(old);
-        cg_error_release(&e2);
         if (committed_special && allow_special && cg_selection_empty(&p.selection)) {
-            cg_project_free(&p);
-            stream_release(&S);
-            cg_project_init(&p);
-            p.draw_diagrams = true;
-            stream_start(&p, &S, &sink, NULL);
-            local.opt.fallback = &fallback;
-            rc = cg_cli_build(g, &p, true);
+            /* a selection read from an overlay file is read from it again:
+             * when the file is gone, the config must be regenerated */
+            bool again = !fallback.overlay;
+            if (fallback.overlay) {
+                char *data = NULL;
+                size_t len;
+                /* a path that leaves the project is refused when read again */
+                again = cg_check_project_path(fallback.overlay, &(cg_pos){0}, "the overlay path", &e2) != 0 ||
+                        cg_read_source(p.root, fallback.overlay, NULL, CG_DEFAULT_MAX_BYTES, &data, &len, true,
+                                       &e2) != 1;
+                free(data);
+                if (!again)
+                    overlay_gone = cg_xstrdup(fallback.overlay);
+                else
+                    local.opt.overlay = fallback.overlay, local.opt.no_overlay = false;
+            } else {
+                local.opt.fallback = &fallback;
+            }
+            if (again) {
+                cg_project_free(&p);
+                stream_release(&S);
+                cg_project_init(&p);
+                p.draw_diagrams = true;
+                stream_start(&p, &S, &sink, NULL);
+                rc = cg_cli_build(g, &p, true);
+            }
         }
+        cg_error_release(&e2);
     }
     if (rc != 0) {
         cg_project_free(&p);
         stream_release(&S);
         cg_selection_release(&sel);
         cg_selection_release(&fallback);
+        free(overlay_gone);
         return rc;
     }
     size_t nbad = p.lint.nerrors + (g->opt.strict ? p.lint.nwarnings : 0);
@@ -743,6 +780,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         stream_release(&S);
         cg_selection_release(&sel);
         cg_selection_release(&fallback);
+        free(overlay_gone);
         return CG_EXIT_ERROR;
     }
     bool special_active = !cg_selection_empty(&p.selection);
@@ -759,7 +797,13 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             cg_strbuf_addf(&special_note, "cigen: %s is a special-PR config (%s); regenerate without it before "
                            "landing: %s\n", p.manifest.output, args.buf, p.manifest.regenerate);
         cg_strbuf_release(&args);
+    } else if (overlay_gone) {
+        cg_strbuf_addf(&special_note, "cigen: %s was made from %s, which is gone: run %s\n", p.manifest.output,
+                       overlay_gone, p.manifest.regenerate);
     }
+    /* a committed special config refused: the fix is to regenerate, and a
+     * diff against the whole matrix would only bury it */
+    bool report = !special_note.len || special_active || overlay_gone;
     cg_error err;
     cg_error_init(&err);
     outputs o;
@@ -787,6 +831,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             json_object_set_new(sp, "committed", json_boolean(committed_special));
             json_object_set_new(sp, "allowed", json_boolean(allow_special));
             json_object_set_new(sp, "selection", args.len ? json_string(args.buf) : json_null());
+            json_object_set_new(sp, "overlay_gone", overlay_gone ? json_string(overlay_gone) : json_null());
             json_object_set_new(j, "special", sp);
             if (special_note.len)
                 json_object_set_new(j, "status", json_string("out_of_sync"));
@@ -798,7 +843,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         } else if (rc != 0 || !g->quiet) {
             cg_strbuf out = CG_STRBUF_INIT;
             fputs(cg_strbuf_str(&special_note), stdout);
-            if (ndiff || !special_note.len)
+            if (report && (ndiff || !special_note.len))
                 check_text(&p, &o, full, &out);
             fwrite(cg_strbuf_str(&out), 1, out.len, stdout); /* whatever bytes it holds */
             cg_strbuf_release(&out);
@@ -811,6 +856,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     cg_strbuf_release(&special_note);
     cg_selection_release(&sel);
     cg_selection_release(&fallback);
+    free(overlay_gone);
     return rc;
 }
 
@@ -845,7 +891,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"force", no_argument, NULL, 'f'},
                                              {"werror", no_argument, NULL, 'W'},
-                                             CG_SELECTION_LONGOPTS,
+                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     int c;
     bool force = false, werror = false;
@@ -853,7 +899,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     cg_selection sel;
     cg_selection_init(&sel);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = getopt_long(argc, argv, "hf", longopts, NULL)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hfq", longopts)) != -1) {
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {

@@ -260,20 +260,21 @@ static int check_collapse(const cg_project *p, long tree, const char *const *col
     return 0;
 }
 
-int cg_cmd_graph(const cg_global *g, int argc, char **argv)
+int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
 {
+    cg_global local = *g0, *g = &local;
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},          {"tree", required_argument, NULL, 't'},
         {"workflow", required_argument, NULL, 'w'}, {"collapse", required_argument, NULL, 'c'},
         {"format", required_argument, NULL, 'f'},   {"max-nodes", required_argument, NULL, 'n'},
-        {"output", required_argument, NULL, 'o'},   {0}};
+        {"output", required_argument, NULL, 'o'},   CG_GLOBAL_LONGOPTS, {0}};
     const char *tree_name = NULL, *workflow_name = NULL, *format = "dot", *output = NULL;
     const char **collapse = cg_xcalloc((size_t)argc + 1, sizeof *collapse);
     cg_dot_opts o;
     cg_dot_opts_init(&o);
     int c, rc = 0;
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while (rc == 0 && (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+    while (rc == 0 && (c = cg_cli_getopt(g, argc, argv, "hqo:", longopts)) != -1) {
         switch (c) {
         case 'h':
             puts(graph_help);

@@ -10,7 +10,7 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"werror", no_argument, NULL, 'W'},
-                                             CG_SELECTION_LONGOPTS,
+                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     bool json = false, werror = false;
     cg_global local = *g0, *g = &local;
@@ -18,7 +18,7 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
     cg_selection_init(&sel);
     int c;
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hq", longopts)) != -1) {
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         switch (c) {

@@ -72,7 +72,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"where", required_argument, NULL, 'w'},
-                                             CG_SELECTION_LONGOPTS,
+                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     cg_query q;
     cg_query_init(&q);
@@ -82,7 +82,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     cg_selection sel;
     cg_selection_init(&sel);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = getopt_long(argc, argv, "hw:", longopts, NULL)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hqw:", longopts)) != -1) {
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
@@ -130,7 +130,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     }
     cg_error err;
     cg_error_init(&err);
-    if (cg_query_check_names(&q, &p, &err) != 0) {
+    if (cg_query_check_names(&q, &p, NULL, &err) != 0) {
         cg_cli_print_error(&err);
         cg_error_release(&err);
         cg_project_free(&p);

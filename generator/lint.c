@@ -1096,6 +1096,9 @@ static void check_unused(cg_lint *l)
         size_t off;
     } kinds[] = {{"job", 0}, {"command", 1}, {"executor", 2}};
     for (size_t k = 0; k < 3; k++) {
+        /* --only culls jobs on purpose; the full config is linted on landing */
+        if (k == 0 && l->p->selection.nonly)
+            continue;
         cg_def *defs = k == 0 ? l->jobs : k == 1 ? l->commands : l->executors;
         size_t n = k == 0 ? l->njobs : k == 1 ? l->ncommands : l->nexecutors;
         for (size_t i = 0; i < n; i++) {

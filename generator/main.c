@@ -28,6 +28,7 @@ static const char usage[] =
     "  -q, --quiet           print only errors and reports\n"
     "  -h, --help            show this help; `cigen COMMAND --help` for a command\n"
     "      --version         print the version\n"
+    "--strict and -q may also follow the command (`cigen check --strict`).\n"
     "\n"
     "exit status: 0 success, 1 outputs out of sync (check) or findings,\n"
     "             2 broken sources or bad usage.\n";
@@ -65,6 +66,10 @@ int main(int argc, char **argv)
     const char *cmd = argv[optind];
     int cargc = argc - optind;
     char **cargv = argv + optind;
+    /* getopt's messages then name the command: "cigen check: unrecognized ..." */
+    char name[64];
+    snprintf(name, sizeof name, "cigen %s", cmd);
+    cargv[0] = name;
     if (strcmp(cmd, "generate") == 0)
         return cg_cmd_generate(&g, cargc, cargv);
     if (strcmp(cmd, "check") == 0)

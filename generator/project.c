@@ -200,7 +200,7 @@ static int apply_selection(cg_project *p, cg_error *err)
         cg_query_init(&q[i]);
         if (cg_query_add(&q[i], only ? s->only[k] : s->also[k]) != 0)
             rc = pattern_error(err, s, only, k, "is not a pattern (NAME=GLOB,... or a job-name glob)");
-        else if (cg_query_check_names(&q[i], p, err) != 0)
+        else if (cg_query_check_names(&q[i], p, only ? &s->only_pos[k] : &s->also_pos[k], err) != 0)
             rc = -1;
     }
     /* A pattern of dimension values selects only the jobs of phases that run

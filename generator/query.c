@@ -72,7 +72,7 @@ bad:
     return -1;
 }
 
-int cg_query_check_names(const cg_query *q, const cg_project *p, cg_error *err)
+int cg_query_check_names(const cg_query *q, const cg_project *p, const cg_pos *pos, cg_error *err)
 {
     for (size_t i = 0; i < q->n; i++) {
         for (size_t t = 0; t < q->groups[i].n; t++) {
@@ -102,8 +102,12 @@ int cg_query_check_names(const cg_query *q, const cg_project *p, cg_error *err)
             cg_strbuf hint = CG_STRBUF_INIT;
             cg_did_you_mean(&hint, name, cands, nc);
             free(cands);
-            cg_error_plain(err, "unknown name '%s' in '%s': not a dimension or variable of any tree%s",
-                           name, q->groups[i].text, cg_strbuf_str(&hint));
+            if (pos && pos->file)
+                cg_error_at(err, pos, "unknown name '%s' in '%s': not a dimension or variable of any tree%s", name,
+                            q->groups[i].text, cg_strbuf_str(&hint));
+            else
+                cg_error_plain(err, "unknown name '%s' in '%s': not a dimension or variable of any tree%s", name,
+                               q->groups[i].text, cg_strbuf_str(&hint));
             cg_strbuf_release(&hint);
             return -1;
         }

@@ -37,8 +37,9 @@ void cg_query_init(cg_query *q);
 void cg_query_release(cg_query *q);
 /* Adds "a=x,b=y" as a group; -1 when malformed. */
 int cg_query_add(cg_query *q, const char *text);
-/* Rejects names no tree knows (with a suggestion). */
-int cg_query_check_names(const cg_query *q, const cg_project *p, cg_error *err);
+/* Rejects names no tree knows (with a suggestion), at `pos` when the
+ * query was read from a file (NULL or no file: a command-line query). */
+int cg_query_check_names(const cg_query *q, const cg_project *p, const cg_pos *pos, cg_error *err);
 /* 1 when every group matches the job (env bound to it), 0 when not, -1 on error. */
 int cg_query_match(const cg_query *q, const cg_project *p, const cg_job *j, cg_env *env);
 /* 1 when one group matches. */

@@ -25,6 +25,8 @@ void cg_selection_release(cg_selection *s)
     free(s->only_pos);
     free(s->also_pos);
     free(s->source);
+    free(s->overlay);
+    free(s->reason);
     cg_selection_init(s);
 }
 
@@ -102,6 +104,13 @@ int cg_selection_parse(cg_selection *s, const char *file, const char *text, size
         /* positions point into the doc's file name: keep a copy that outlives it */
         free(s->source);
         s->source = cg_xstrdup(file);
+        free(s->overlay);
+        s->overlay = cg_xstrdup(file);
+        v = json_object_get(root, "reason");
+        if (v && json_string_length(v)) {
+            free(s->reason);
+            s->reason = cg_xstrndup(json_string_value(v), json_string_length(v));
+        }
         for (size_t i = 0; i < s->nonly; i++)
             s->only_pos[i].file = s->source;
         for (size_t i = 0; i < s->nalso; i++)
@@ -138,8 +147,20 @@ void cg_selection_args(const cg_selection *s, cg_strbuf *out)
 void cg_selection_header(const cg_selection *s, cg_strbuf *out)
 {
     cg_strbuf_adds(out, "# This is a special-PR config: regenerate without the selection before landing.\n");
+    if (s->reason) {
+        /* one comment line, whatever the YAML string held */
+        cg_strbuf_adds(out, "# Reason: ");
+        for (const char *r = s->reason; *r; r++)
+            cg_strbuf_addc(out, (unsigned char)*r < ' ' || *r == 0x7f ? ' ' : *r);
+        cg_strbuf_addc(out, '\n');
+    }
     cg_strbuf_adds(out, header_key);
     cg_selection_args(s, out);
+    /* check --allow-special reads this overlay again (or sees it is gone) */
+    if (s->overlay) {
+        cg_strbuf_adds(out, " --overlay ");
+        quote(out, s->overlay);
+    }
     cg_strbuf_addc(out, '\n');
 }
 
@@ -190,8 +211,11 @@ bool cg_selection_from_header(cg_selection *s, const char *text, size_t len)
                 if (!p)
                     break;
                 p = read_word(p, stop, &word);
-                ok = p && (cg_streq(flag.buf, "--only") || cg_streq(flag.buf, "--also"));
-                if (ok)
+                ok = p && (cg_streq(flag.buf, "--only") || cg_streq(flag.buf, "--also") ||
+                           (cg_streq(flag.buf, "--overlay") && !s->overlay));
+                if (ok && cg_streq(flag.buf, "--overlay"))
+                    s->overlay = cg_xstrdup(word.buf ? word.buf : "");
+                else if (ok)
                     cg_selection_add(s, cg_streq(flag.buf, "--only"), word.buf, NULL);
             }
             cg_strbuf_release(&flag);

@@ -33,6 +33,8 @@ typedef struct cg_selection {
     cg_pos *also_pos;
     size_t nalso;
     char *source;         /* "the command line", "special-pr.yml", "the header of config.yml" */
+    char *overlay;        /* the overlay file the patterns were read from; NULL for flags */
+    char *reason;         /* the overlay's 'reason', or NULL */
 } cg_selection;
 
 void cg_selection_init(cg_selection *s);
@@ -45,9 +47,11 @@ int cg_selection_parse(cg_selection *s, const char *file, const char *text, size
 
 /* "--only 'os=linux' --also 'x'": shell-quoted, copy-paste ready. */
 void cg_selection_args(const cg_selection *s, cg_strbuf *out);
-/* The header line of a special config, and reading it back. */
+/* The header lines of a special config (the reason, the patterns and the
+ * overlay file they came from), and reading them back. */
 void cg_selection_header(const cg_selection *s, cg_strbuf *out);
-/* Finds the special line in a config's header; returns false when absent. */
+/* Finds the special line in a config's header; returns false when absent.
+ * s->overlay is the overlay file the header names, if any. */
 bool cg_selection_from_header(cg_selection *s, const char *text, size_t len);
 
 #endif

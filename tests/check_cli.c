@@ -106,6 +106,37 @@ START_TEST(bad_usage_is_exit_2)
 }
 END_TEST
 
+/* A bad option names the command and points to its help; the global options
+ * are taken after the command too. */
+START_TEST(command_options)
+{
+    static const char *const cmds[] = {"generate", "check", "list", "explain", "graph", "lint", "coverage"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cg_strbuf c = CG_STRBUF_INIT, want = CG_STRBUF_INIT;
+        cg_strbuf_addf(&c, "$CIGEN %s --bogus", cmds[i]);
+        cg_strbuf_addf(&want, "cigen %s: unrecognized option '--bogus'\nTry 'cigen %s --help'.\n", cmds[i], cmds[i]);
+        tu_run r = tu_sh("/", c.buf);
+        ck_assert_msg(r.status == 2, "%s: exit %d", c.buf, r.status);
+        ck_assert_msg(cg_streq(r.err, want.buf), "%s:\n%s", c.buf, r.err);
+        tu_run_free(&r);
+        cg_strbuf_release(&c);
+        cg_strbuf_release(&want);
+    }
+    char *tmp = project("e2e-small");
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    /* -q after the command silences the summary; --strict is accepted there */
+    cg_strbuf_addf(&cmd, "cd '%s/p' && $CIGEN generate && $CIGEN check -q --strict && $CIGEN list --quiet >/dev/null",
+                   tmp);
+    tu_run r = tu_sh("/", cmd.buf);
+    ck_assert_msg(r.status == 0 && r.out_len > 0, "%d\n%s%s", r.status, r.out, r.err);
+    ck_assert_msg(strstr(r.out, "in sync") == NULL, "check -q printed:\n%s", r.out);
+    tu_run_free(&r);
+    tu_rm_rf(tmp);
+    free(tmp);
+    cg_strbuf_release(&cmd);
+}
+END_TEST
+
 START_TEST(directory_option)
 {
     char *tmp = project("e2e-small");
@@ -390,6 +421,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, help_and_version);
     tcase_add_test(tc, man_page_covers_every_option);
     tcase_add_test(tc, bad_usage_is_exit_2);
+    tcase_add_test(tc, command_options);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
     tcase_add_test(tc, streamed_config_same_outcome);
