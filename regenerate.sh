@@ -38,6 +38,11 @@ fi
 # Pictures of the diagrams, when Graphviz is installed. They are not committed
 # (.gitignore): they are derived, large, and their bytes depend on the Graphviz
 # version, so they could never be checked byte for byte like the .dot files.
+# A picture whose diagram cigen no longer makes (a removed workflow) goes too.
+for svg in "$here"/diagrams/*.svg; do
+  [ -e "$svg" ] || continue
+  [ -e "${svg%.svg}.dot" ] || rm -f "$svg"
+done
 if command -v dot >/dev/null 2>&1 && [ -d "$here/diagrams" ]; then
   for f in "$here"/diagrams/*.dot; do
     [ -e "$f" ] || continue

@@ -42,13 +42,16 @@ int cg_query_add(cg_query *q, const char *text)
         const char *eq = memchr(p, '=', len);
         cg_qterm t = {0};
         if (eq) {
-            if (eq == p)
-                goto bad;
-            t.name = cg_xstrndup(p, (size_t)(eq - p));
+            /* "!os=macos" is "os=!macos"; one '!' at most */
+            bool neg_name = p[0] == '!';
             const char *v = eq + 1;
             size_t vl = len - (size_t)(v - p);
-            t.negate = vl && v[0] == '!';
-            t.glob = cg_xstrndup(v + t.negate, vl - t.negate);
+            bool neg_value = vl && v[0] == '!';
+            if (eq == p + neg_name || (neg_name && neg_value))
+                goto bad;
+            t.name = cg_xstrndup(p + neg_name, (size_t)(eq - p) - neg_name);
+            t.negate = neg_name || neg_value;
+            t.glob = cg_xstrndup(v + neg_value, vl - neg_value);
         } else {
             t.negate = p[0] == '!';
             t.glob = cg_xstrndup(p + t.negate, len - t.negate);

@@ -137,6 +137,29 @@ START_TEST(command_options)
 }
 END_TEST
 
+/* regenerate.sh (with a stand-in Makefile: the binary under test is already
+ * built) passes options on, and drops pictures whose diagram is gone. */
+START_TEST(regenerate_script)
+{
+    char *tmp = project("e2e-small");
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd,
+                   "cd '%s/p' && cp \"$CIGEN_SRCDIR/regenerate.sh\" . && mkdir -p build diagrams && "
+                   "printf '#!/bin/sh\\nexec %%s \"$@\"\\n' \"$CIGEN\" > build/cigen && chmod +x build/cigen && "
+                   "printf 'build/cigen:\\n\\t@true\\n' > Makefile && "
+                   "touch diagrams/workflow-gone.svg diagrams/kept.dot diagrams/kept.svg && "
+                   "./regenerate.sh -q && ./regenerate.sh --check --strict -q && "
+                   "test ! -e diagrams/workflow-gone.svg && test -e diagrams/kept.svg",
+                   tmp);
+    tu_run r = tu_sh("/", cmd.buf);
+    ck_assert_msg(r.status == 0 && r.out_len == 0, "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(tmp);
+    free(tmp);
+    cg_strbuf_release(&cmd);
+}
+END_TEST
+
 START_TEST(directory_option)
 {
     char *tmp = project("e2e-small");
@@ -422,6 +445,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, man_page_covers_every_option);
     tcase_add_test(tc, bad_usage_is_exit_2);
     tcase_add_test(tc, command_options);
+    tcase_add_test(tc, regenerate_script);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
     tcase_add_test(tc, streamed_config_same_outcome);
