@@ -1,4 +1,5 @@
 /* cigen — the command line. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static const char usage[] =
     "exit status: 0 success, 1 outputs out of sync (check) or findings,\n"
     "             2 broken sources or bad usage.\n";
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"directory", required_argument, NULL, 'C'},
@@ -91,4 +92,16 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "cigen: error: unknown command '%s'\nTry 'cigen --help'.\n", cmd);
     return CG_EXIT_ERROR;
+}
+
+/* A report that could not be written (a full disk, a closed pipe end) is a
+ * failure, not a success with nothing said. */
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "cigen: error: cannot write to standard output: %s\n", strerror(errno));
+        return CG_EXIT_ERROR;
+    }
+    return rc;
 }

@@ -20,6 +20,9 @@ int cg_check_project_path(const char *path, const cg_pos *pos, const char *what,
     if (path[0] == '/')
         return cg_error_at(err, pos, "%s '%s' is an absolute path; paths are relative to the project",
                            what, path);
+    size_t blen;
+    if (cg_line_breaker(path, &blen)) /* it is written into comment lines */
+        return cg_error_at(err, pos, "%s holds a control character or a line break", what);
     const char *p = path;
     while (*p) {
         const char *slash = strchr(p, '/');
@@ -385,9 +388,11 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         return -1;
     json_t *v;
     if ((v = json_object_get(root, "regenerate"))) {
-        if (json_is_string(v) && strchr(json_string_value(v), '\n')) {
+        size_t blen;
+        if (json_is_string(v) && (json_string_length(v) != strlen(json_string_value(v)) ||
+                                  cg_line_breaker(json_string_value(v), &blen))) {
             cg_pos p = cg_doc_where(doc, "/regenerate");
-            return cg_error_at(err, &p, "'regenerate' must be a one-line command");
+            return cg_error_at(err, &p, "'regenerate' must be a one-line command, without control characters");
         }
         if (cg_expect_nonempty(doc, "/regenerate", v, "'regenerate'", err) != 0)
             return -1;

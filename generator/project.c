@@ -198,7 +198,16 @@ static int apply_selection(cg_project *p, cg_error *err)
         bool only = i < s->nonly;
         size_t k = only ? i : i - s->nonly;
         cg_query_init(&q[i]);
-        if (cg_query_add(&q[i], only ? s->only[k] : s->also[k]) != 0)
+        size_t blen;
+        if (cg_line_breaker(only ? s->only[k] : s->also[k], &blen)) { /* the header records it */
+            const cg_pos *pos = only ? &s->only_pos[k] : &s->also_pos[k];
+            if (pos->file)
+                rc = cg_error_at(err, pos, "a pattern holds a control character or a line break");
+            else
+                rc = cg_error_plain(err, "an --%s pattern holds a control character or a line break",
+                                    only ? "only" : "also");
+        }
+        else if (cg_query_add(&q[i], only ? s->only[k] : s->also[k]) != 0)
             rc = pattern_error(err, s, only, k, "is not a pattern (NAME=GLOB,... or a job-name glob)");
         else if (cg_query_check_names(&q[i], p, only ? &s->only_pos[k] : &s->also_pos[k], err) != 0)
             rc = -1;

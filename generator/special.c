@@ -150,8 +150,14 @@ void cg_selection_header(const cg_selection *s, cg_strbuf *out)
     if (s->reason) {
         /* one comment line, whatever the YAML string held */
         cg_strbuf_adds(out, "# Reason: ");
-        for (const char *r = s->reason; *r; r++)
-            cg_strbuf_addc(out, (unsigned char)*r < ' ' || *r == 0x7f ? ' ' : *r);
+        const char *r = s->reason, *bad;
+        size_t blen;
+        while ((bad = cg_line_breaker(r, &blen))) {
+            cg_strbuf_add(out, r, (size_t)(bad - r));
+            cg_strbuf_addc(out, ' ');
+            r = bad + blen;
+        }
+        cg_strbuf_adds(out, r);
         cg_strbuf_addc(out, '\n');
     }
     cg_strbuf_adds(out, header_key);
@@ -195,11 +201,16 @@ static const char *read_word(const char *p, const char *end, cg_strbuf *w)
 
 bool cg_selection_from_header(cg_selection *s, const char *text, size_t len)
 {
+    static const char digest_key[] = "# cigen-digest: ";
     size_t i = 0;
+    /* cigen's header ends with its digest line: a fragment's comments after
+     * it are not read, whatever they say */
     while (i < len && text[i] == '#') {
         const char *nl = memchr(text + i, '\n', len - i);
         size_t end = nl ? (size_t)(nl - text) : len;
         size_t klen = sizeof header_key - 1;
+        if (end - i >= sizeof digest_key - 1 && memcmp(text + i, digest_key, sizeof digest_key - 1) == 0)
+            return false;
         if (end - i > klen && memcmp(text + i, header_key, klen) == 0) {
             const char *p = text + i + klen, *stop = text + end;
             cg_strbuf flag = CG_STRBUF_INIT, word = CG_STRBUF_INIT;

@@ -105,6 +105,25 @@ bool cg_is_name(const char *s)
     return true;
 }
 
+const char *cg_line_breaker(const char *s, size_t *len)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p < 0x20 && *p != '\t') || *p == 0x7f) {
+            *len = 1;
+            return (const char *)p;
+        }
+        if (p[0] == 0xc2 && p[1] == 0x85) { /* NEL */
+            *len = 2;
+            return (const char *)p;
+        }
+        if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+            *len = 3;
+            return (const char *)p;
+        }
+    }
+    return NULL;
+}
+
 /* Eight bytes as a little-endian number, whatever the machine, so hashes
  * (and anything that might ever depend on them) are the same everywhere. */
 static uint64_t load64le(const unsigned char *p, size_t n)

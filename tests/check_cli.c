@@ -160,6 +160,26 @@ START_TEST(regenerate_script)
 }
 END_TEST
 
+/* A report that cannot be written is an error, not a silent success. */
+START_TEST(stdout_write_error)
+{
+    char *tmp = project("e2e-small");
+    static const char *const cmds[] = {"list", "list --json", "lint --json", "check", "--help"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cg_strbuf cmd = CG_STRBUF_INIT;
+        cg_strbuf_addf(&cmd, "cd '%s/p' && $CIGEN %s > /dev/full", tmp, cmds[i]);
+        tu_run r = tu_sh("/", cmd.buf);
+        ck_assert_msg(r.status == 2, "%s: exit %d", cmds[i], r.status);
+        ck_assert_msg(cg_streq(r.err, "cigen: error: cannot write to standard output: No space left on device\n"),
+                      "%s: %s", cmds[i], r.err);
+        tu_run_free(&r);
+        cg_strbuf_release(&cmd);
+    }
+    tu_rm_rf(tmp);
+    free(tmp);
+}
+END_TEST
+
 START_TEST(directory_option)
 {
     char *tmp = project("e2e-small");
@@ -446,6 +466,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, bad_usage_is_exit_2);
     tcase_add_test(tc, command_options);
     tcase_add_test(tc, regenerate_script);
+    tcase_add_test(tc, stdout_write_error);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
     tcase_add_test(tc, streamed_config_same_outcome);
