@@ -149,6 +149,35 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return remove(path);
 }
 
+/* The first source of p (paths from the top of the work tree: the project
+ * is in folder d) among git merge-tree's conflicted-file lines, or NULL. */
+static const char *conflicted_source(const cg_project *p, const char *d, const char *lines)
+{
+    const char *found = NULL;
+    cg_strbuf path = CG_STRBUF_INIT;
+    while (*lines && *lines != '\n' && !found) {
+        const char *end = strchr(lines, '\n');
+        size_t len = end ? (size_t)(end - lines) : strlen(lines);
+        const char *tab = memchr(lines, '\t', len);
+        if (tab) {
+            const char *name = tab + 1;
+            size_t nlen = len - (size_t)(name - lines);
+            for (size_t i = 0; i < p->ndocs + p->nfragments && !found; i++) {
+                const char *f = cg_doc_file(i < p->ndocs ? p->docs[i] : p->fragments[i - p->ndocs].doc);
+                cg_strbuf_reset(&path);
+                if (!cg_streq(d, ".") && *d)
+                    cg_strbuf_addf(&path, "%s/", d);
+                cg_strbuf_adds(&path, f);
+                if (path.len == nlen && memcmp(path.buf, name, nlen) == 0)
+                    found = f;
+            }
+        }
+        lines += len + (end != NULL);
+    }
+    cg_strbuf_release(&path);
+    return found;
+}
+
 /* Regenerates `target` (a path from the top of the work tree) from the
  * merged sources into `dest`.  Returns 0, or -1 with a reason. */
 static int regenerate_merged(const cg_global *g, const char *theirs, const char *base, const char *target,
@@ -173,7 +202,10 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
         cg_strbuf_release(&tree);
         return -1;
     }
+    /* the tree, then (when git left conflicts) "MODE OID STAGE\tPATH" lines
+     * up to an empty line */
     char *nl = strchr(cg_strbuf_str(&tree), '\n');
+    const char *conflicts = nl ? nl + 1 : "";
     if (nl)
         *nl = '\0';
     char tmpl[] = "/tmp/cigen-merge-XXXXXX";
@@ -201,16 +233,23 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
     p.draw_diagrams = true;
     cg_error err;
     cg_error_init(&err);
-    if (cg_project_load(&p, &sub.opt, &err) != 0 || cg_project_render(&p, &err) != 0) {
+    const char *d = g->opt.dir ? g->opt.dir : ".";
+    while (d[0] == '.' && d[1] == '/')
+        d += 2;
+    const char *conflicted = NULL;
+    if (cg_project_load(&p, &sub.opt, &err) == 0 && rc == 1)
+        conflicted = conflicted_source(&p, d, conflicts);
+    if (conflicted) {
+        /* markers in a source that still parses must not become a config */
+        cg_strbuf_addf(why, "the sources conflict: %s", conflicted);
+    } else if (err.set || cg_project_render(&p, &err) != 0) {
         cg_strbuf_addf(why, "the merged sources do not generate: %s", cg_strbuf_str(&err.text));
     } else {
         /* which output is the conflicted file? */
         cg_strbuf want = CG_STRBUF_INIT;
-        const char *d = g->opt.dir ? g->opt.dir : ".";
-        while (d[0] == '.' && d[1] == '/')
-            d += 2;
-        cg_output_file files[8];
-        size_t n = cg_cli_outputs(&p, files, 8);
+        size_t max = cg_cli_output_count(&p);
+        cg_output_file *files = cg_xcalloc(max + 1, sizeof *files);
+        size_t n = cg_cli_outputs(&p, files, max);
         for (size_t i = 0; i < n && result != 0; i++) {
             cg_strbuf_reset(&want);
             if (!cg_streq(d, ".") && *d)
@@ -226,6 +265,7 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
         }
         if (result != 0 && !why->len)
             cg_strbuf_addf(why, "'%s' is not an output of %s", target, sub.opt.manifest ? sub.opt.manifest : "cigen.yml");
+        free(files);
         cg_strbuf_release(&want);
     }
     cg_error_release(&err);

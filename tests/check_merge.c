@@ -104,6 +104,87 @@ START_TEST(merge_driver_leaves_source_conflicts)
 }
 END_TEST
 
+/* A conflict inside a source that still parses (in a multi-line quoted
+ * scalar): the markers must not be regenerated into config.yml. */
+START_TEST(merge_driver_leaves_conflicts_that_parse)
+{
+    char *dir = tu_mkdtemp();
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(
+        &cmd,
+        "set -e\n"
+        "cp -r '%s/tests/golden/e2e-small/in' repo && cd repo\n"
+        "git init -q && git config user.email t@example.com && git config user.name t\n"
+        "git config commit.gpgsign false\n"
+        "echo 'config.yml merge=cigen' > .gitattributes\n"
+        "git config merge.cigen.driver \"$CIGEN merge-driver %%O %%A %%B %%P\"\n"
+        "sed -i 's/^      - run: echo << parameters.python >>$/      - run: \"echo << parameters.python >>\\n"
+        "          middle\\n          end\"/' verbatim-sources/jobs.yml\n"
+        "grep -q middle verbatim-sources/jobs.yml\n"
+        "$CIGEN -q generate --force && git add -A && git commit -qm base\n"
+        "MAIN=$(git symbolic-ref --short HEAD)\n"
+        "git checkout -qb other && sed -i 's/          middle/          theirs/' verbatim-sources/jobs.yml\n"
+        "$CIGEN -q generate && git commit -qam other\n"
+        "git checkout -q \"$MAIN\" && sed -i 's/          middle/          ours/' verbatim-sources/jobs.yml\n"
+        "$CIGEN -q generate && git commit -qam ours\n"
+        "set +e\n"
+        "git merge other -m m >/dev/null 2>merge.err; echo \"merge=$?\"\n"
+        "git status --porcelain | grep '^UU' || true\n"
+        "cat merge.err\n",
+        tu_srcdir());
+    tu_run r = tu_sh(dir, cmd.buf);
+    ck_assert_msg(strstr(r.out, "merge=1") && strstr(r.out, "UU config.yml") &&
+                      strstr(r.out, "the sources conflict: verbatim-sources/jobs.yml"),
+                  "expected config.yml left in conflict:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    cg_strbuf_release(&cmd);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+/* More outputs than a handful: nine workflows, nine workflow diagrams. */
+START_TEST(merge_driver_resolves_every_output)
+{
+    char *dir = tu_mkdtemp();
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(
+        &cmd,
+        "set -e\n"
+        "cp -r '%s/tests/golden/e2e-small/in' repo && cd repo\n"
+        "for i in 1 2 3 4 5 6 7; do printf '  w%%s:\\n    jobs: [setup]\\n' $i >> cigen.yml; done\n"
+        "sed -i 's/^trees:/diagrams: diagrams\\ntrees:/' cigen.yml\n"
+        "git init -q && git config user.email t@example.com && git config user.name t\n"
+        "git config commit.gpgsign false\n"
+        "printf 'config.yml merge=cigen\\ndiagrams/*.dot merge=cigen\\n' > .gitattributes\n"
+        "git config merge.cigen.driver \"$CIGEN merge-driver %%O %%A %%B %%P\"\n"
+        "$CIGEN -q generate --force && test $(ls diagrams/*.dot | wc -l) -gt 8 && git add -A && git commit -qm base\n"
+        "MAIN=$(git symbolic-ref --short HEAD)\n"
+        "git checkout -qb py38\n"
+        "sed -i 's/    python: \\[\"3.6\", \"3.7\"\\]/    python: [\"3.6\", \"3.7\", \"3.8\"]/' "
+        "dimensions/builds.yml\n"
+        "$CIGEN -q generate && git commit -qam py38\n"
+        "git checkout -q \"$MAIN\"\n"
+        "printf 'build:\\n  python: \"{{ python }}\"\\n  cuda: \"{{ cuda? }}\"\\n  tag: nightly\\n' > templates/build.yml\n"
+        "sed -i 's/^      cuda: {type: string, default: cpu}$/&\\n      tag: {type: string, default: none}/' "
+        "verbatim-sources/jobs.yml\n"
+        "$CIGEN -q generate && git commit -qam tag\n"
+        "set +e\n"
+        "git merge py38 -m m >/dev/null 2>merge.err; echo \"merge=$?\"\n"
+        "git status --porcelain | grep '^UU' || true\n"
+        "$CIGEN check >/dev/null 2>&1; echo \"check=$?\"\n"
+        "cat merge.err\n",
+        tu_srcdir());
+    tu_run r = tu_sh(dir, cmd.buf);
+    ck_assert_msg(strstr(r.out, "merge=0") && strstr(r.out, "check=0") && !strstr(r.out, "UU"),
+                  "the driver did not resolve every output:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    cg_strbuf_release(&cmd);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(merge_driver_usage)
 {
     tu_run r = tu_sh(NULL, "$CIGEN merge-driver a b");
@@ -125,6 +206,8 @@ Suite *make_merge_suite(void)
     tcase_add_test(tc, merge_driver_resolves_merge);
     tcase_add_test(tc, merge_driver_resolves_rebase);
     tcase_add_test(tc, merge_driver_leaves_source_conflicts);
+    tcase_add_test(tc, merge_driver_leaves_conflicts_that_parse);
+    tcase_add_test(tc, merge_driver_resolves_every_output);
     tcase_add_test(tc, merge_driver_usage);
     suite_add_tcase(s, tc);
     return s;
