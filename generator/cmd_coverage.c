@@ -6,7 +6,8 @@
 #include "cli.h"
 #include "pairwise.h"
 
-/* The dimensions to pair: the tier's own (pairwise), --dims, or all. */
+/* The dimensions to pair: the tier's own (pairwise), --dims, or all; dims
+ * has room for every dimension of the tree (--dims names each once). */
 static size_t coverage_dims(const cg_tree *t, const cg_tier *tier, const char *spec, int *dims, cg_error *err)
 {
     size_t n = 0;
@@ -32,9 +33,18 @@ static size_t coverage_dims(const cg_tree *t, const cg_tier *tier, const char *s
             free(copy);
             return (size_t)-1;
         }
+        for (size_t i = 0; i < n; i++)
+            if (dims[i] == id) {
+                cg_error_plain(err, "--dims names '%s' twice", tok);
+                free(copy);
+                return (size_t)-1;
+            }
         dims[n++] = id;
     }
     free(copy);
+    if (n < 2)
+        return cg_error_plain(err, "--dims wants two dimensions or more (a pair is two values of two "
+                              "dimensions), not '%s'", spec), (size_t)-1;
     return n;
 }
 
@@ -70,10 +80,12 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
     const cg_tree *t = p->trees[ti];
     const cg_tier *tier = &t->tiers[k];
     const cg_cells *cells = &p->cells[ti];
-    int dims[256];
+    int *dims = cg_xcalloc(t->ndims + 1, sizeof *dims);
     size_t nd = coverage_dims(t, tier, dims_spec, dims, err);
-    if (nd == (size_t)-1)
+    if (nd == (size_t)-1) {
+        free(dims);
         return -1;
+    }
     bool *selected = cg_xcalloc(cells->n + 1, sizeof *selected);
     size_t nsel = 0;
     for (size_t c = 0; c < cells->n; c++)
@@ -146,6 +158,7 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
     cg_env_release(&env);
     cg_coverage_release(&cov);
     free(selected);
+    free(dims);
     return rc;
 }
 

@@ -70,6 +70,32 @@ bool cg_path_same(const char *a, const char *b)
     }
 }
 
+void cg_path_normalize(const char *path, cg_strbuf *out)
+{
+    size_t len;
+    for (bool first = true; (path = next_part(path, &len)), len; path += len, first = false) {
+        if (!first)
+            cg_strbuf_addc(out, '/');
+        cg_strbuf_add(out, path, len);
+    }
+}
+
+/* Whether path is dir or lies under it ("d/x.dot" in "./d"). */
+static bool path_within(const char *path, const char *dir)
+{
+    for (;;) {
+        size_t lp, ld;
+        path = next_part(path, &lp);
+        dir = next_part(dir, &ld);
+        if (ld == 0)
+            return true;
+        if (lp != ld || memcmp(path, dir, lp) != 0)
+            return false;
+        path += lp;
+        dir += ld;
+    }
+}
+
 static const char *pooled(parse *P, json_t *v)
 {
     return cg_pool_strndup(P->pool, json_string_value(v), json_string_length(v));
@@ -386,6 +412,10 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
     if (get_path(&P, root, "output", &m->output, &m->output_pos, true) != 0 ||
         get_path(&P, root, "diagrams", &m->diagrams, &m->diagrams_pos, false) != 0)
         return -1;
+    /* cigen names (and removes) the files of the diagrams folder itself */
+    if (m->diagrams && (path_within(m->output, m->diagrams) || path_within(m->diagrams, m->output)))
+        return cg_error_at(err, &m->output_pos, "'output' '%s' and the diagrams folder '%s' overlap; write the "
+                           "config outside the folder cigen fills with diagrams", m->output, m->diagrams);
     json_t *v;
     if ((v = json_object_get(root, "regenerate"))) {
         size_t blen;

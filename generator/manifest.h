@@ -89,5 +89,7 @@ int cg_check_project_path(const char *path, const cg_pos *pos, const char *what,
 
 /* Whether two project paths name the same file ("./a/b.yml" and "a/b.yml"). */
 bool cg_path_same(const char *a, const char *b);
+/* A project path's one spelling: "./a//b.yml" is "a/b.yml". */
+void cg_path_normalize(const char *path, cg_strbuf *out);
 
 #endif

@@ -327,9 +327,15 @@ int cg_project_load(cg_project *p, const cg_options *o, cg_error *err)
         p->opt.manifest = "cigen.yml";
     if (!(p->root = cg_realdir(p->opt.dir, err)))
         return -1;
-    cg_pos none = {p->opt.manifest, 0, 0};
     if (cg_check_project_path(p->opt.manifest, &(cg_pos){0}, "the manifest path", err) != 0)
         return -1;
+    /* "-m ./cigen.yml" is cigen.yml: its name is in the header and digest */
+    cg_strbuf norm = CG_STRBUF_INIT;
+    cg_path_normalize(p->opt.manifest, &norm);
+    if (norm.len)
+        p->opt.manifest = cg_intern(&p->pool, norm.buf);
+    cg_strbuf_release(&norm);
+    cg_pos none = {p->opt.manifest, 0, 0};
     char *data = NULL;
     size_t len = 0;
     int rc = cg_read_source(p->root, p->opt.manifest, &(cg_pos){0}, CG_DEFAULT_MAX_BYTES, &data, &len,
