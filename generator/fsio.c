@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -340,6 +341,27 @@ static void test_pause(const char *point)
         raise(SIGSTOP);
 }
 
+/* A temporary file from template tname (mkstemp), open and flock'ed: another
+ * cigen's cg_remove_stale_temps() leaves it alone while this one lives.  That
+ * one may have removed it between mkstemp and flock: then make another. */
+static int locked_temp(char *tname)
+{
+    size_t len = strlen(tname);
+    for (int tries = 0; tries < 100; tries++) {
+        memcpy(tname + len - 6, "XXXXXX", 6);
+        int fd = mkstemp(tname);
+        if (fd < 0)
+            return -1;
+        struct stat a, b;
+        if (flock(fd, LOCK_EX) == 0 && fstat(fd, &a) == 0 && lstat(tname, &b) == 0 && a.st_ino == b.st_ino &&
+            a.st_dev == b.st_dev)
+            return fd;
+        close(fd);
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 int cg_outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error *err)
 {
     if (make_dirs(o->root, rel, ref, err) != 0)
@@ -367,7 +389,7 @@ int cg_outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error 
     cg_strbuf_add(&tmp, path, (size_t)(slash - path) + 1);
     cg_strbuf_addf(&tmp, ".%s.cigen-XXXXXX", slash + 1);
     char *tname = cg_strbuf_detach(&tmp, NULL);
-    int fd = mkstemp(tname);
+    int fd = locked_temp(tname);
     if (fd < 0) {
         int e = errno;
         free(path);
@@ -431,17 +453,12 @@ int cg_outputs_patch(cg_outputs *o, int i, const void *data, size_t len, cg_erro
     return 0;
 }
 
+/* The bytes are on disk; the file stays open, and so locked, until it is
+ * renamed into place (or removed). */
 int cg_outputs_close(cg_outputs *o, int i, cg_error *err)
 {
     cg_staged *s = &o->v[i];
-    int fd = s->fd;
-    s->fd = -1;
-    if (fsync(fd) != 0) {
-        int e = errno;
-        close(fd);
-        return cg_error_at(err, &s->ref, "cannot write '%s': %s", s->rel, reason(e));
-    }
-    if (close(fd) != 0)
+    if (fsync(s->fd) != 0)
         return cg_error_at(err, &s->ref, "cannot write '%s': %s", s->rel, reason(errno));
     return 0;
 }
@@ -470,6 +487,8 @@ int cg_outputs_commit(cg_outputs *o, cg_error *err)
             return cg_error_plain(err, "cannot replace '%s': %s", o->v[i].rel, reason(errno));
         free(o->v[i].tmp);
         o->v[i].tmp = NULL;
+        close(o->v[i].fd); /* fsync'ed already: nothing left to report */
+        o->v[i].fd = -1;
         if (i == 0)
             test_pause("commit"); /* the first output is new, the others still old */
     }
@@ -515,7 +534,12 @@ void cg_remove_stale_temps(const char *root, const char *dir)
             if (!is_temp_name(e->d_name))
                 continue;
             char *f = join(path, e->d_name);
-            unlink(f);
+            /* a live cigen holds a lock on its temporary files */
+            int fd = open(f, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) == 0)
+                unlink(f);
+            if (fd >= 0)
+                close(fd);
             free(f);
         }
         closedir(d);

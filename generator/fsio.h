@@ -47,7 +47,7 @@ typedef struct cg_staged {
     char *path;      /* root/rel */
     char *tmp;       /* the temporary file */
     char *rel;
-    int fd;          /* open while being written, else -1 */
+    int fd;          /* open (and flock'ed: the file is live) until committed */
     cg_pos ref;      /* where the output was named, for messages */
     size_t written;
 } cg_staged;

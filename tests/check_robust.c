@@ -197,9 +197,9 @@ static void generate_ok(const char *dir)
     tu_run_free(&r);
 }
 
-/* Runs `cigen -q generate` in dir with CIGEN_TEST_PAUSE=point, waits for it
- * to stop itself, and kills it. */
-static void generate_killed_at(const char *dir, const char *point)
+/* Runs `cigen -q generate` in dir with CIGEN_TEST_PAUSE=point and waits for
+ * it to stop itself; returns its pid. */
+static pid_t generate_paused_at(const char *dir, const char *point)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -223,6 +223,14 @@ static void generate_killed_at(const char *dir, const char *point)
         ck_abort_msg("CIGEN_TEST_PAUSE=%s: cigen did not stop itself (%s %d); is the test hook gone?", point,
                      WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
     }
+    return pid;
+}
+
+/* As generate_paused_at, then kills it. */
+static void generate_killed_at(const char *dir, const char *point)
+{
+    pid_t pid = generate_paused_at(dir, point);
+    int st;
     ck_assert_int_eq(kill(pid, SIGKILL), 0);
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
@@ -347,6 +355,31 @@ static void killed_at(const char *point, size_t nnew)
     free(tmp);
     free(p);
 }
+
+/* A second generate while the first is writing: it clears stale temporary
+ * files at its start, but not the live one of the first, which then finishes
+ * as well (both write the same bytes). */
+START_TEST(concurrent_generates)
+{
+    snapshot old, new;
+    char *p;
+    char *tmp = kill_setup(&old, &new, &p);
+    pid_t pid = generate_paused_at(p, "write");
+    generate_ok(p);
+    ck_assert_int_eq(kill(pid, SIGCONT), 0);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first generate failed (%s %d)",
+                  WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+    check_recovery(p, &new);
+    free_snapshot(&old);
+    free_snapshot(&new);
+    tu_rm_rf(tmp);
+    free(tmp);
+    free(p);
+}
+END_TEST
 
 START_TEST(killed_while_writing)
 {
@@ -558,6 +591,7 @@ Suite *make_robust_suite(void)
     tcase_add_test(kill_tc, killed_while_writing);
     tcase_add_test(kill_tc, killed_while_committing);
     tcase_add_test(kill_tc, killed_twice);
+    tcase_add_test(kill_tc, concurrent_generates);
     suite_add_tcase(s, kill_tc);
     TCase *same = tcase_create("same");
     tcase_set_timeout(same, 300);
