@@ -133,22 +133,24 @@ size_t cg_cli_output_count(cg_project *p)
     return 1 + cg_project_diagrams(p, &d);
 }
 
-static bool owned_stale_candidate(const char *root, const char *rel)
+static bool owned_stale_candidate(const cg_project *p, const char *rel)
 {
+    const char *root = p->root;
     char *data = NULL;
     size_t len = 0;
     cg_error err;
     cg_error_init(&err);
     bool owned = false;
     if (cg_read_output_head(root, rel, NULL, "read", 4096, &data, &len, &err) == 0)
-        owned = cg_dot_is_generated(data, len);
+        owned = cg_dot_is_generated_by(p, data, len);
     free(data);
     cg_error_release(&err);
     return owned;
 }
 
 /* Files in the diagrams folder that cigen wrote but the sources no longer
- * produce. Only files starting with cigen's marker are ever candidates. */
+ * produce. Only files starting with cigen's marker naming this manifest are
+ * ever candidates. */
 static void find_stale(cg_project *p, outputs *o)
 {
     const char *dir = p->manifest.diagrams;
@@ -184,7 +186,7 @@ static void find_stale(cg_project *p, outputs *o)
         bool produced = false;
         for (size_t k = 0; k < o->n && !produced; k++)
             produced = cg_streq(o->v[k].f.rel, rel.buf);
-        if (!produced && owned_stale_candidate(p->root, rel.buf)) {
+        if (!produced && owned_stale_candidate(p, rel.buf)) {
             o->stale = cg_xrealloc(o->stale, (o->nstale + 1) * sizeof *o->stale);
             o->stale[o->nstale++] = cg_strbuf_detach(&rel, NULL);
         }

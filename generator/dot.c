@@ -132,6 +132,17 @@ static const char *manifest_file(const cg_project *p)
     return p->manifest.doc ? cg_doc_file(p->manifest.doc) : "cigen.yml";
 }
 
+bool cg_dot_is_generated_by(const cg_project *p, const char *data, size_t len)
+{
+    cg_strbuf line = CG_STRBUF_INIT;
+    cg_strbuf_adds(&line, CG_DOT_HEADER_PREFIX);
+    comment_text(&line, manifest_file(p));
+    cg_strbuf_adds(&line, "; do not edit.\n");
+    bool mine = len >= line.len && memcmp(data, line.buf, line.len) == 0;
+    cg_strbuf_release(&line);
+    return mine;
+}
+
 static void begin_graph(cg_strbuf *out, const cg_project *p, const char *what, const char *kind,
                         const char *name, const cg_strbuf *label)
 {

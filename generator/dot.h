@@ -79,5 +79,8 @@ size_t cg_dot_outputs(const cg_project *p, cg_pool *pool, cg_dot_output *out, si
 
 /* True when data starts with the header line cigen writes on diagrams. */
 bool cg_dot_is_generated(const char *data, size_t len);
+/* Whether it is a diagram this project's manifest made (another manifest
+ * may share the folder). */
+bool cg_dot_is_generated_by(const cg_project *p, const char *data, size_t len);
 
 #endif

@@ -36,7 +36,8 @@ typedef struct cg_options {
     const cg_selection *fallback; /* used when nothing above selects (check --allow-special) */
 } cg_options;
 
-/* The overlay cigen picks up by itself when it exists next to the manifest. */
+/* The overlay cigen picks up by itself when it exists in the project folder
+ * (-C DIR; not next to a manifest given with -m sub/m.yml). */
 #define CG_DEFAULT_OVERLAY "special-pr.yml"
 
 typedef struct cg_project {
