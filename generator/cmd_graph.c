@@ -37,7 +37,7 @@ static const char graph_help[] =
     "  --format FORMAT    dot (the default); svg or png run Graphviz's 'dot' program\n"
     "                     (the CIGEN_DOT environment variable names another one)\n"
     "  -o, --output FILE  write FILE instead of standard output (a path relative to\n"
-    "                     the current folder, not to -C)\n"
+    "                     the current folder, not to -C; never a source or the config)\n"
     "\n"
     "`cigen generate` writes every diagram, with the default options, into the folder\n"
     "the manifest names under 'diagrams:' (tree-NAME.dot, workflow-NAME.dot).\n"
@@ -175,8 +175,31 @@ fail:
     return CG_EXIT_ERROR;
 }
 
-/* Writes FILE (relative to the current folder) through a temporary file. */
-static int write_file(const char *file, const char *data, size_t len)
+/* What FILE in folder dir is to project p (a source, its config), or NULL. */
+static const char *project_file_kind(const cg_project *p, const char *dir, const char *base)
+{
+    char *real = realpath(dir, NULL);
+    if (!real)
+        return NULL;
+    size_t rl = strlen(p->root);
+    const char *kind = NULL;
+    if (strncmp(real, p->root, rl) == 0 && (real[rl] == '/' || real[rl] == '\0')) {
+        cg_strbuf rel = CG_STRBUF_INIT;
+        if (real[rl] == '/')
+            cg_strbuf_addf(&rel, "%s/", real + rl + 1);
+        cg_strbuf_adds(&rel, base);
+        kind = cg_project_source_kind(p, rel.buf);
+        if (!kind && cg_path_same(rel.buf, p->manifest.output))
+            kind = "the generated config";
+        cg_strbuf_release(&rel);
+    }
+    free(real);
+    return kind;
+}
+
+/* Writes FILE (relative to the current folder) through a temporary file;
+ * never over a file of the project. */
+static int write_file(const cg_project *p, const char *file, const char *data, size_t len)
 {
     const char *slash = strrchr(file, '/');
     const char *base = slash ? slash + 1 : file;
@@ -185,6 +208,12 @@ static int write_file(const char *file, const char *data, size_t len)
         return CG_EXIT_ERROR;
     }
     char *dir = !slash ? cg_xstrdup(".") : slash == file ? cg_xstrdup("/") : cg_xstrndup(file, (size_t)(slash - file));
+    const char *kind = project_file_kind(p, dir, base);
+    if (kind) {
+        fprintf(stderr, "cigen: error: -o '%s' is %s; write the diagram elsewhere\n", file, kind);
+        free(dir);
+        return CG_EXIT_ERROR;
+    }
     cg_outputs o;
     cg_outputs_init(&o, dir);
     cg_error err;
@@ -366,7 +395,7 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
     if (rc == 0) {
         const cg_strbuf *bytes = cg_streq(format, "dot") ? &dot : &rendered;
         if (output) {
-            rc = write_file(output, cg_strbuf_str(bytes), bytes->len);
+            rc = write_file(&p, output, cg_strbuf_str(bytes), bytes->len);
         } else if (fwrite(cg_strbuf_str(bytes), 1, bytes->len, stdout) != bytes->len || fflush(stdout) != 0) {
             fprintf(stderr, "cigen: error: cannot write the diagram: %s\n", strerror(errno));
             rc = CG_EXIT_ERROR;

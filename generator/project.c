@@ -312,6 +312,20 @@ const char *cg_project_source_kind(const cg_project *p, const char *rel)
     for (size_t i = 0; i < p->ndocs; i++)
         if (cg_path_same(rel, cg_doc_file(p->docs[i])))
             return "a template";
+    /* templates not loaded yet (graph, list): the constant paths */
+    for (size_t t = 0; t < p->ntrees; t++)
+        for (size_t k = 0; k < p->trees[t]->nphases; k++) {
+            const cg_pstr *tp = &p->trees[t]->phases[k].template_path;
+            if (tp->has_names)
+                continue;
+            cg_strbuf path = CG_STRBUF_INIT;
+            for (size_t s = 0; s < tp->nsegs; s++)
+                cg_strbuf_add(&path, tp->segs[s].text, tp->segs[s].len);
+            bool same = cg_path_same(rel, cg_strbuf_str(&path));
+            cg_strbuf_release(&path);
+            if (same)
+                return "a template";
+        }
     const char *overlay = p->opt.overlay ? p->opt.overlay : p->opt.no_overlay ? NULL : CG_DEFAULT_OVERLAY;
     if (overlay && cg_path_same(rel, overlay))
         return "the special-PR overlay";
