@@ -254,8 +254,85 @@ static bool has_pair(const cg_job *j, const char *pair)
     return false;
 }
 
+/* Whether job j has both pairs of "a,b" (a pattern as `list --where` takes). */
+static bool has_combo(const cg_job *j, const char *combo)
+{
+    char pairs[70][256];
+    size_t n = job_pairs(j, pairs, 70), hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(pairs[i]);
+        hits += (strncmp(combo, pairs[i], l) == 0 && combo[l] == ',') ||
+                (strcmp(strchr(combo, ',') + 1, pairs[i]) == 0);
+    }
+    return hits == 2;
+}
+
+/* "a,b" into key (each pair is under 256 bytes). */
+static void combo_key(char key[520], const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    memcpy(key, a, la);
+    key[la] = ',';
+    memcpy(key + la + 1, b, lb + 1);
+}
+
+/* When no single value is new (python=3.8 existed on macOS, now on Linux
+ * too): the two values that most of the jobs left share and no older job
+ * has together.  Skipped when the older jobs are too many to pair cheaply. */
+static const char *best_combo(const cg_project *p, const config *oldc, char **left, size_t n, cg_pool *pool,
+                              size_t *best_n)
+{
+    cg_map counts;
+    cg_map_init(&counts);
+    const char **order = NULL;
+    size_t norder = 0, ocap = 0;
+    char pairs[70][256], key[520];
+    for (size_t i = 0; i < n; i++) {
+        const cg_job *j = cg_jobs_find(&p->jobs, left[i]);
+        size_t np = j ? job_pairs(j, pairs, 70) : 0;
+        for (size_t a = 0; a < np; a++)
+            for (size_t b = a + 1; b < np; b++) {
+                combo_key(key, pairs[a], pairs[b]);
+                const char *k = cg_intern(pool, key);
+                size_t c = (size_t)cg_map_get(&counts, k);
+                if (!c) {
+                    cg_grow(&order, &ocap, norder + 1, sizeof *order);
+                    order[norder++] = k;
+                }
+                cg_map_put(&counts, k, (void *)(c + 1));
+            }
+    }
+    /* the combinations older jobs have are not news */
+    size_t work = 0;
+    for (size_t k = 0; k < p->jobs.n && work < ((size_t)1 << 24); k++) {
+        const cg_job *j = &p->jobs.v[k];
+        if (!config_find(oldc, j->name))
+            continue;
+        size_t np = job_pairs(j, pairs, 70);
+        work += np * np;
+        for (size_t a = 0; a < np; a++)
+            for (size_t b = a + 1; b < np; b++) {
+                combo_key(key, pairs[a], pairs[b]);
+                if (cg_map_get(&counts, key))
+                    cg_map_put(&counts, cg_intern(pool, key), (void *)0);
+            }
+    }
+    const char *best = NULL;
+    *best_n = 0;
+    for (size_t i = 0; i < norder && work < ((size_t)1 << 24); i++) {
+        size_t c = (size_t)cg_map_get(&counts, order[i]);
+        if (c > *best_n) {
+            best = order[i];
+            *best_n = c;
+        }
+    }
+    free(order);
+    cg_map_release(&counts);
+    return best;
+}
+
 /* Added jobs: repeatedly take the value that every job left has in common
- * most often and that no older job has. */
+ * most often and that no older job has (or else two values together). */
 static void group_added(cg_matrix *m, const cg_project *p, const config *oldc)
 {
     size_t n = m->nadded;
@@ -310,13 +387,18 @@ static void group_added(cg_matrix *m, const cg_project *p, const config *oldc)
         }
         free(order);
         cg_map_release(&counts);
+        bool combo = false;
+        if (!best || best_n < 2) {
+            best = best_combo(p, oldc, left, n, &pool, &best_n);
+            combo = true;
+        }
         if (!best || best_n < 2)
             break;
         char **in = cg_xmalloc((n + 1) * sizeof *in);
         size_t nin = 0, nout = 0;
         for (size_t i = 0; i < n; i++) {
             const cg_job *j = cg_jobs_find(&p->jobs, left[i]);
-            if (j && has_pair(j, best))
+            if (j && (combo ? has_combo(j, best) : has_pair(j, best)))
                 in[nin++] = left[i];
             else
                 left[nout++] = left[i];
