@@ -630,6 +630,21 @@ static json_t *check_json(cg_project *p, outputs *o, bool full)
     return root;
 }
 
+/* The line (1-based) of the first "<<<<<<< " git left in text, or 0. */
+static size_t conflict_marker_line(const char *text, size_t len)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < len; line++) {
+        if (len - i >= 8 && memcmp(text + i, "<<<<<<< ", 8) == 0)
+            return line;
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (!nl)
+            break;
+        i = (size_t)(nl - text) + 1;
+    }
+    return 0;
+}
+
 /* Whether text holds the end of the leading '#' lines (a line that is not one). */
 static bool header_ends_in(const char *text, size_t len)
 {
@@ -1003,6 +1018,20 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         return CG_EXIT_ERROR;
     }
     const out_state *cfg = &o.v[0];
+    size_t marker = cfg->status == OUT_DIFFERS && cfg->hand_edited && !force && cfg->old
+                        ? conflict_marker_line(cfg->old, cfg->old_len)
+                        : 0;
+    if (marker) {
+        /* a merge left git's markers in it: a diff of them helps nobody */
+        printf("cigen: %s holds merge-conflict markers (line %zu); resolve the sources, then run %s --force\n",
+               cfg->f.rel, marker, p.manifest.regenerate);
+        cg_outputs_release(&outs);
+        stream_release(&S);
+        outputs_release(&o);
+        cg_error_release(&err);
+        cg_project_free(&p);
+        return CG_EXIT_DIFF;
+    }
     if (cfg->status == OUT_DIFFERS && cfg->hand_edited && !force) {
         cg_strbuf out = CG_STRBUF_INIT;
         const char *job;
