@@ -693,7 +693,9 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                  "produced) count as differences.  --json prints the same report as one object.\n\n"
                  "A special-PR config (one made with --only/--also or special-pr.yml) is refused:\n"
                  "it must not land.  --allow-special accepts it when it matches its sources and\n"
-                 "the selection recorded in its header (for the pull request's own CI).\n\n"
+                 "the selection recorded in its header, read again from the overlay file the\n"
+                 "header names (a config whose overlay file is gone is out of sync); for the\n"
+                 "pull request's own CI.\n\n"
                  "options:\n"
                  "  --full-diff       show the whole diff\n"
                  "  --json            the report as one JSON object\n"
@@ -748,25 +750,21 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             committed_special = cg_selection_from_header(&fallback, old, old_len);
         free(old);
         if (committed_special && allow_special && cg_selection_empty(&p.selection)) {
-            /* a selection read from an overlay file is read from it again:
-             * when the file is gone, the config must be regenerated */
-            bool again = !fallback.overlay;
-            if (fallback.overlay) {
-                char *data = NULL;
-                size_t len;
-                /* a path that leaves the project is refused when read again */
-                again = cg_check_project_path(fallback.overlay, &(cg_pos){0}, "the overlay path", &e2) != 0 ||
-                        cg_read_source(p.root, fallback.overlay, NULL, CG_DEFAULT_MAX_BYTES, &data, &len, true,
-                                       &e2) != 1;
-                free(data);
-                if (!again)
-                    overlay_gone = cg_xstrdup(fallback.overlay);
-                else
+            /* a selection read from an overlay file is read from it again
+             * (a path leaving the project is refused then); when the file is
+             * gone, the config must be regenerated */
+            char *data = NULL;
+            size_t len;
+            if (fallback.overlay &&
+                cg_check_project_path(fallback.overlay, &(cg_pos){0}, "the overlay path", &e2) == 0 &&
+                cg_read_source(p.root, fallback.overlay, NULL, CG_DEFAULT_MAX_BYTES, &data, &len, true, &e2) == 1)
+                overlay_gone = cg_xstrdup(fallback.overlay);
+            free(data);
+            if (!overlay_gone) {
+                if (fallback.overlay)
                     local.opt.overlay = fallback.overlay, local.opt.no_overlay = false;
-            } else {
-                local.opt.fallback = &fallback;
-            }
-            if (again) {
+                else
+                    local.opt.fallback = &fallback;
                 cg_project_free(&p);
                 stream_release(&S);
                 cg_project_init(&p);
@@ -1018,38 +1016,31 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         return CG_EXIT_ERROR;
     }
     const out_state *cfg = &o.v[0];
-    size_t marker = cfg->status == OUT_DIFFERS && cfg->hand_edited && !force && cfg->old
-                        ? conflict_marker_line(cfg->old, cfg->old_len)
-                        : 0;
-    if (marker) {
-        /* a merge left git's markers in it: a diff of them helps nobody */
-        printf("cigen: %s holds merge-conflict markers (line %zu); resolve the sources, then run %s --force\n",
-               cfg->f.rel, marker, p.manifest.regenerate);
-        cg_outputs_release(&outs);
-        stream_release(&S);
-        outputs_release(&o);
-        cg_error_release(&err);
-        cg_project_free(&p);
-        return CG_EXIT_DIFF;
-    }
     if (cfg->status == OUT_DIFFERS && cfg->hand_edited && !force) {
         cg_strbuf out = CG_STRBUF_INIT;
         const char *job;
-        if (cfg->digest) {
-            hand_edit_lines(&p, cfg, &out, NULL, &job);
-            printf("cigen: %s was edited by hand at %s; refusing to overwrite it\n", cfg->f.rel,
-                   out.len ? out.buf : "its header");
+        size_t marker = cfg->old ? conflict_marker_line(cfg->old, cfg->old_len) : 0;
+        if (marker) {
+            /* a merge left git's markers in it: a diff of them helps nobody */
+            printf("cigen: %s holds merge-conflict markers (line %zu); resolve the sources, then run %s --force\n",
+                   cfg->f.rel, marker, p.manifest.regenerate);
         } else {
-            printf("cigen: %s was not written by cigen (it has no cigen-digest header); refusing to overwrite it\n",
-                   cfg->f.rel);
+            if (cfg->digest) {
+                hand_edit_lines(&p, cfg, &out, NULL, &job);
+                printf("cigen: %s was edited by hand at %s; refusing to overwrite it\n", cfg->f.rel,
+                       out.len ? out.buf : "its header");
+            } else {
+                printf("cigen: %s was not written by cigen (it has no cigen-digest header); refusing to overwrite "
+                       "it\n", cfg->f.rel);
+            }
+            cg_strbuf_reset(&out);
+            char a[600], b[600];
+            snprintf(a, sizeof a, "%s (on disk)", cfg->f.rel);
+            snprintf(b, sizeof b, "%s (from its sources)", cfg->f.rel);
+            cg_diff_unified(&cfg->diff, cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, a, b, 3, 200, &out);
+            fwrite(cg_strbuf_str(&out), 1, out.len, stdout);
+            printf("Make the change in the sources instead, or run with --force to overwrite %s.\n", cfg->f.rel);
         }
-        cg_strbuf_reset(&out);
-        char a[600], b[600];
-        snprintf(a, sizeof a, "%s (on disk)", cfg->f.rel);
-        snprintf(b, sizeof b, "%s (from its sources)", cfg->f.rel);
-        cg_diff_unified(&cfg->diff, cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, a, b, 3, 200, &out);
-        fwrite(cg_strbuf_str(&out), 1, out.len, stdout);
-        printf("Make the change in the sources instead, or run with --force to overwrite %s.\n", cfg->f.rel);
         cg_strbuf_release(&out);
         cg_outputs_release(&outs);
         stream_release(&S);

@@ -149,33 +149,26 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return remove(path);
 }
 
-/* The first source of p (paths from the top of the work tree: the project
- * is in folder d) among git merge-tree's conflicted-file lines, or NULL. */
-static const char *conflicted_source(const cg_project *p, const char *d, const char *lines)
+/* The first source of p among git merge-tree's conflicted-file lines (paths
+ * from the top of the work tree, where the project is in folder `folder`,
+ * "" or "sub/"), or NULL. */
+static const char *conflicted_source(const cg_project *p, const char *folder, const char *lines)
 {
-    const char *found = NULL;
-    cg_strbuf path = CG_STRBUF_INIT;
-    while (*lines && *lines != '\n' && !found) {
+    size_t fl = strlen(folder);
+    while (*lines && *lines != '\n') {
         const char *end = strchr(lines, '\n');
         size_t len = end ? (size_t)(end - lines) : strlen(lines);
         const char *tab = memchr(lines, '\t', len);
-        if (tab) {
-            const char *name = tab + 1;
-            size_t nlen = len - (size_t)(name - lines);
-            for (size_t i = 0; i < p->ndocs + p->nfragments && !found; i++) {
-                const char *f = cg_doc_file(i < p->ndocs ? p->docs[i] : p->fragments[i - p->ndocs].doc);
-                cg_strbuf_reset(&path);
-                if (!cg_streq(d, ".") && *d)
-                    cg_strbuf_addf(&path, "%s/", d);
-                cg_strbuf_adds(&path, f);
-                if (path.len == nlen && memcmp(path.buf, name, nlen) == 0)
-                    found = f;
-            }
+        const char *name = tab ? tab + 1 : NULL;
+        size_t nlen = tab ? len - (size_t)(name - lines) : 0;
+        for (size_t i = 0; name && i < p->ndocs + p->nfragments; i++) {
+            const char *f = cg_doc_file(i < p->ndocs ? p->docs[i] : p->fragments[i - p->ndocs].doc);
+            if (nlen == fl + strlen(f) && memcmp(name, folder, fl) == 0 && memcmp(name + fl, f, nlen - fl) == 0)
+                return f;
         }
         lines += len + (end != NULL);
     }
-    cg_strbuf_release(&path);
-    return found;
+    return NULL;
 }
 
 /* Regenerates `target` (a path from the top of the work tree) from the
@@ -233,12 +226,16 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
     p.draw_diagrams = true;
     cg_error err;
     cg_error_init(&err);
+    /* the project's folder from the top of the work tree: "" or "sub/" */
     const char *d = g->opt.dir ? g->opt.dir : ".";
     while (d[0] == '.' && d[1] == '/')
         d += 2;
+    cg_strbuf want = CG_STRBUF_INIT, folder = CG_STRBUF_INIT;
+    if (!cg_streq(d, ".") && *d)
+        cg_strbuf_addf(&folder, "%s/", d);
     const char *conflicted = NULL;
     if (cg_project_load(&p, &sub.opt, &err) == 0 && rc == 1)
-        conflicted = conflicted_source(&p, d, conflicts);
+        conflicted = conflicted_source(&p, cg_strbuf_str(&folder), conflicts);
     if (conflicted) {
         /* markers in a source that still parses must not become a config */
         cg_strbuf_addf(why, "the sources conflict: %s", conflicted);
@@ -246,15 +243,12 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
         cg_strbuf_addf(why, "the merged sources do not generate: %s", cg_strbuf_str(&err.text));
     } else {
         /* which output is the conflicted file? */
-        cg_strbuf want = CG_STRBUF_INIT;
         size_t max = cg_cli_output_count(&p);
         cg_output_file *files = cg_xcalloc(max + 1, sizeof *files);
         size_t n = cg_cli_outputs(&p, files, max);
         for (size_t i = 0; i < n && result != 0; i++) {
             cg_strbuf_reset(&want);
-            if (!cg_streq(d, ".") && *d)
-                cg_strbuf_addf(&want, "%s/", d);
-            cg_strbuf_adds(&want, files[i].rel);
+            cg_strbuf_addf(&want, "%s%s", cg_strbuf_str(&folder), files[i].rel);
             if (!cg_streq(want.buf, target))
                 continue;
             FILE *f = fopen(dest, "wb");
@@ -266,8 +260,9 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
         if (result != 0 && !why->len)
             cg_strbuf_addf(why, "'%s' is not an output of %s", target, sub.opt.manifest ? sub.opt.manifest : "cigen.yml");
         free(files);
-        cg_strbuf_release(&want);
     }
+    cg_strbuf_release(&want);
+    cg_strbuf_release(&folder);
     cg_error_release(&err);
     cg_project_free(&p);
 out:

@@ -20,8 +20,7 @@ int cg_check_project_path(const char *path, const cg_pos *pos, const char *what,
     if (path[0] == '/')
         return cg_error_at(err, pos, "%s '%s' is an absolute path; paths are relative to the project",
                            what, path);
-    size_t blen;
-    if (cg_line_breaker(path, &blen)) /* it is written into comment lines */
+    if (cg_line_breaker(path, NULL)) /* it is written into comment lines */
         return cg_error_at(err, pos, "%s holds a control character or a line break", what);
     const char *p = path;
     while (*p) {
@@ -72,11 +71,12 @@ bool cg_path_same(const char *a, const char *b)
 
 void cg_path_normalize(const char *path, cg_strbuf *out)
 {
-    size_t len;
-    for (bool first = true; (path = next_part(path, &len)), len; path += len, first = false) {
-        if (!first)
+    size_t len, start = out->len;
+    while ((path = next_part(path, &len)), len) {
+        if (out->len > start)
             cg_strbuf_addc(out, '/');
         cg_strbuf_add(out, path, len);
+        path += len;
     }
 }
 
@@ -418,9 +418,8 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
                            "config outside the folder cigen fills with diagrams", m->output, m->diagrams);
     json_t *v;
     if ((v = json_object_get(root, "regenerate"))) {
-        size_t blen;
         if (json_is_string(v) && (json_string_length(v) != strlen(json_string_value(v)) ||
-                                  cg_line_breaker(json_string_value(v), &blen))) {
+                                  cg_line_breaker(json_string_value(v), NULL))) {
             cg_pos p = cg_doc_where(doc, "/regenerate");
             return cg_error_at(err, &p, "'regenerate' must be a one-line command, without control characters");
         }

@@ -198,18 +198,17 @@ static int apply_selection(cg_project *p, cg_error *err)
         bool only = i < s->nonly;
         size_t k = only ? i : i - s->nonly;
         cg_query_init(&q[i]);
-        size_t blen;
-        if (cg_line_breaker(only ? s->only[k] : s->also[k], &blen)) { /* the header records it */
-            const cg_pos *pos = only ? &s->only_pos[k] : &s->also_pos[k];
-            if (pos->file)
-                rc = cg_error_at(err, pos, "a pattern holds a control character or a line break");
-            else
-                rc = cg_error_plain(err, "an --%s pattern holds a control character or a line break",
-                                    only ? "only" : "also");
-        }
-        else if (cg_query_add(&q[i], only ? s->only[k] : s->also[k]) != 0)
+        const char *pat = only ? s->only[k] : s->also[k];
+        const cg_pos *pos = only ? &s->only_pos[k] : &s->also_pos[k];
+        /* the header records it on a comment line; its text stays out of the message */
+        if (cg_line_breaker(pat, NULL) && pos->file)
+            rc = cg_error_at(err, pos, "a pattern holds a control character or a line break");
+        else if (cg_line_breaker(pat, NULL))
+            rc = cg_error_plain(err, "an --%s pattern holds a control character or a line break",
+                                only ? "only" : "also");
+        else if (cg_query_add(&q[i], pat) != 0)
             rc = pattern_error(err, s, only, k, "is not a pattern (NAME=GLOB,... or a job-name glob)");
-        else if (cg_query_check_names(&q[i], p, only ? &s->only_pos[k] : &s->also_pos[k], err) != 0)
+        else if (cg_query_check_names(&q[i], p, pos, err) != 0)
             rc = -1;
     }
     /* A pattern of dimension values selects only the jobs of phases that run

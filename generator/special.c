@@ -151,7 +151,7 @@ void cg_selection_header(const cg_selection *s, cg_strbuf *out)
         /* one comment line, whatever the YAML string held */
         cg_strbuf_adds(out, "# Reason: ");
         const char *r = s->reason, *bad;
-        size_t blen;
+        size_t blen = 0;
         while ((bad = cg_line_breaker(r, &blen))) {
             cg_strbuf_add(out, r, (size_t)(bad - r));
             cg_strbuf_addc(out, ' ');

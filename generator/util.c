@@ -108,16 +108,13 @@ bool cg_is_name(const char *s)
 const char *cg_line_breaker(const char *s, size_t *len)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if ((*p < 0x20 && *p != '\t') || *p == 0x7f) {
-            *len = 1;
-            return (const char *)p;
-        }
-        if (p[0] == 0xc2 && p[1] == 0x85) { /* NEL */
-            *len = 2;
-            return (const char *)p;
-        }
-        if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
-            *len = 3;
+        size_t n = (*p < 0x20 && *p != '\t') || *p == 0x7f                    ? 1
+                   : p[0] == 0xc2 && p[1] == 0x85                               ? 2 /* NEL */
+                   : p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9) ? 3
+                                                                                 : 0;
+        if (n) {
+            if (len)
+                *len = n;
             return (const char *)p;
         }
     }

@@ -37,7 +37,8 @@ bool cg_starts_with(const char *s, const char *prefix);
 bool cg_is_name(const char *s);
 /* The first character of s that a one-line comment cannot hold (a control
  * character, or a line break to YAML: CR, LF, NEL, U+2028, U+2029), and its
- * length in bytes; NULL when there is none.  Tab is allowed. */
+ * length in bytes (len may be NULL); NULL when there is none.  Tab is
+ * allowed. */
 const char *cg_line_breaker(const char *s, size_t *len);
 
 /* A 64-bit hash, eight bytes at a time; stable across machines, used for

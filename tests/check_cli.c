@@ -19,6 +19,19 @@ static char *project(const char *name)
     return tmp;
 }
 
+/* Runs script in a fresh copy of golden case `name`'s project (in it). */
+static tu_run run_in_copy(const char *name, const char *script)
+{
+    char *tmp = project(name);
+    cg_strbuf dir = CG_STRBUF_INIT;
+    cg_strbuf_addf(&dir, "%s/p", tmp);
+    tu_run r = tu_sh(dir.buf, script);
+    tu_rm_rf(tmp);
+    free(tmp);
+    cg_strbuf_release(&dir);
+    return r;
+}
+
 START_TEST(help_and_version)
 {
     tu_run r = tu_sh(NULL, "$CIGEN --help");
@@ -122,18 +135,11 @@ START_TEST(command_options)
         cg_strbuf_release(&c);
         cg_strbuf_release(&want);
     }
-    char *tmp = project("e2e-small");
-    cg_strbuf cmd = CG_STRBUF_INIT;
     /* -q after the command silences the summary; --strict is accepted there */
-    cg_strbuf_addf(&cmd, "cd '%s/p' && $CIGEN generate && $CIGEN check -q --strict && $CIGEN list --quiet >/dev/null",
-                   tmp);
-    tu_run r = tu_sh("/", cmd.buf);
+    tu_run r = run_in_copy("e2e-small", "$CIGEN generate && $CIGEN check -q --strict && $CIGEN list --quiet >/dev/null");
     ck_assert_msg(r.status == 0 && r.out_len > 0, "%d\n%s%s", r.status, r.out, r.err);
     ck_assert_msg(strstr(r.out, "in sync") == NULL, "check -q printed:\n%s", r.out);
     tu_run_free(&r);
-    tu_rm_rf(tmp);
-    free(tmp);
-    cg_strbuf_release(&cmd);
 }
 END_TEST
 
@@ -141,42 +147,32 @@ END_TEST
  * built) passes options on, and drops pictures whose diagram is gone. */
 START_TEST(regenerate_script)
 {
-    char *tmp = project("e2e-small");
-    cg_strbuf cmd = CG_STRBUF_INIT;
-    cg_strbuf_addf(&cmd,
-                   "cd '%s/p' && cp \"$CIGEN_SRCDIR/regenerate.sh\" . && mkdir -p build diagrams && "
-                   "printf '#!/bin/sh\\nexec %%s \"$@\"\\n' \"$CIGEN\" > build/cigen && chmod +x build/cigen && "
-                   "printf 'build/cigen:\\n\\t@true\\n' > Makefile && "
-                   "touch diagrams/workflow-gone.svg diagrams/kept.dot diagrams/kept.svg && "
-                   "./regenerate.sh -q && ./regenerate.sh --check --strict -q && "
-                   "test ! -e diagrams/workflow-gone.svg && test -e diagrams/kept.svg",
-                   tmp);
-    tu_run r = tu_sh("/", cmd.buf);
+    tu_run r = run_in_copy("e2e-small",
+                           "cp \"$CIGEN_SRCDIR/regenerate.sh\" . && mkdir -p build diagrams && "
+                           "printf '#!/bin/sh\\nexec %s \"$@\"\\n' \"$CIGEN\" > build/cigen && chmod +x build/cigen && "
+                           "printf 'build/cigen:\\n\\t@true\\n' > Makefile && "
+                           "touch diagrams/workflow-gone.svg diagrams/kept.dot diagrams/kept.svg && "
+                           "./regenerate.sh -q && ./regenerate.sh --check --strict -q && "
+                           "test ! -e diagrams/workflow-gone.svg && test -e diagrams/kept.svg");
     ck_assert_msg(r.status == 0 && r.out_len == 0, "%d\n%s%s", r.status, r.out, r.err);
     tu_run_free(&r);
-    tu_rm_rf(tmp);
-    free(tmp);
-    cg_strbuf_release(&cmd);
 }
 END_TEST
 
 /* A report that cannot be written is an error, not a silent success. */
 START_TEST(stdout_write_error)
 {
-    char *tmp = project("e2e-small");
     static const char *const cmds[] = {"list", "list --json", "lint --json", "check", "--help"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         cg_strbuf cmd = CG_STRBUF_INIT;
-        cg_strbuf_addf(&cmd, "cd '%s/p' && $CIGEN %s > /dev/full", tmp, cmds[i]);
-        tu_run r = tu_sh("/", cmd.buf);
+        cg_strbuf_addf(&cmd, "$CIGEN %s > /dev/full", cmds[i]);
+        tu_run r = run_in_copy("e2e-small", cmd.buf);
         ck_assert_msg(r.status == 2, "%s: exit %d", cmds[i], r.status);
         ck_assert_msg(cg_streq(r.err, "cigen: error: cannot write to standard output: No space left on device\n"),
                       "%s: %s", cmds[i], r.err);
         tu_run_free(&r);
         cg_strbuf_release(&cmd);
     }
-    tu_rm_rf(tmp);
-    free(tmp);
 }
 END_TEST
 

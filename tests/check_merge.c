@@ -6,34 +6,59 @@
 #include "testutil.h"
 #include "util.h"
 
-/* Two branches: one adds Python 3.8, the other adds an argument to the
- * template; both regenerate config.yml, whose text then conflicts. */
-static const char scenario[] =
-    "set -e\n"
-    "cp -r \"$SRC/tests/golden/e2e-small/in\" repo && cd repo\n"
-    "git init -q && git config user.email t@example.com && git config user.name t\n"
+/* A scratch repository holding tests/golden/e2e-small ($SRC: the source tree). */
+#define REPO_SETUP                                                                  \
+    "set -e\n"                                                                      \
+    "cp -r \"$SRC/tests/golden/e2e-small/in\" repo && cd repo\n"                    \
+    "git init -q && git config user.email t@example.com && git config user.name t\n" \
     "git config commit.gpgsign false\n"
+#define USE_DRIVER "git config merge.cigen.driver \"$CIGEN merge-driver %O %A %B %P\"\n"
+/* From the base commit ($MAIN): branch py38 adds Python 3.8, $MAIN adds an
+ * argument to the template; both regenerate their outputs. */
+#define TWO_BRANCHES                                                                                       \
+    "MAIN=$(git symbolic-ref --short HEAD)\n"                                                              \
+    "git checkout -qb py38\n"                                                                              \
+    "sed -i 's/    python: \\[\"3.6\", \"3.7\"\\]/    python: [\"3.6\", \"3.7\", \"3.8\"]/' dimensions/builds.yml\n" \
+    "$CIGEN -q generate && git commit -qam 'python 3.8'\n"                                                  \
+    "git checkout -q \"$MAIN\"\n"                                                                          \
+    "printf 'build:\\n  python: \"{{ python }}\"\\n  cuda: \"{{ cuda? }}\"\\n  tag: nightly\\n' > templates/build.yml\n" \
+    "sed -i 's/^      cuda: {type: string, default: cpu}$/&\\n      tag: {type: string, default: none}/' "         \
+    "verbatim-sources/jobs.yml\n"                                                                          \
+    "$CIGEN -q generate && git commit -qam 'tag'\n"
+
+/* Two branches whose config.yml texts conflict (with the driver when
+ * $DRIVER is 1). */
+static const char scenario[] =
+    REPO_SETUP
     "if [ \"$DRIVER\" = 1 ]; then\n"
     "  echo 'config.yml merge=cigen' > .gitattributes\n"
-    "  git config merge.cigen.driver \"$CIGEN merge-driver %O %A %B %P\"\n"
+    "  " USE_DRIVER
     "fi\n"
     "git add -A && git commit -qm base\n"
-    "MAIN=$(git symbolic-ref --short HEAD)\n"
-    "git checkout -qb py38\n"
-    "sed -i 's/    python: \\[\"3.6\", \"3.7\"\\]/    python: [\"3.6\", \"3.7\", \"3.8\"]/' dimensions/builds.yml\n"
-    "$CIGEN -q generate && git commit -qam 'python 3.8'\n"
-    "git checkout -q \"$MAIN\"\n"
-    "printf 'build:\\n  python: \"{{ python }}\"\\n  cuda: \"{{ cuda? }}\"\\n  tag: nightly\\n' > templates/build.yml\n"
-    "sed -i 's/^      cuda: {type: string, default: cpu}$/&\\n      tag: {type: string, default: none}/' verbatim-sources/jobs.yml\n"
-    "$CIGEN -q generate && git commit -qam 'tag'\n"
+    TWO_BRANCHES
     "set +e\n";
 
-static tu_run run(const char *dir, bool driver, const char *action)
+/* Runs script in a new scratch folder (removed after), with $SRC set. */
+static tu_run in_scratch(const char *env, const char *script)
 {
+    char *dir = tu_mkdtemp();
     cg_strbuf cmd = CG_STRBUF_INIT;
-    cg_strbuf_addf(&cmd, "SRC='%s' DRIVER=%d; %s%s", tu_srcdir(), driver ? 1 : 0, scenario, action);
+    cg_strbuf_addf(&cmd, "SRC='%s' %s; %s", tu_srcdir(), env, script);
     tu_run r = tu_sh(dir, cmd.buf);
     cg_strbuf_release(&cmd);
+    tu_rm_rf(dir);
+    free(dir);
+    return r;
+}
+
+/* The scenario, then action. */
+static tu_run run(bool driver, const char *action)
+{
+    cg_strbuf script = CG_STRBUF_INIT;
+    cg_strbuf_adds(&script, scenario);
+    cg_strbuf_adds(&script, action);
+    tu_run r = in_scratch(driver ? "DRIVER=1" : "DRIVER=0", script.buf);
+    cg_strbuf_release(&script);
     return r;
 }
 
@@ -48,45 +73,35 @@ static const char rebase_then_check[] =
 
 START_TEST(merge_without_driver_conflicts)
 {
-    char *dir = tu_mkdtemp();
-    tu_run r = run(dir, false, merge_then_check);
+    tu_run r = run(false, merge_then_check);
     ck_assert_msg(strstr(r.out, "merge=1") && strstr(r.out, "UU config.yml"),
                   "expected a textual conflict without the driver:\n%s%s", r.out, r.err);
     tu_run_free(&r);
-    tu_rm_rf(dir);
-    free(dir);
 }
 END_TEST
 
 START_TEST(merge_driver_resolves_merge)
 {
-    char *dir = tu_mkdtemp();
-    tu_run r = run(dir, true, merge_then_check);
+    tu_run r = run(true, merge_then_check);
     ck_assert_msg(strstr(r.out, "merge=0") && strstr(r.out, "check=0") && !strstr(r.out, "UU"),
                   "the driver did not resolve the merge:\n%s%s", r.out, r.err);
     tu_run_free(&r);
-    tu_rm_rf(dir);
-    free(dir);
 }
 END_TEST
 
 START_TEST(merge_driver_resolves_rebase)
 {
-    char *dir = tu_mkdtemp();
-    tu_run r = run(dir, true, rebase_then_check);
+    tu_run r = run(true, rebase_then_check);
     ck_assert_msg(strstr(r.out, "rebase=0") && strstr(r.out, "check=0"),
                   "the driver did not resolve the rebase:\n%s%s", r.out, r.err);
     tu_run_free(&r);
-    tu_rm_rf(dir);
-    free(dir);
 }
 END_TEST
 
 START_TEST(merge_driver_leaves_source_conflicts)
 {
     /* both branches edit the same line of the tree: nothing to regenerate from */
-    char *dir = tu_mkdtemp();
-    tu_run r = run(dir, true,
+    tu_run r = run(true,
                    "git checkout -q py38\n"
                    "sed -i 's/\"3.8\"\\]/\"3.9\"]/' dimensions/builds.yml && $CIGEN -q generate\n"
                    "git commit -qam 'python 3.9' && git checkout -q \"$MAIN\"\n"
@@ -99,8 +114,6 @@ START_TEST(merge_driver_leaves_source_conflicts)
                       strstr(r.out, "UU dimensions/builds.yml") && strstr(r.out, "could not regenerate config.yml"),
                   "expected the sources' conflict to be left, with a hint:\n%s%s", r.out, r.err);
     tu_run_free(&r);
-    tu_rm_rf(dir);
-    free(dir);
 }
 END_TEST
 
@@ -108,16 +121,10 @@ END_TEST
  * scalar): the markers must not be regenerated into config.yml. */
 START_TEST(merge_driver_leaves_conflicts_that_parse)
 {
-    char *dir = tu_mkdtemp();
-    cg_strbuf cmd = CG_STRBUF_INIT;
-    cg_strbuf_addf(
-        &cmd,
-        "set -e\n"
-        "cp -r '%s/tests/golden/e2e-small/in' repo && cd repo\n"
-        "git init -q && git config user.email t@example.com && git config user.name t\n"
-        "git config commit.gpgsign false\n"
+    tu_run r = in_scratch(
+        "", REPO_SETUP
         "echo 'config.yml merge=cigen' > .gitattributes\n"
-        "git config merge.cigen.driver \"$CIGEN merge-driver %%O %%A %%B %%P\"\n"
+        USE_DRIVER
         "sed -i 's/^      - run: echo << parameters.python >>$/      - run: \"echo << parameters.python >>\\n"
         "          middle\\n          end\"/' verbatim-sources/jobs.yml\n"
         "grep -q middle verbatim-sources/jobs.yml\n"
@@ -130,58 +137,33 @@ START_TEST(merge_driver_leaves_conflicts_that_parse)
         "set +e\n"
         "git merge other -m m >/dev/null 2>merge.err; echo \"merge=$?\"\n"
         "git status --porcelain | grep '^UU' || true\n"
-        "cat merge.err\n",
-        tu_srcdir());
-    tu_run r = tu_sh(dir, cmd.buf);
+        "cat merge.err\n");
     ck_assert_msg(strstr(r.out, "merge=1") && strstr(r.out, "UU config.yml") &&
                       strstr(r.out, "the sources conflict: verbatim-sources/jobs.yml"),
                   "expected config.yml left in conflict:\n%s%s", r.out, r.err);
     tu_run_free(&r);
-    cg_strbuf_release(&cmd);
-    tu_rm_rf(dir);
-    free(dir);
 }
 END_TEST
 
 /* More outputs than a handful: nine workflows, nine workflow diagrams. */
 START_TEST(merge_driver_resolves_every_output)
 {
-    char *dir = tu_mkdtemp();
-    cg_strbuf cmd = CG_STRBUF_INIT;
-    cg_strbuf_addf(
-        &cmd,
-        "set -e\n"
-        "cp -r '%s/tests/golden/e2e-small/in' repo && cd repo\n"
-        "for i in 1 2 3 4 5 6 7; do printf '  w%%s:\\n    jobs: [setup]\\n' $i >> cigen.yml; done\n"
+    tu_run r = in_scratch(
+        "", REPO_SETUP
+        "for i in 1 2 3 4 5 6 7; do printf '  w%s:\\n    jobs: [setup]\\n' $i >> cigen.yml; done\n"
         "sed -i 's/^trees:/diagrams: diagrams\\ntrees:/' cigen.yml\n"
-        "git init -q && git config user.email t@example.com && git config user.name t\n"
-        "git config commit.gpgsign false\n"
         "printf 'config.yml merge=cigen\\ndiagrams/*.dot merge=cigen\\n' > .gitattributes\n"
-        "git config merge.cigen.driver \"$CIGEN merge-driver %%O %%A %%B %%P\"\n"
+        USE_DRIVER
         "$CIGEN -q generate --force && test $(ls diagrams/*.dot | wc -l) -gt 8 && git add -A && git commit -qm base\n"
-        "MAIN=$(git symbolic-ref --short HEAD)\n"
-        "git checkout -qb py38\n"
-        "sed -i 's/    python: \\[\"3.6\", \"3.7\"\\]/    python: [\"3.6\", \"3.7\", \"3.8\"]/' "
-        "dimensions/builds.yml\n"
-        "$CIGEN -q generate && git commit -qam py38\n"
-        "git checkout -q \"$MAIN\"\n"
-        "printf 'build:\\n  python: \"{{ python }}\"\\n  cuda: \"{{ cuda? }}\"\\n  tag: nightly\\n' > templates/build.yml\n"
-        "sed -i 's/^      cuda: {type: string, default: cpu}$/&\\n      tag: {type: string, default: none}/' "
-        "verbatim-sources/jobs.yml\n"
-        "$CIGEN -q generate && git commit -qam tag\n"
+        TWO_BRANCHES
         "set +e\n"
         "git merge py38 -m m >/dev/null 2>merge.err; echo \"merge=$?\"\n"
         "git status --porcelain | grep '^UU' || true\n"
         "$CIGEN check >/dev/null 2>&1; echo \"check=$?\"\n"
-        "cat merge.err\n",
-        tu_srcdir());
-    tu_run r = tu_sh(dir, cmd.buf);
+        "cat merge.err\n");
     ck_assert_msg(strstr(r.out, "merge=0") && strstr(r.out, "check=0") && !strstr(r.out, "UU"),
                   "the driver did not resolve every output:\n%s%s", r.out, r.err);
     tu_run_free(&r);
-    cg_strbuf_release(&cmd);
-    tu_rm_rf(dir);
-    free(dir);
 }
 END_TEST
 
