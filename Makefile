@@ -27,16 +27,16 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags yaml-0.1 jansson)
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs yaml-0.1 jansson)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
-ALL_CFLAGS = -std=c11 -pthread -D_XOPEN_SOURCE=700 -DCIGEN_VERSION='"$(VERSION)"' \
+ALL_CFLAGS = -std=c11 -pthread -Igenerator -D_XOPEN_SOURCE=700 -DCIGEN_VERSION='"$(VERSION)"' \
              $(WARN) $(OPT) $(PKG_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_LDFLAGS = -pthread $(LDFLAGS) $(EXTRA_LDFLAGS)
 
-LIB_SRC  := $(filter-out generator/main.c,$(sort $(wildcard generator/*.c)))
+LIB_SRC  := $(sort $(wildcard generator/*/*.c))
 LIB_OBJ  := $(LIB_SRC:generator/%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(BUILD)/obj/main.o
 TEST_SRC := $(sort $(wildcard tests/check_*.c)) tests/run_tests.c tests/testutil.c
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
-HEADERS  := $(wildcard generator/*.h tests/*.h)
+HEADERS  := $(wildcard generator/*/*.h tests/*.h)
 
 .PHONY: all check asan tsan memcheck install uninstall clean deps deps-tests
 all: $(BUILD)/cigen
@@ -59,6 +59,7 @@ $(BUILD):
 # `make V=1` shows the full commands.
 Q = $(if $(V),,@)
 $(BUILD)/obj/%.o: generator/%.c $(HEADERS) Makefile VERSION | $(BUILD)/.deps-ok
+	@mkdir -p $(@D)
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -68,7 +69,7 @@ $(BUILD)/cigen: $(LIB_OBJ) $(MAIN_OBJ)
 
 $(BUILD)/tests/%.o: tests/%.c $(HEADERS) Makefile | $(BUILD)/.deps-tests-ok
 	@$(if $(V),,echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Igenerator -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BUILD)/run_tests: $(LIB_OBJ) $(TEST_OBJ)
 	@$(if $(V),,echo "  LINK    $@")

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cmd/cli.h"
 
 static const char usage[] =
     "usage: cigen [-C DIR] [-m MANIFEST] [--strict] [-q] COMMAND [ARGS]\n"

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 /* A copy of a small project from tests/golden (its in/ folder). */
 static char *project(const char *name)

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "util.h"
-#include "yamlload.h"
+#include "base/util.h"
+#include "lang/yamlload.h"
 
 static json_t *list_json(void)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dot.h"
+#include "render/dot.h"
 #include "testutil.h"
 
 /* ---- cg_dot_quote ---- */

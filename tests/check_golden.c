@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 static char **cases;
 static size_t ncases;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 /* A scratch repository holding tests/golden/e2e-small ($SRC: the source tree). */
 #define REPO_SETUP                                                                  \

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 /* The targets as plain functions: one file, shared with `make fuzz`. */
 #include "fuzz/targets.c"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 static int count_cases(void)
 {

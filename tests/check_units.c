@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "digest.h"
-#include "placeholder.h"
+#include "base/diff.h"
+#include "base/digest.h"
+#include "lang/placeholder.h"
 #include "testutil.h"
-#include "util.h"
+#include "base/util.h"
 
 /* ---- placeholders ---- */
 

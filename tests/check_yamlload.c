@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "yamlload.h"
+#include "lang/yamlload.h"
 
 static cg_doc *load(const char *text, cg_error *err)
 {

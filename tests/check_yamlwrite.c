@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "yamlload.h"
-#include "yamlwrite.h"
+#include "lang/yamlload.h"
+#include "render/yamlwrite.h"
 
 static const struct {
     const char *in;

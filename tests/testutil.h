@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /* The source tree (CIGEN_SRCDIR) and the binary under test (CIGEN). */
 const char *tu_srcdir(void);

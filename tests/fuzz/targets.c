@@ -14,13 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "diff.h"
-#include "project.h"
-#include "strbuf.h"
-#include "util.h"
-#include "yamlload.h"
-#include "yamlwrite.h"
+#include "base/diag.h"
+#include "base/diff.h"
+#include "model/project.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+#include "lang/yamlload.h"
+#include "render/yamlwrite.h"
 
 /* A broken promise: say which, then abort (libFuzzer saves the input). */
 static _Noreturn void fz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,56 @@
+/* diag — source positions, the first error, and warnings.
+ *
+ * Every stage reports problems as `file:line:col: error: message` (lines and
+ * columns 1-based, file relative to the project folder).  Like jansson's
+ * json_error_t, a cg_error keeps the FIRST error recorded: later layers may
+ * report again without hiding the root cause.  Notes ("first defined here")
+ * attach to the error they follow and are dropped with it.
+ */
+#ifndef CIGEN_DIAG_H
+#define CIGEN_DIAG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/strbuf.h"
+
+typedef struct cg_pos {
+    const char *file; /* display path, owned by whoever loaded the file */
+    uint32_t line;    /* 1-based; 0 = whole file */
+    uint32_t col;     /* 1-based; 0 = whole line */
+} cg_pos;
+
+typedef struct cg_error {
+    bool set;
+    bool dropping;  /* the last error was dropped: drop its notes too */
+    cg_pos pos;
+    cg_strbuf text; /* the complete message, notes included, no final newline */
+} cg_error;
+
+void cg_error_init(cg_error *e);
+void cg_error_release(cg_error *e);
+/* Records an error unless one is already recorded.  Always returns -1. */
+int cg_error_at(cg_error *e, const cg_pos *pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Appends a note line to the error just recorded. */
+void cg_error_note(cg_error *e, const cg_pos *pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An error that is not about a source file ("cigen: error: ..."). */
+int cg_error_plain(cg_error *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Formats "file:line:col: " (omitting zero parts) into sb. */
+void cg_pos_format(cg_strbuf *sb, const cg_pos *pos);
+
+/* Warnings, printed in the order they were found. */
+typedef struct cg_warnings {
+    cg_strbuf text;
+    unsigned count;
+} cg_warnings;
+
+void cg_warnings_init(cg_warnings *w);
+void cg_warnings_release(cg_warnings *w);
+void cg_warn_at(cg_warnings *w, const cg_pos *pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,37 @@
+/* diff — line differences between two texts, as unified-diff hunks.
+ *
+ * Myers' O((N+M)D) algorithm in linear space (the middle-snake refinement)
+ * after removing the common head and tail; when a work budget runs out the
+ * region left is reported as one replaced block (still a correct diff, just
+ * not a minimal one).
+ */
+#ifndef CIGEN_DIFF_H
+#define CIGEN_DIFF_H
+
+#include <stddef.h>
+
+#include "base/strbuf.h"
+
+typedef struct cg_hunk {
+    size_t a_start, a_len;   /* 0-based line range in a */
+    size_t b_start, b_len;   /* in b */
+} cg_hunk;
+
+typedef struct cg_diff {
+    cg_hunk *hunks;          /* changed ranges, no context */
+    size_t n, cap;
+    size_t a_lines, b_lines;
+    size_t removed, added;   /* changed line counts */
+} cg_diff;
+
+void cg_diff_compute(const char *a, size_t alen, const char *b, size_t blen, cg_diff *d);
+void cg_diff_release(cg_diff *d);
+
+/* Writes a unified diff ("--- a_name", "+++ b_name", @@ hunks) with
+ * `context` lines around changes; stops after `max_lines` diff lines
+ * (0: no limit) and says how many were left out. */
+void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b, size_t blen,
+                     const char *a_name, const char *b_name, unsigned context, size_t max_lines,
+                     cg_strbuf *out);
+
+#endif

@@ -1,0 +1,815 @@
+#include "check/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/yamlload.h"
+
+/* ---- the header ---- */
+
+void cg_header_parse(const char *text, size_t len, cg_header_info *h)
+{
+    memset(h, 0, sizeof *h);
+    static const char key[] = "# cigen-digest: sources=";
+    size_t i = 0;
+    /* the header is the leading comment lines, through the digest line */
+    while (i < len && text[i] == '#') {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - text) + 1 : len;
+        if (end - i > sizeof key && memcmp(text + i, key, sizeof key - 1) == 0) {
+            const char *s = text + i + sizeof key - 1;
+            const char *b = strstr(s, " body=");
+            if (b && b - s == 40 && b + 6 + 40 <= text + end) {
+                memcpy(h->sources, s, 40);
+                memcpy(h->body, b + 6, 40);
+                h->found = true;
+                h->len = end;
+            }
+            return;
+        }
+        i = end;
+    }
+}
+
+/* ---- reading a config as jobs ---- */
+
+typedef struct wf_args {
+    const char *workflow;
+    json_t *args;        /* borrowed; NULL for a bare "name" entry */
+} wf_args;
+
+typedef struct jobrec {
+    const char *name;
+    const char *invoke;
+    wf_args *v;
+    size_t n, cap;
+} jobrec;
+
+typedef struct config {
+    cg_doc *doc;
+    jobrec *jobs;
+    size_t n, cap;
+    cg_map index;        /* name -> index + 1 */
+} config;
+
+static void config_release(config *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->jobs[i].v);
+    free(c->jobs);
+    cg_map_release(&c->index);
+    cg_doc_free(c->doc);
+    memset(c, 0, sizeof *c);
+}
+
+static char *config_read(const char *text, size_t len, const char *what, config *c)
+{
+    memset(c, 0, sizeof *c);
+    cg_map_init(&c->index);
+    cg_load_opts o = {.max_bytes = (size_t)1 << 32, .no_positions = true};
+    cg_error err;
+    cg_error_init(&err);
+    c->doc = cg_doc_parse(what, text, len, &o, &err);
+    if (!c->doc) {
+        char *msg = cg_xstrdup(cg_strbuf_str(&err.text));
+        cg_error_release(&err);
+        return msg;
+    }
+    cg_error_release(&err);
+    json_t *wfs = json_object_get(cg_doc_root(c->doc), "workflows");
+    const char *wname;
+    json_t *wf;
+    json_object_foreach(wfs, wname, wf) {
+        json_t *jobs = json_object_get(wf, "jobs");
+        for (size_t i = 0; i < json_array_size(jobs); i++) {
+            json_t *e = json_array_get(jobs, i);
+            const char *invoke = NULL, *name;
+            json_t *args = NULL;
+            if (json_is_string(e)) {
+                invoke = json_string_value(e);
+            } else if (json_is_object(e) && json_object_size(e) == 1) {
+                invoke = json_object_iter_key(json_object_iter(e));
+                args = json_object_iter_value(json_object_iter(e));
+                if (!json_is_object(args))
+                    args = NULL;
+            } else {
+                continue;
+            }
+            json_t *n = args ? json_object_get(args, "name") : NULL;
+            name = json_is_string(n) ? json_string_value(n) : invoke;
+            size_t k = (size_t)cg_map_get(&c->index, name);
+            if (!k) {
+                cg_grow(&c->jobs, &c->cap, c->n + 1, sizeof *c->jobs);
+                c->jobs[c->n] = (jobrec){name, invoke, NULL, 0, 0};
+                cg_map_put(&c->index, name, (void *)(c->n + 1));
+                k = ++c->n;
+            }
+            jobrec *r = &c->jobs[k - 1];
+            cg_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v);
+            r->v[r->n++] = (wf_args){wname, args};
+        }
+    }
+    return NULL;
+}
+
+static jobrec *config_find(const config *c, const char *name)
+{
+    size_t k = (size_t)cg_map_get(&c->index, name);
+    return k ? &c->jobs[k - 1] : NULL;
+}
+
+static char *show(json_t *v)
+{
+    if (!v)
+        return NULL;
+    if (json_is_string(v))
+        return cg_xstrndup(json_string_value(v), json_string_length(v));
+    return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+}
+
+static void add_change(cg_job_change *jc, const char *field, json_t *before, json_t *after)
+{
+    char *b = show(before), *a = show(after);
+    for (size_t i = 0; i < jc->n; i++) {
+        cg_field_change *f = &jc->v[i];
+        if (cg_streq(f->field, field) && cg_streq(f->before, b) && cg_streq(f->after, a)) {
+            free(a);
+            free(b);
+            return;
+        }
+    }
+    jc->v = cg_xrealloc(jc->v, (jc->n + 1) * sizeof *jc->v);
+    jc->v[jc->n++] = (cg_field_change){cg_xstrdup(field), b, a};
+}
+
+static void workflows_of(const jobrec *r, cg_strbuf *out)
+{
+    for (size_t i = 0; i < r->n; i++)
+        cg_strbuf_addf(out, "%s%s", i ? ", " : "", r->v[i].workflow);
+}
+
+static void compare_job(const jobrec *a, const jobrec *b, cg_job_change *jc)
+{
+    if (!cg_streq(a->invoke, b->invoke)) {
+        json_t *x = json_string(a->invoke), *y = json_string(b->invoke);
+        add_change(jc, "job", x, y);
+        json_decref(x);
+        json_decref(y);
+    }
+    cg_strbuf wa = CG_STRBUF_INIT, wb = CG_STRBUF_INIT;
+    workflows_of(a, &wa);
+    workflows_of(b, &wb);
+    if (!cg_streq(cg_strbuf_str(&wa), cg_strbuf_str(&wb))) {
+        json_t *x = json_string(cg_strbuf_str(&wa)), *y = json_string(cg_strbuf_str(&wb));
+        add_change(jc, "workflows", x, y);
+        json_decref(x);
+        json_decref(y);
+    }
+    cg_strbuf_release(&wa);
+    cg_strbuf_release(&wb);
+    for (size_t i = 0; i < a->n; i++) {
+        for (size_t k = 0; k < b->n; k++) {
+            if (!cg_streq(a->v[i].workflow, b->v[k].workflow))
+                continue;
+            json_t *x = a->v[i].args, *y = b->v[k].args;
+            const char *key;
+            json_t *val;
+            json_object_foreach(x, key, val) {
+                json_t *other = y ? json_object_get(y, key) : NULL;
+                if (!cg_streq(key, "name") && (!other || !json_equal(val, other)))
+                    add_change(jc, key, val, other);
+            }
+            json_object_foreach(y, key, val)
+                if (!cg_streq(key, "name") && !(x && json_object_get(x, key)))
+                    add_change(jc, key, NULL, val);
+        }
+    }
+}
+
+static void compare_definitions(const config *a, const config *b, cg_matrix *m)
+{
+    static const char *const sections[] = {"jobs", "commands", "executors"};
+    for (size_t s = 0; s < 3; s++) {
+        json_t *x = json_object_get(cg_doc_root(a->doc), sections[s]);
+        json_t *y = json_object_get(cg_doc_root(b->doc), sections[s]);
+        const char *key;
+        json_t *val;
+        cg_strbuf line = CG_STRBUF_INIT;
+        json_object_foreach(y, key, val) {
+            json_t *old = x ? json_object_get(x, key) : NULL;
+            if (old && json_equal(old, val))
+                continue;
+            cg_strbuf_reset(&line);
+            cg_strbuf_addf(&line, "%s.%s %s", sections[s], key, old ? "changed" : "added");
+            m->definitions = cg_xrealloc(m->definitions, (m->ndefinitions + 1) * sizeof *m->definitions);
+            m->definitions[m->ndefinitions++] = cg_xstrdup(line.buf);
+        }
+        json_object_foreach(x, key, val) {
+            if (y && json_object_get(y, key))
+                continue;
+            cg_strbuf_reset(&line);
+            cg_strbuf_addf(&line, "%s.%s removed", sections[s], key);
+            m->definitions = cg_xrealloc(m->definitions, (m->ndefinitions + 1) * sizeof *m->definitions);
+            m->definitions[m->ndefinitions++] = cg_xstrdup(line.buf);
+        }
+        cg_strbuf_release(&line);
+    }
+}
+
+/* ---- grouping ---- */
+
+static void push_group(cg_matrix *m, char kind, const char *label, const char *why, char **jobs, size_t n)
+{
+    m->groups = cg_xrealloc(m->groups, (m->ngroups + 1) * sizeof *m->groups);
+    cg_group *g = &m->groups[m->ngroups++];
+    g->kind = kind;
+    g->label = label ? cg_xstrdup(label) : NULL;
+    g->why = why ? cg_xstrdup(why) : NULL;
+    g->jobs = cg_xmalloc((n + 1) * sizeof *g->jobs);
+    for (size_t i = 0; i < n; i++)
+        g->jobs[i] = cg_xstrdup(jobs[i]);
+    g->n = n;
+}
+
+/* "dim=value" pairs of a job of the model (phase included), in order. */
+static size_t job_pairs(const cg_job *j, char pairs[][256], size_t max)
+{
+    size_t n = 0;
+    const cg_tree *t = j->tree;
+    for (size_t d = 0; d < t->ndims && n < max; d++)
+        if (j->cell->values[d])
+            snprintf(pairs[n++], 256, "%s=%s", t->dims[d], j->cell->values[d]);
+    if (n < max)
+        snprintf(pairs[n++], 256, "phase=%s", t->phases[j->phase].name);
+    return n;
+}
+
+static bool has_pair(const cg_job *j, const char *pair)
+{
+    char pairs[70][256];
+    size_t n = job_pairs(j, pairs, 70);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(pairs[i], pair) == 0)
+            return true;
+    return false;
+}
+
+/* Whether job j has both pairs of "a,b" (a pattern as `list --where` takes). */
+static bool has_combo(const cg_job *j, const char *combo)
+{
+    char pairs[70][256];
+    size_t n = job_pairs(j, pairs, 70), hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(pairs[i]);
+        hits += (strncmp(combo, pairs[i], l) == 0 && combo[l] == ',') ||
+                (strcmp(strchr(combo, ',') + 1, pairs[i]) == 0);
+    }
+    return hits == 2;
+}
+
+/* "a,b" into key (each pair is under 256 bytes). */
+static void combo_key(char key[520], const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    memcpy(key, a, la);
+    key[la] = ',';
+    memcpy(key + la + 1, b, lb + 1);
+}
+
+/* When no single value is new (python=3.8 existed on macOS, now on Linux
+ * too): the two values that most of the jobs left share and no older job
+ * has together.  Skipped when the older jobs are too many to pair cheaply. */
+static const char *best_combo(const cg_project *p, const config *oldc, char **left, size_t n, cg_pool *pool,
+                              size_t *best_n)
+{
+    cg_map counts;
+    cg_map_init(&counts);
+    const char **order = NULL;
+    size_t norder = 0, ocap = 0;
+    char pairs[70][256], key[520];
+    for (size_t i = 0; i < n; i++) {
+        const cg_job *j = cg_jobs_find(&p->jobs, left[i]);
+        size_t np = j ? job_pairs(j, pairs, 70) : 0;
+        for (size_t a = 0; a < np; a++)
+            for (size_t b = a + 1; b < np; b++) {
+                combo_key(key, pairs[a], pairs[b]);
+                const char *k = cg_intern(pool, key);
+                size_t c = (size_t)cg_map_get(&counts, k);
+                if (!c) {
+                    cg_grow(&order, &ocap, norder + 1, sizeof *order);
+                    order[norder++] = k;
+                }
+                cg_map_put(&counts, k, (void *)(c + 1));
+            }
+    }
+    /* the combinations older jobs have are not news */
+    size_t work = 0;
+    for (size_t k = 0; k < p->jobs.n && work < ((size_t)1 << 24); k++) {
+        const cg_job *j = &p->jobs.v[k];
+        if (!config_find(oldc, j->name))
+            continue;
+        size_t np = job_pairs(j, pairs, 70);
+        work += np * np;
+        for (size_t a = 0; a < np; a++)
+            for (size_t b = a + 1; b < np; b++) {
+                combo_key(key, pairs[a], pairs[b]);
+                if (cg_map_get(&counts, key))
+                    cg_map_put(&counts, cg_intern(pool, key), (void *)0);
+            }
+    }
+    const char *best = NULL;
+    *best_n = 0;
+    for (size_t i = 0; i < norder && work < ((size_t)1 << 24); i++) {
+        size_t c = (size_t)cg_map_get(&counts, order[i]);
+        if (c > *best_n) {
+            best = order[i];
+            *best_n = c;
+        }
+    }
+    free(order);
+    cg_map_release(&counts);
+    return best;
+}
+
+/* Added jobs: repeatedly take the value that every job left has in common
+ * most often and that no older job has (or else two values together). */
+static void group_added(cg_matrix *m, const cg_project *p, const config *oldc)
+{
+    size_t n = m->nadded;
+    char **left = cg_xmalloc((n + 1) * sizeof *left);
+    if (n) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(left, m->added, n * sizeof *left);
+    /* pairs of the jobs that existed before */
+    cg_map old_pairs;
+    cg_map_init(&old_pairs);
+    cg_pool pool;
+    cg_pool_init(&pool);
+    for (size_t k = 0; p && k < p->jobs.n; k++) {
+        const cg_job *j = &p->jobs.v[k];
+        if (!config_find(oldc, j->name))
+            continue;
+        char pairs[70][256];
+        size_t np = job_pairs(j, pairs, 70);
+        for (size_t i = 0; i < np; i++)
+            cg_map_put(&old_pairs, cg_intern(&pool, pairs[i]), (void *)1);
+    }
+    while (n > 0 && p) {
+        cg_map counts;
+        cg_map_init(&counts);
+        const char **order = NULL;
+        size_t norder = 0, ocap = 0;
+        for (size_t i = 0; i < n; i++) {
+            const cg_job *j = cg_jobs_find(&p->jobs, left[i]);
+            if (!j)
+                continue;
+            char pairs[70][256];
+            size_t np = job_pairs(j, pairs, 70);
+            for (size_t q = 0; q < np; q++) {
+                if (cg_map_has(&old_pairs, pairs[q]))
+                    continue;
+                const char *key = cg_intern(&pool, pairs[q]);
+                size_t c = (size_t)cg_map_get(&counts, key);
+                if (!c) {
+                    cg_grow(&order, &ocap, norder + 1, sizeof *order);
+                    order[norder++] = key;
+                }
+                cg_map_put(&counts, key, (void *)(c + 1));
+            }
+        }
+        const char *best = NULL;
+        size_t best_n = 0;
+        for (size_t i = 0; i < norder; i++) {
+            size_t c = (size_t)cg_map_get(&counts, order[i]);
+            if (c > best_n) {
+                best = order[i];
+                best_n = c;
+            }
+        }
+        free(order);
+        cg_map_release(&counts);
+        bool combo = false;
+        if (!best || best_n < 2) {
+            best = best_combo(p, oldc, left, n, &pool, &best_n);
+            combo = true;
+        }
+        if (!best || best_n < 2)
+            break;
+        char **in = cg_xmalloc((n + 1) * sizeof *in);
+        size_t nin = 0, nout = 0;
+        for (size_t i = 0; i < n; i++) {
+            const cg_job *j = cg_jobs_find(&p->jobs, left[i]);
+            if (j && (combo ? has_combo(j, best) : has_pair(j, best)))
+                in[nin++] = left[i];
+            else
+                left[nout++] = left[i];
+        }
+        push_group(m, '+', best, NULL, in, nin);
+        free(in);
+        n = nout;
+    }
+    if (n)
+        push_group(m, '+', NULL, NULL, left, n);
+    free(left);
+    cg_map_release(&old_pairs);
+    cg_pool_release(&pool);
+}
+
+static size_t tokens(const char *name, char tok[][128], size_t max)
+{
+    size_t n = 0, len = 0;
+    for (const char *c = name;; c++) {
+        if (*c == '_' || *c == '\0') {
+            if (n < max) {
+                tok[n][len < 127 ? len : 127] = '\0';
+                n++;
+            }
+            len = 0;
+            if (!*c)
+                break;
+            continue;
+        }
+        if (n < max && len < 127)
+            tok[n][len] = *c;
+        len++;
+    }
+    return n;
+}
+
+/* Removed jobs are not in the model: group them by a part of their name
+ * that all of them share and no current job has, and find the dimension
+ * that part stands for from a current job whose name differs only there. */
+static void group_removed(cg_matrix *m, const cg_project *p, const config *newc)
+{
+    size_t n = m->nremoved;
+    char **left = cg_xmalloc((n + 1) * sizeof *left);
+    if (n)
+        memcpy(left, m->removed, n * sizeof *left);
+    cg_map now;
+    cg_map_init(&now);
+    cg_pool pool;
+    cg_pool_init(&pool);
+    for (size_t i = 0; i < newc->n; i++) {
+        char tok[64][128];
+        size_t nt = tokens(newc->jobs[i].name, tok, 64);
+        for (size_t k = 0; k < nt; k++)
+            cg_map_put(&now, cg_intern(&pool, tok[k]), (void *)1);
+    }
+    while (n > 1) {
+        char tok[64][128];
+        size_t nt = tokens(left[0], tok, 64);
+        const char *best = NULL;
+        size_t best_n = 0, best_i = 0;
+        for (size_t k = 0; k < nt; k++) {
+            if (cg_map_has(&now, tok[k]))
+                continue;
+            size_t c = 0;
+            for (size_t i = 0; i < n; i++) {
+                char t2[64][128];
+                size_t n2 = tokens(left[i], t2, 64);
+                for (size_t q = 0; q < n2; q++)
+                    if (strcmp(t2[q], tok[k]) == 0) {
+                        c++;
+                        break;
+                    }
+            }
+            if (c > best_n) {
+                best = cg_intern(&pool, tok[k]);
+                best_n = c;
+                best_i = k;
+            }
+        }
+        if (!best || best_n < 2)
+            break;
+        /* which dimension: a current job named like left[0] but for that part */
+        char label[300];
+        snprintf(label, sizeof label, "'%s' in the name", best);
+        for (size_t k = 0; p && k < p->jobs.n; k++) {
+            char t2[64][128];
+            size_t n2 = tokens(p->jobs.v[k].name, t2, 64);
+            if (n2 != nt)
+                continue;
+            size_t diff = 0;
+            for (size_t q = 0; q < nt && diff < 2; q++)
+                diff += strcmp(t2[q], tok[q]) != 0;
+            if (diff != 1 || strcmp(t2[best_i], tok[best_i]) == 0)
+                continue;
+            const cg_job *j = &p->jobs.v[k];
+            for (size_t d = 0; d < j->tree->ndims; d++) {
+                const char *v = j->cell->values[d];
+                if (!v)
+                    continue;
+                /* compare with the value as the name pattern normalises it */
+                cg_strbuf norm = CG_STRBUF_INIT;
+                for (const char *c = v; *c; c++) {
+                    bool hit = false;
+                    for (size_t r = 0; r < j->tree->nreplace && !hit; r++)
+                        if (strncmp(c, j->tree->replace_from[r], strlen(j->tree->replace_from[r])) == 0) {
+                            cg_strbuf_adds(&norm, j->tree->replace_to[r]);
+                            c += strlen(j->tree->replace_from[r]) - 1;
+                            hit = true;
+                        }
+                    if (!hit)
+                        cg_strbuf_addc(&norm, *c);
+                }
+                if (cg_streq(norm.buf, t2[best_i]))
+                    snprintf(label, sizeof label, "%s=%s", j->tree->dims[d], best);
+                cg_strbuf_release(&norm);
+            }
+            break;
+        }
+        char **in = cg_xmalloc((n + 1) * sizeof *in);
+        size_t nin = 0, nout = 0;
+        for (size_t i = 0; i < n; i++) {
+            char t2[64][128];
+            size_t n2 = tokens(left[i], t2, 64);
+            bool has = false;
+            for (size_t q = 0; q < n2 && !has; q++)
+                has = strcmp(t2[q], best) == 0;
+            if (has)
+                in[nin++] = left[i];
+            else
+                left[nout++] = left[i];
+        }
+        push_group(m, '-', label, NULL, in, nin);
+        free(in);
+        n = nout;
+    }
+    if (n)
+        push_group(m, '-', NULL, NULL, left, n);
+    free(left);
+    cg_map_release(&now);
+    cg_pool_release(&pool);
+}
+
+/* A value all of the group's jobs share and no other job carrying the
+ * field has (among jobs present in both versions), or NULL. */
+static const char *explain_group(const cg_project *p, const config *oldc, const config *newc, char **jobs,
+                                 size_t nj, char *buf, size_t size)
+{
+    const cg_job *j0 = p && nj > 1 ? cg_jobs_find(&p->jobs, jobs[0]) : NULL;
+    if (!j0)
+        return NULL;
+    cg_map in;
+    cg_map_init(&in);
+    for (size_t z = 0; z < nj; z++)
+        cg_map_put(&in, jobs[z], (void *)1);
+    char pairs[70][256];
+    size_t np = job_pairs(j0, pairs, 70);
+    const char *why = NULL;
+    for (size_t q = 0; q < np && !why; q++) {
+        bool ok = true;
+        for (size_t k = 1; k < nj && ok; k++) {
+            const cg_job *jk = cg_jobs_find(&p->jobs, jobs[k]);
+            ok = jk && has_pair(jk, pairs[q]);
+        }
+        for (size_t k = 0; k < p->jobs.n && ok; k++) {
+            const cg_job *jk = &p->jobs.v[k];
+            if (cg_map_has(&in, jk->name) || !config_find(oldc, jk->name) || !config_find(newc, jk->name))
+                continue;
+            ok = !has_pair(jk, pairs[q]);
+        }
+        if (ok) {
+            snprintf(buf, size, "%s", pairs[q]);
+            why = buf;
+        }
+    }
+    cg_map_release(&in);
+    return why;
+}
+
+/* Changed jobs: the same change on several jobs is one group. */
+static void group_changed(cg_matrix *m, const cg_project *p, const config *oldc, const config *newc)
+{
+    typedef struct { char *label; char **jobs; size_t n, cap; } bucket;
+    bucket *b = NULL;
+    size_t nb = 0, bcap = 0;
+    cg_map index;
+    cg_map_init(&index);
+    cg_strbuf label = CG_STRBUF_INIT;
+    for (size_t i = 0; i < m->nchanged; i++) {
+        for (size_t f = 0; f < m->changed[i].n; f++) {
+            const cg_field_change *fc = &m->changed[i].v[f];
+            cg_strbuf_reset(&label);
+            if (!fc->before)
+                cg_strbuf_addf(&label, "%s added: '%s'", fc->field, fc->after);
+            else if (!fc->after)
+                cg_strbuf_addf(&label, "%s removed (was '%s')", fc->field, fc->before);
+            else
+                cg_strbuf_addf(&label, "%s '%s' -> '%s'", fc->field, fc->before, fc->after);
+            size_t k = (size_t)cg_map_get(&index, label.buf);
+            if (!k) {
+                cg_grow(&b, &bcap, nb + 1, sizeof *b);
+                b[nb] = (bucket){cg_xstrdup(label.buf), NULL, 0, 0};
+                cg_map_put(&index, b[nb].label, (void *)(nb + 1));
+                k = ++nb;
+            }
+            bucket *bk = &b[k - 1];
+            cg_grow(&bk->jobs, &bk->cap, bk->n + 1, sizeof *bk->jobs);
+            bk->jobs[bk->n++] = m->changed[i].name;
+        }
+    }
+    for (size_t i = 0; i < nb; i++) {
+        char whybuf[256];
+        const char *why = explain_group(p, oldc, newc, b[i].jobs, b[i].n, whybuf, sizeof whybuf);
+        push_group(m, '~', b[i].label, why, b[i].jobs, b[i].n);
+        free(b[i].label);
+        free(b[i].jobs);
+    }
+    free(b);
+    cg_map_release(&index);
+    cg_strbuf_release(&label);
+}
+
+/* ---- the comparison ---- */
+
+void cg_matrix_compare(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                       const cg_project *p, cg_matrix *m)
+{
+    memset(m, 0, sizeof *m);
+    config a, b;
+    char *problem = config_read(old_text, old_len, "config.yml (committed)", &a);
+    if (problem) {
+        m->problem = problem;
+        config_release(&a);
+        return;
+    }
+    problem = config_read(new_text, new_len, "config.yml (generated)", &b);
+    if (problem) {
+        m->problem = problem;
+        config_release(&a);
+        config_release(&b);
+        return;
+    }
+    m->valid = true;
+    for (size_t i = 0; i < b.n; i++) {
+        const jobrec *old = config_find(&a, b.jobs[i].name);
+        if (!old) {
+            m->added = cg_xrealloc(m->added, (m->nadded + 1) * sizeof *m->added);
+            m->added[m->nadded++] = cg_xstrdup(b.jobs[i].name);
+            continue;
+        }
+        cg_job_change jc = {NULL, NULL, 0};
+        compare_job(old, &b.jobs[i], &jc);
+        if (jc.n) {
+            jc.name = cg_xstrdup(b.jobs[i].name);
+            m->changed = cg_xrealloc(m->changed, (m->nchanged + 1) * sizeof *m->changed);
+            m->changed[m->nchanged++] = jc;
+        }
+    }
+    for (size_t i = 0; i < a.n; i++) {
+        if (config_find(&b, a.jobs[i].name))
+            continue;
+        m->removed = cg_xrealloc(m->removed, (m->nremoved + 1) * sizeof *m->removed);
+        m->removed[m->nremoved++] = cg_xstrdup(a.jobs[i].name);
+    }
+    compare_definitions(&a, &b, m);
+    group_added(m, p, &a);
+    group_removed(m, p, &b);
+    group_changed(m, p, &a, &b);
+    config_release(&a);
+    config_release(&b);
+}
+
+static void free_list(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void cg_matrix_release(cg_matrix *m)
+{
+    free_list(m->added, m->nadded);
+    free_list(m->removed, m->nremoved);
+    for (size_t i = 0; i < m->nchanged; i++) {
+        for (size_t f = 0; f < m->changed[i].n; f++) {
+            free(m->changed[i].v[f].field);
+            free(m->changed[i].v[f].before);
+            free(m->changed[i].v[f].after);
+        }
+        free(m->changed[i].v);
+        free(m->changed[i].name);
+    }
+    free(m->changed);
+    free_list(m->definitions, m->ndefinitions);
+    for (size_t i = 0; i < m->ngroups; i++) {
+        free(m->groups[i].label);
+        free(m->groups[i].why);
+        free_list(m->groups[i].jobs, m->groups[i].n);
+    }
+    free(m->groups);
+    free(m->problem);
+    memset(m, 0, sizeof *m);
+}
+
+void cg_matrix_summary(const cg_matrix *m, cg_strbuf *out)
+{
+    cg_strbuf_addf(out, "+%zu job%s, -%zu job%s, %zu changed", m->nadded, m->nadded == 1 ? "" : "s",
+                   m->nremoved, m->nremoved == 1 ? "" : "s", m->nchanged);
+}
+
+static void names(cg_strbuf *out, char **v, size_t n)
+{
+    size_t show_n = n < 3 ? n : 3;
+    cg_strbuf_adds(out, "      ");
+    for (size_t i = 0; i < show_n; i++)
+        cg_strbuf_addf(out, "%s%s", i ? ", " : "", v[i]);
+    if (n > show_n)
+        cg_strbuf_addf(out, " and %zu more", n - show_n);
+    cg_strbuf_addc(out, '\n');
+}
+
+void cg_matrix_print(const cg_matrix *m, cg_strbuf *out)
+{
+    if (!m->valid) {
+        cg_strbuf_addf(out, "jobs: cannot compare: %s\n", m->problem ? m->problem : "unknown");
+        return;
+    }
+    if (!m->nadded && !m->nremoved && !m->nchanged && !m->ndefinitions) {
+        cg_strbuf_adds(out, "jobs: none added, removed or changed (comments, formatting or the header differ)\n");
+        return;
+    }
+    cg_strbuf_adds(out, "jobs: ");
+    cg_matrix_summary(m, out);
+    cg_strbuf_addc(out, '\n');
+    for (size_t i = 0; i < m->ngroups; i++) {
+        const cg_group *g = &m->groups[i];
+        if (g->kind == '~' && g->n == 1) {
+            cg_strbuf_addf(out, "  ~ %s: %s\n", g->jobs[0], g->label);
+            continue;
+        }
+        if (g->kind == '~') {
+            cg_strbuf_addf(out, "  ~%zu jobs: %s%s%s%s\n", g->n, g->label, g->why ? " (" : "",
+                           g->why ? g->why : "", g->why ? ")" : "");
+        } else if (!g->label) {
+            for (size_t k = 0; k < g->n && k < 10; k++)
+                cg_strbuf_addf(out, "  %c %s\n", g->kind, g->jobs[k]);
+            if (g->n > 10)
+                cg_strbuf_addf(out, "  %c ... and %zu more\n", g->kind, g->n - 10);
+            continue;
+        } else {
+            cg_strbuf_addf(out, "  %c%zu job%s: %s\n", g->kind, g->n, g->n == 1 ? "" : "s",
+                           g->label ? g->label : "(no single dimension value explains them)");
+        }
+        names(out, g->jobs, g->n);
+    }
+    for (size_t i = 0; i < m->ndefinitions; i++)
+        cg_strbuf_addf(out, "  definition %s\n", m->definitions[i]);
+}
+
+static json_t *str_array(char **v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+static json_t *opt_string(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+json_t *cg_matrix_json(const cg_matrix *m)
+{
+    json_t *o = json_object();
+    if (!m->valid) {
+        json_object_set_new(o, "error", json_string(m->problem ? m->problem : "unknown"));
+        return o;
+    }
+    json_object_set_new(o, "added", str_array(m->added, m->nadded));
+    json_object_set_new(o, "removed", str_array(m->removed, m->nremoved));
+    json_t *ch = json_array();
+    for (size_t i = 0; i < m->nchanged; i++) {
+        json_t *c = json_object(), *fields = json_array();
+        json_object_set_new(c, "name", json_string(m->changed[i].name));
+        for (size_t f = 0; f < m->changed[i].n; f++) {
+            json_t *x = json_object();
+            json_object_set_new(x, "field", json_string(m->changed[i].v[f].field));
+            json_object_set_new(x, "before", opt_string(m->changed[i].v[f].before));
+            json_object_set_new(x, "after", opt_string(m->changed[i].v[f].after));
+            json_array_append_new(fields, x);
+        }
+        json_object_set_new(c, "changes", fields);
+        json_array_append_new(ch, c);
+    }
+    json_object_set_new(o, "changed", ch);
+    json_t *gs = json_array();
+    for (size_t i = 0; i < m->ngroups; i++) {
+        const cg_group *g = &m->groups[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "kind", json_string(g->kind == '+' ? "added" : g->kind == '-' ? "removed" : "changed"));
+        json_object_set_new(x, "count", json_integer((json_int_t)g->n));
+        if (g->kind == '~') {
+            json_object_set_new(x, "change", json_string(g->label));
+            json_object_set_new(x, "by", opt_string(g->why));
+        } else {
+            json_object_set_new(x, "by", opt_string(g->label));
+        }
+        json_object_set_new(x, "jobs", str_array(g->jobs, g->n));
+        json_array_append_new(gs, x);
+    }
+    json_object_set_new(o, "groups", gs);
+    json_object_set_new(o, "definitions", str_array(m->definitions, m->ndefinitions));
+    return o;
+}

@@ -1,0 +1,73 @@
+/* report — what changed between two versions of config.yml, as jobs.
+ *
+ * Both texts are read as CircleCI configs: every workflow entry is a job
+ * (its effective name, the job it invokes, its arguments, its workflows);
+ * `jobs:`, `commands:` and `executors:` entries are definitions.  The report
+ * lists jobs added, removed and changed (field by field), and groups them by
+ * the dimension value that explains them when one does ("+12 jobs:
+ * python=3.8"), using the current model for the jobs it knows.
+ */
+#ifndef CIGEN_REPORT_H
+#define CIGEN_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/project.h"
+
+typedef struct cg_field_change {
+    char *field;        /* "docker_image", "workflows", "job" */
+    char *before;       /* NULL: not there before */
+    char *after;        /* NULL: not there now */
+} cg_field_change;
+
+typedef struct cg_job_change {
+    char *name;
+    cg_field_change *v;
+    size_t n;
+} cg_job_change;
+
+typedef struct cg_group {
+    char kind;          /* '+', '-' or '~' */
+    char *label;        /* "python=3.8", or for '~' the change itself */
+    char *why;          /* the explaining value of a '~' group, or NULL */
+    char **jobs;
+    size_t n;
+} cg_group;
+
+typedef struct cg_matrix {
+    bool valid;         /* both texts could be read */
+    char *problem;      /* why not */
+    char **added, **removed;
+    size_t nadded, nremoved;
+    cg_job_change *changed;
+    size_t nchanged;
+    char **definitions; /* "jobs.binary_linux_build" */
+    size_t ndefinitions;
+    cg_group *groups;
+    size_t ngroups;
+} cg_matrix;
+
+/* Compares the committed text with the generated one; `p` (the current
+ * model, may be NULL) explains the groups. */
+void cg_matrix_compare(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                       const cg_project *p, cg_matrix *m);
+void cg_matrix_release(cg_matrix *m);
+/* "+3 jobs, -1 job, 5 changed" */
+void cg_matrix_summary(const cg_matrix *m, cg_strbuf *out);
+/* The readable report (indented lines). */
+void cg_matrix_print(const cg_matrix *m, cg_strbuf *out);
+json_t *cg_matrix_json(const cg_matrix *m);
+
+/* The generated header of a config.yml: its length and recorded digests. */
+typedef struct cg_header_info {
+    bool found;
+    size_t len;             /* bytes of the header (through the digest line) */
+    char sources[41];
+    char body[41];
+} cg_header_info;
+
+void cg_header_parse(const char *text, size_t len, cg_header_info *h);
+
+#endif

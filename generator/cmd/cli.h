@@ -1,0 +1,81 @@
+/* cli — the commands.  Each takes the arguments after its name and returns
+ * the exit status: 0 success, 1 drift or findings, 2 broken sources or bad
+ * usage. */
+#ifndef CIGEN_CLI_H
+#define CIGEN_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "model/project.h"
+
+enum { CG_EXIT_OK = 0, CG_EXIT_DIFF = 1, CG_EXIT_ERROR = 2 };
+
+typedef struct cg_global {
+    cg_options opt;
+    bool quiet;
+    bool color;  /* reserved */
+} cg_global;
+
+int cg_cmd_generate(const cg_global *g, int argc, char **argv);
+int cg_cmd_check(const cg_global *g, int argc, char **argv);
+int cg_cmd_list(const cg_global *g, int argc, char **argv);
+int cg_cmd_explain(const cg_global *g, int argc, char **argv);
+int cg_cmd_graph(const cg_global *g, int argc, char **argv);
+int cg_cmd_merge_driver(const cg_global *g, int argc, char **argv);
+int cg_cmd_coverage(const cg_global *g, int argc, char **argv);
+int cg_cmd_lint(const cg_global *g, int argc, char **argv);
+
+/* The global options (--strict, -q) are taken after the command too. */
+#define CG_OPT_STRICT 1000
+#define CG_GLOBAL_LONGOPTS                                      \
+    {"strict", no_argument, NULL, CG_OPT_STRICT},               \
+    {"quiet", no_argument, NULL, 'q'}
+
+/* getopt_long for a command (whose argv[0] is "cigen COMMAND"): handles the
+ * global options itself (shortopts must hold 'q'), and after a bad option
+ * points to the command's help. */
+int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, const struct option *longopts);
+
+/* The selection options of every command that builds the model. */
+#define CG_OPT_ONLY 1001
+#define CG_OPT_ALSO 1002
+#define CG_OPT_OVERLAY 1003
+#define CG_SELECTION_LONGOPTS                                   \
+    {"only", required_argument, NULL, CG_OPT_ONLY},             \
+    {"also", required_argument, NULL, CG_OPT_ALSO},             \
+    {"overlay", required_argument, NULL, CG_OPT_OVERLAY}
+#define CG_SELECTION_HELP                                                                   \
+    "  --only PATTERN    a special-PR config: only the matching jobs (and what they\n"       \
+    "                    require), in the per-change workflow, ungated (repeatable)\n"      \
+    "  --also PATTERN    the matching jobs run in the per-change workflow too\n"            \
+    "  --overlay FILE    read --only/--also from FILE (default: special-pr.yml if present)\n" \
+    "  PATTERN is a job-name glob, or NAME=GLOB,... over dimensions, variables,\n"       \
+    "  phase, tree, workflow and tier.\n"
+
+/* Handles a selection option into g/sel; true when `c` was one. */
+bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char *arg);
+
+/* Loads and renders the project; prints the error (and warnings) itself.
+ * Returns 0, or CG_EXIT_ERROR. */
+int cg_cli_build(const cg_global *g, cg_project *p, bool render);
+/* Renders a loaded project, printing an error (CG_EXIT_ERROR) on failure. */
+int cg_cli_render(cg_project *p);
+
+/* Prints an error record to stderr. */
+void cg_cli_print_error(const cg_error *err);
+
+/* One output of the project: where it goes and its bytes. */
+typedef struct cg_output_file {
+    const char *rel;
+    const char *data;
+    size_t len;
+    cg_pos ref;
+} cg_output_file;
+
+/* The files the manifest owns, as the sources produce them now:
+ * config.yml, then the diagrams.  cg_cli_output_count() says how many. */
+size_t cg_cli_outputs(cg_project *p, cg_output_file *out, size_t max);
+size_t cg_cli_output_count(cg_project *p);
+
+#endif

@@ -1,0 +1,381 @@
+/* cigen explain JOB | --cell NAME=VALUE,... — how a job came to be. */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "model/query.h"
+
+static void pos_str(cg_strbuf *sb, const cg_pos *p)
+{
+    cg_strbuf_addf(sb, "%s:%u:%u", p->file ? p->file : "?", (unsigned)p->line, (unsigned)p->col);
+}
+
+/* "os: linux, python: 3.7m" — what this node bound for the cell. */
+static void node_bindings(const cg_tree *t, const cg_tnode *n, const cg_cell *c, cg_strbuf *out)
+{
+    bool first = true;
+    for (size_t f = 0; f < n->nfans; f++) {
+        cg_strbuf_addf(out, "%s%s: %s", first ? "" : ", ", t->dims[n->fans[f].dim], c->values[n->fans[f].dim]);
+        first = false;
+    }
+    if (n->zip) {
+        for (size_t k = 0; k < n->zip->nnames; k++) {
+            int id = n->zip->ids[k];
+            if (cg_tree_is_dim(t, id))
+                cg_strbuf_addf(out, "%s%s: %s (zip)", first ? "" : ", ", t->names[id], c->values[id]);
+            first = false;
+        }
+    }
+    if (first)
+        cg_strbuf_adds(out, n->extra ? "(extra cell)" : "(no dimension)");
+    else if (n->extra && (!n->parent || !n->parent->extra))
+        cg_strbuf_adds(out, "  [extra: filters do not apply]");
+}
+
+static void explain_filters(const cg_tree *t, const cg_cell *c, cg_env *env, cg_strbuf *out)
+{
+    bool any = false;
+    for (const cg_tnode *n = c->leaf; n; n = n->parent) {
+        for (size_t i = 0; i < n->nexclude + n->nonly; i++) {
+            const cg_pattern *p = i < n->nexclude ? n->exclude[i] : n->only[i - n->nexclude];
+            bool m = cg_pattern_matches(p, env);
+            if (!any)
+                cg_strbuf_adds(out, "filters in scope:\n");
+            any = true;
+            cg_strbuf_adds(out, "  ");
+            pos_str(out, &p->pos);
+            cg_strbuf_addf(out, "  %s %s: %s\n", p->kind, p->text,
+                           c->extra ? "not applied (extra cell)"
+                           : cg_streq(p->kind, "exclude") ? (m ? "matches: removes it" : "does not match")
+                           : (m ? "matches: keeps it" : "does not match: removes it"));
+        }
+    }
+    (void)t;
+}
+
+static void explain_vars(const cg_tree *t, cg_env *env, cg_strbuf *out)
+{
+    bool header = false;
+    for (size_t id = t->ndims + CG_NBUILTINS; id < t->nnames; id++) {
+        const char *v;
+        size_t n;
+        bool typed;
+        if (cg_env_get(env, (int)id, &v, &n, &typed) != 1)
+            continue;
+        if (!header)
+            cg_strbuf_adds(out, "variables:\n");
+        header = true;
+        cg_var_step steps[32];
+        size_t ns = cg_env_history(env, (int)id, steps, 32);
+        cg_strbuf_addf(out, "  %s = ", t->names[id]);
+        cg_strbuf_add(out, "\"", 1);
+        cg_strbuf_add(out, v, n);
+        cg_strbuf_adds(out, "\"");
+        if (typed)
+            cg_strbuf_adds(out, " (typed)");
+        if (ns) {
+            const cg_var_step *win = &steps[ns - 1];
+            cg_strbuf_adds(out, "\n      set at ");
+            pos_str(out, &win->decl->pos);
+            if (win->override)
+                cg_strbuf_addf(out, " by the override when %s", win->override->when->text);
+            for (size_t i = ns - 1; i-- > 0;) {
+                cg_strbuf_addf(out, "\n      overrides \"%s\" from ", steps[i].decl->raw);
+                pos_str(out, &steps[i].decl->pos);
+            }
+        }
+        cg_strbuf_addc(out, '\n');
+    }
+}
+
+static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error *err)
+{
+    const cg_tree *t = j->tree;
+    const cg_cell *c = j->cell;
+    cg_env env;
+    cg_env_init(&env, t, err);
+    int rc = cg_project_bind_job(p, &env, j, -1);
+    if (rc != 0) {
+        cg_env_release(&env);
+        return -1;
+    }
+    cg_strbuf_addf(out, "job %s\n", j->name);
+    cg_strbuf_addf(out, "tree: %s (%s)\n", t->name, t->file);
+    cg_strbuf_addf(out, "phase: %s (", t->phases[j->phase].name);
+    pos_str(out, &t->phases[j->phase].pos);
+    cg_strbuf_adds(out, ")\ncell: ");
+    cg_cell_describe(t, c, out);
+    cg_strbuf_adds(out, "\ntree path:\n");
+    const cg_tnode *chain[256];
+    size_t depth = 0;
+    for (const cg_tnode *n = c->leaf; n && n->parent && depth < 256; n = n->parent)
+        chain[depth++] = n;
+    while (depth > 0) {
+        const cg_tnode *n = chain[--depth];
+        cg_strbuf_adds(out, "  ");
+        pos_str(out, &n->pos);
+        cg_strbuf_adds(out, "  ");
+        node_bindings(t, n, c, out);
+        cg_strbuf_addc(out, '\n');
+    }
+    explain_vars(t, &env, out);
+    if (env.napplied) {
+        cg_strbuf_adds(out, "overrides applied:\n");
+        for (size_t i = 0; i < env.napplied; i++) {
+            cg_strbuf_adds(out, "  ");
+            pos_str(out, &env.applied[i]->pos);
+            cg_strbuf_addf(out, "  when %s\n", env.applied[i]->when->text);
+        }
+    }
+    explain_filters(t, c, &env, out);
+    const cg_template *tpl = cg_project_template(p, j, &env, err);
+    if (!tpl) {
+        cg_env_release(&env);
+        return -1;
+    }
+    cg_strbuf_addf(out, "template: %s (named at ", tpl->file);
+    pos_str(out, &t->phases[j->phase].template_pos);
+    cg_strbuf_adds(out, ")\nworkflows:");
+    for (size_t w = 0; w < p->manifest.nworkflows; w++) {
+        uint64_t bit = (uint64_t)1 << w;
+        if (j->workflows & bit)
+            cg_strbuf_addf(out, " %s%s", p->manifest.workflows[w].name, (j->gated & bit) ? " (on request)" :
+                           (j->special & bit) ? " (special-PR selection)" : "");
+    }
+    if (j->special) {
+        cg_strbuf args = CG_STRBUF_INIT;
+        cg_selection_args(&p->selection, &args);
+        cg_strbuf_addf(out, "\nspecial-PR: selected by %s (from %s); ungated, branch filters lifted", args.buf,
+                       p->selection.source);
+        cg_strbuf_release(&args);
+    }
+    cg_strbuf_adds(out, "\ntiers:");
+    size_t ntiers = 0;
+    for (size_t k = 0; k < t->ntiers; k++)
+        if (c->tiers & ((uint64_t)1 << k)) {
+            cg_strbuf_addf(out, " %s", t->tiers[k].name);
+            ntiers++;
+        }
+    if (!ntiers)
+        cg_strbuf_adds(out, " (none)");
+    cg_strbuf_adds(out, "\nrequires:");
+    for (uint32_t r = 0; r < j->nrequires; r++)
+        cg_strbuf_addf(out, " %s", j->requires[r]);
+    if (!j->nrequires)
+        cg_strbuf_adds(out, " (nothing)");
+    cg_strbuf_addc(out, '\n');
+    cg_env_release(&env);
+    return 0;
+}
+
+/* "removed by the exclude {...} at f:l:c", or the whole `only` list */
+static void describe_removal(const cg_cell *cell, cg_strbuf *out)
+{
+    const cg_pattern *p = cell->removed_by;
+    if (cell->status == CG_CELL_EXCLUDED || !cell->removed_at || cell->removed_at->nonly < 2) {
+        cg_strbuf_addf(out, "  removed by the %s %s at ", p->kind, p->text);
+        pos_str(out, &p->pos);
+        cg_strbuf_addc(out, '\n');
+        return;
+    }
+    cg_strbuf_adds(out, "  removed: it matches none of the 'only' patterns");
+    for (size_t i = 0; i < cell->removed_at->nonly; i++) {
+        cg_strbuf_addf(out, "%s %s at ", i ? "," : "", cell->removed_at->only[i]->text);
+        pos_str(out, &cell->removed_at->only[i]->pos);
+    }
+    cg_strbuf_addc(out, '\n');
+}
+
+/* --cell: the cells (live or removed) that match a dimension spec. */
+static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out, cg_error *err)
+{
+    const cg_qgroup *g = &q->groups[0];
+    size_t shown = 0;
+    for (size_t ti = 0; ti < p->ntrees; ti++) {
+        const cg_tree *t = p->trees[ti];
+        const cg_cells *cells = &p->cells[ti];
+        /* the spec must name only this tree's dimensions */
+        bool applies = true;
+        for (size_t k = 0; k < g->n && applies; k++)
+            applies = g->terms[k].name && cg_tree_is_dim(t, cg_tree_name_id(t, g->terms[k].name));
+        if (!applies)
+            continue;
+        for (size_t c = 0; c < cells->n; c++) {
+            const cg_cell *cell = &cells->v[c];
+            bool m = true;
+            for (size_t k = 0; k < g->n && m; k++) {
+                const char *v = cell->values[cg_tree_name_id(t, g->terms[k].name)];
+                bool hit = v && fnmatch(g->terms[k].glob, v, 0) == 0;
+                m = g->terms[k].negate ? !hit : hit;
+            }
+            if (!m)
+                continue;
+            shown++;
+            cg_strbuf_addf(out, "cell ");
+            cg_cell_describe(t, cell, out);
+            cg_strbuf_addf(out, " (tree %s, ", t->name);
+            pos_str(out, &cell->leaf->pos);
+            cg_strbuf_adds(out, ")\n");
+            if (cell->status == CG_CELL_LIVE) {
+                cg_strbuf_adds(out, "  live; its jobs:");
+                size_t nj = 0;
+                for (size_t k = 0; k < p->jobs.n; k++)
+                    if (p->jobs.v[k].cell == cell) {
+                        cg_strbuf_addf(out, " %s", p->jobs.v[k].name);
+                        nj++;
+                    }
+                cg_strbuf_adds(out, nj ? "\n" : " none (every phase is skipped or lands in no workflow)\n");
+            } else {
+                describe_removal(cell, out);
+            }
+        }
+        if (shown)
+            continue;
+        /* nothing: say which values the tree does produce next to the others */
+        for (size_t k = 0; k < g->n; k++) {
+            int id = cg_tree_name_id(t, g->terms[k].name);
+            cg_strbuf vals = CG_STRBUF_INIT;
+            size_t nv = 0;
+            for (size_t c = 0; c < cells->n; c++) {
+                const cg_cell *cell = &cells->v[c];
+                bool others = true;
+                for (size_t o = 0; o < g->n && others; o++) {
+                    if (o == k)
+                        continue;
+                    const char *v = cell->values[cg_tree_name_id(t, g->terms[o].name)];
+                    bool hit = v && fnmatch(g->terms[o].glob, v, 0) == 0;
+                    others = g->terms[o].negate ? !hit : hit;
+                }
+                const char *v = cell->values[id];
+                if (!others || !v)
+                    continue;
+                char needle[512];
+                snprintf(needle, sizeof needle, " %s,", v);
+                cg_strbuf probe = CG_STRBUF_INIT;
+                cg_strbuf_addf(&probe, " %s,", cg_strbuf_str(&vals));
+                bool dup = strstr(probe.buf, needle) != NULL;
+                cg_strbuf_release(&probe);
+                if (dup)
+                    continue;
+                cg_strbuf_addf(&vals, "%s%s", nv ? ", " : "", v);
+                nv++;
+            }
+            if (g->n > 1 || nv)
+                cg_strbuf_addf(out, "  where the rest matches, tree %s has %s: %s\n", t->name, g->terms[k].name,
+                               nv ? vals.buf : "(no value)");
+            cg_strbuf_release(&vals);
+        }
+    }
+    if (!shown) {
+        cg_strbuf tmp = CG_STRBUF_INIT;
+        cg_strbuf_addf(&tmp, "no branch of any tree produces %s\n", g->text);
+        cg_strbuf_add(&tmp, out->buf ? out->buf : "", out->len);
+        cg_strbuf_reset(out);
+        cg_strbuf_add(out, tmp.buf, tmp.len);
+        cg_strbuf_release(&tmp);
+    }
+    (void)err;
+    return shown ? 0 : 1;
+}
+
+int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'}, {"cell", required_argument, NULL, 'c'}, CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS, {0}};
+    cg_query q;
+    cg_query_init(&q);
+    int c;
+    cg_global local = *g0, *g = &local;
+    cg_selection sel;
+    cg_selection_init(&sel);
+    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
+    while ((c = cg_cli_getopt(g, argc, argv, "hq", longopts)) != -1) {
+        if (cg_cli_selection_option(g, &sel, c, optarg))
+            continue;
+        if (c == 'h') {
+            puts("usage: cigen explain JOB\n       cigen explain --cell NAME=VALUE[,NAME=VALUE...]\n"
+                 "       (either with [--only PATTERN]... [--also PATTERN]... [--overlay FILE])\n\n"
+                 "Shows how a job came to be: its tree path with the file:line of every node, each\n"
+                 "variable with where its value was set (and what it overrode), the overrides and\n"
+                 "filters that touched it, its template, workflows, tiers and requires.\n"
+                 "--cell looks a combination up, live or removed: for a removed one it names the\n"
+                 "filter that removed it; for one no branch produces, the values that exist.\n"
+                 "With a special-PR selection it says when a job is there because of it.\n\n"
+                 CG_SELECTION_HELP
+                 "\nExit status: 0 found, 1 no such job or combination, 2 error.");
+            cg_query_release(&q);
+            cg_selection_release(&sel);
+            return 0;
+        }
+        if (c == 'c') {
+            if (q.n || cg_query_add(&q, optarg) != 0) {
+                fprintf(stderr, "cigen: error: --cell wants NAME=VALUE[,NAME=VALUE...] once, not '%s'\n", optarg);
+                cg_query_release(&q);
+                cg_selection_release(&sel);
+                return CG_EXIT_ERROR;
+            }
+            continue;
+        }
+        cg_query_release(&q);
+        cg_selection_release(&sel);
+        return CG_EXIT_ERROR;
+    }
+    bool cell_mode = q.n > 0;
+    if (cell_mode ? optind != argc : optind + 1 != argc) {
+        fputs(cell_mode ? "cigen: error: explain --cell takes no job name\n"
+                        : "cigen: error: explain needs one job name (or --cell)\n", stderr);
+        cg_query_release(&q);
+        cg_selection_release(&sel);
+        return CG_EXIT_ERROR;
+    }
+    for (size_t k = 0; cell_mode && k < q.groups[0].n; k++)
+        if (!q.groups[0].terms[k].name) {
+            fprintf(stderr, "cigen: error: --cell wants NAME=VALUE terms ('%s')\n", q.groups[0].terms[k].glob);
+            cg_query_release(&q);
+            cg_selection_release(&sel);
+            return CG_EXIT_ERROR;
+        }
+    cg_project p;
+    cg_project_init(&p);
+    int rc = cg_cli_build(g, &p, false);
+    cg_selection_release(&sel);
+    if (rc != 0) {
+        cg_project_free(&p);
+        cg_query_release(&q);
+        return rc;
+    }
+    cg_error err;
+    cg_error_init(&err);
+    cg_strbuf out = CG_STRBUF_INIT;
+    if (cell_mode) {
+        if (cg_query_check_names(&q, &p, NULL, &err) != 0)
+            rc = CG_EXIT_ERROR;
+        else
+            rc = explain_cell(&p, &q, &out, &err) == 0 ? 0 : CG_EXIT_DIFF;
+    } else {
+        const cg_job *j = cg_jobs_find(&p.jobs, argv[optind]);
+        if (!j) {
+            const char **names = cg_xmalloc((p.jobs.n + 1) * sizeof *names);
+            for (size_t k = 0; k < p.jobs.n; k++)
+                names[k] = p.jobs.v[k].name;
+            const char *s = cg_suggest(argv[optind], names, p.jobs.n);
+            fprintf(stderr, "cigen: no job is named '%s'%s%s%s\n", argv[optind], s ? " (did you mean '" : "",
+                    s ? s : "", s ? "'?)" : "");
+            free(names);
+            rc = CG_EXIT_DIFF;
+        } else if (explain_job(&p, j, &out, &err) != 0) {
+            rc = CG_EXIT_ERROR;
+        }
+    }
+    if (rc == CG_EXIT_ERROR)
+        cg_cli_print_error(&err);
+    else
+        fputs(cg_strbuf_str(&out), stdout);
+    cg_strbuf_release(&out);
+    cg_error_release(&err);
+    cg_project_free(&p);
+    cg_query_release(&q);
+    return rc;
+}

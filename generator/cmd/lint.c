@@ -1,0 +1,85 @@
+/* cigen lint — what CircleCI would reject, at the source that caused it. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+
+int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
+{
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                             {"json", no_argument, NULL, 'j'},
+                                             {"werror", no_argument, NULL, 'W'},
+                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
+                                             {0}};
+    bool json = false, werror = false;
+    cg_global local = *g0, *g = &local;
+    cg_selection sel;
+    cg_selection_init(&sel);
+    int c;
+    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
+    while ((c = cg_cli_getopt(g, argc, argv, "hq", longopts)) != -1) {
+        if (cg_cli_selection_option(g, &sel, c, optarg))
+            continue;
+        switch (c) {
+        case 'h':
+            puts("usage: cigen lint [--json] [--werror] [--only PATTERN]... [--also PATTERN]...\n"
+                 "                  [--overlay FILE]\n\n"
+                 "Checks the config the sources produce for what CircleCI would reject, and reports\n"
+                 "each finding at the source that caused it (the template line, tree node or fragment\n"
+                 "line), then at the generated line:\n"
+                 "  - workflows invoke defined jobs (or approvals, or jobs of declared orbs); requires\n"
+                 "    name jobs of the same workflow; no cycles; no duplicate names;\n"
+                 "  - parameters: only declared ones, of the declared type (string, boolean, integer,\n"
+                 "    enum, executor, steps), and every one without a default; for jobs, commands\n"
+                 "    and executors;\n"
+                 "  - referenced commands and executors exist; unused jobs, commands and executors\n"
+                 "    (warnings);\n"
+                 "  - limits: the size with aliases expanded (limits.max_config_bytes, CircleCI's\n"
+                 "    8 MB; a warning from 90%), jobs per workflow (max_jobs), nesting depth.\n"
+                 "`cigen generate` runs the same checks and refuses to write a config with errors.\n\n"
+                 "options:\n"
+                 "  --json            the findings as a JSON array\n"
+                 "  --werror          warnings count as errors (as with the global --strict)\n"
+                 CG_SELECTION_HELP
+                 "\nExit status: 0 no errors, 1 errors (or warnings with --werror), 2 broken sources.");
+            cg_selection_release(&sel);
+            return 0;
+        case 'j': json = true; break;
+        case 'W': werror = true; break;
+        default: cg_selection_release(&sel); return CG_EXIT_ERROR;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "cigen: error: lint takes no arguments ('%s')\n", argv[optind]);
+        cg_selection_release(&sel);
+        return CG_EXIT_ERROR;
+    }
+    cg_project p;
+    cg_project_init(&p);
+    int rc = cg_cli_build(g, &p, true);
+    cg_selection_release(&sel);
+    if (rc != 0) {
+        cg_project_free(&p);
+        return rc;
+    }
+    const cg_lint *l = &p.lint;
+    if (json) {
+        json_t *a = cg_lint_json(l);
+        char *s = json_dumps(a, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        puts(s);
+        free(s);
+        json_decref(a);
+    } else {
+        cg_strbuf out = CG_STRBUF_INIT;
+        cg_lint_print(l, &out);
+        fputs(cg_strbuf_str(&out), stdout);
+        cg_strbuf_release(&out);
+        if (!g->quiet || l->n)
+            printf("cigen lint: %s: %zu error%s, %zu warning%s\n", p.manifest.output, l->nerrors,
+                   l->nerrors == 1 ? "" : "s", l->nwarnings, l->nwarnings == 1 ? "" : "s");
+    }
+    rc = l->nerrors || ((werror || g->opt.strict) && l->nwarnings) ? CG_EXIT_DIFF : 0;
+    cg_project_free(&p);
+    return rc;
+}

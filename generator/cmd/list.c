@@ -1,0 +1,246 @@
+/* cigen list — the generated jobs with their dimension values. */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "model/query.h"
+
+static void add_column(const char ***cols, size_t *n, size_t *cap, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (cg_streq((*cols)[i], name))
+            return;
+    cg_grow(cols, cap, *n + 1, sizeof **cols);
+    (*cols)[(*n)++] = name;
+}
+
+static json_t *job_json(cg_project *p, const cg_job *j, cg_env *env)
+{
+    const cg_tree *t = j->tree;
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(j->name));
+    json_object_set_new(o, "tree", json_string(t->name));
+    json_object_set_new(o, "phase", json_string(t->phases[j->phase].name));
+    json_t *dims = json_object();
+    for (size_t d = 0; d < t->ndims; d++)
+        if (j->cell->values[d])
+            json_object_set_new(dims, t->dims[d], json_string(j->cell->values[d]));
+    json_object_set_new(o, "dimensions", dims);
+    json_t *vars = json_object();
+    for (size_t id = t->ndims + CG_NBUILTINS; id < t->nnames; id++) {
+        const char *v;
+        size_t n;
+        bool typed;
+        if (cg_env_get(env, (int)id, &v, &n, &typed) == 1)
+            json_object_set_new(vars, t->names[id], json_stringn(v, n));
+    }
+    json_object_set_new(o, "variables", vars);
+    json_t *wfs = json_array(), *gated = json_array();
+    for (size_t w = 0; w < p->manifest.nworkflows; w++) {
+        if (j->workflows & ((uint64_t)1 << w))
+            json_array_append_new(wfs, json_string(p->manifest.workflows[w].name));
+        if (j->gated & ((uint64_t)1 << w))
+            json_array_append_new(gated, json_string(p->manifest.workflows[w].name));
+    }
+    json_object_set_new(o, "workflows", wfs);
+    json_object_set_new(o, "on_request_in", gated);
+    json_t *special = json_array();
+    for (size_t w = 0; w < p->manifest.nworkflows; w++)
+        if (j->special & ((uint64_t)1 << w))
+            json_array_append_new(special, json_string(p->manifest.workflows[w].name));
+    json_object_set_new(o, "special_in", special);
+    json_t *tiers = json_array();
+    for (size_t k = 0; k < t->ntiers; k++)
+        if (j->cell->tiers & ((uint64_t)1 << k))
+            json_array_append_new(tiers, json_string(t->tiers[k].name));
+    json_object_set_new(o, "tiers", tiers);
+    json_t *req = json_array();
+    for (uint32_t r = 0; r < j->nrequires; r++)
+        json_array_append_new(req, json_string(j->requires[r]));
+    json_object_set_new(o, "requires", req);
+    char src[600];
+    snprintf(src, sizeof src, "%s:%u", j->cell->leaf->pos.file, (unsigned)j->cell->leaf->pos.line);
+    json_object_set_new(o, "source", json_string(src));
+    return o;
+}
+
+int cg_cmd_list(const cg_global *g0, int argc, char **argv)
+{
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                             {"json", no_argument, NULL, 'j'},
+                                             {"where", required_argument, NULL, 'w'},
+                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
+                                             {0}};
+    cg_query q;
+    cg_query_init(&q);
+    bool json = false;
+    int c, rc = 0;
+    cg_global local = *g0, *g = &local;
+    cg_selection sel;
+    cg_selection_init(&sel);
+    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
+    while ((c = cg_cli_getopt(g, argc, argv, "hqw:", longopts)) != -1) {
+        if (cg_cli_selection_option(g, &sel, c, optarg))
+            continue;
+        if (c == 'h') {
+            puts("usage: cigen list [--where NAME=GLOB[,NAME=GLOB...]]... [--json]\n"
+                 "                  [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n\n"
+                 "Lists the generated jobs, one a line, with their dimension values.\n"
+                 "--where keeps jobs whose dimension, variable, 'phase', 'tree', 'workflow'\n"
+                 "or 'tier' matches the glob ('!' negates: os=!macos or !os=macos); several\n"
+                 "--where all apply.  Exit status: 0, or 2 for bad sources or usage.\n"
+                 "--json prints an array of objects (name, tree, phase, dimensions, variables,\n"
+                 "workflows, tiers, requires, source).\n"
+                 "With a special-PR selection, lists the jobs of that config.\n\n"
+                 CG_SELECTION_HELP);
+            cg_query_release(&q);
+            cg_selection_release(&sel);
+            return 0;
+        }
+        if (c == 'j') {
+            json = true;
+        } else if (c == 'w') {
+            if (cg_query_add(&q, optarg) != 0) {
+                fprintf(stderr, "cigen: error: --where wants NAME=GLOB[,NAME=GLOB...], not '%s'\n", optarg);
+                cg_query_release(&q);
+                return CG_EXIT_ERROR;
+            }
+        } else {
+            cg_query_release(&q);
+            cg_selection_release(&sel);
+            return CG_EXIT_ERROR;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "cigen: error: list takes no arguments ('%s')\n", argv[optind]);
+        cg_query_release(&q);
+        cg_selection_release(&sel);
+        return CG_EXIT_ERROR;
+    }
+    cg_project p;
+    cg_project_init(&p);
+    rc = cg_cli_build(g, &p, false);
+    cg_selection_release(&sel);
+    if (rc != 0) {
+        cg_project_free(&p);
+        cg_query_release(&q);
+        return rc;
+    }
+    cg_error err;
+    cg_error_init(&err);
+    if (cg_query_check_names(&q, &p, NULL, &err) != 0) {
+        cg_cli_print_error(&err);
+        cg_error_release(&err);
+        cg_project_free(&p);
+        cg_query_release(&q);
+        return CG_EXIT_ERROR;
+    }
+    cg_env *envs = cg_xcalloc(p.ntrees + 1, sizeof *envs);
+    for (size_t i = 0; i < p.ntrees; i++)
+        cg_env_init(&envs[i], p.trees[i], &err);
+    /* columns: the dimensions of every tree, in order of appearance */
+    const char **cols = NULL;
+    size_t ncols = 0, cap = 0;
+    for (size_t i = 0; i < p.ntrees; i++)
+        for (size_t d = 0; d < p.trees[i]->ndims; d++)
+            add_column(&cols, &ncols, &cap, p.trees[i]->dims[d]);
+    size_t *width = cg_xcalloc(ncols + 2, sizeof *width);
+    bool *keep = cg_xcalloc(p.jobs.n + 1, sizeof *keep);
+    width[0] = 3; /* "JOB" */
+    for (size_t c2 = 0; c2 < ncols; c2++)
+        width[c2 + 1] = strlen(cols[c2]);
+    for (size_t k = 0; k < p.jobs.n && rc == 0; k++) {
+        const cg_job *j = &p.jobs.v[k];
+        if (!j->workflows)
+            continue; /* culled by a special-PR selection */
+        cg_env *env = &envs[cg_project_tree_index(&p, j->tree)];
+        if (cg_project_bind_job(&p, env, j, -1) != 0) {
+            rc = CG_EXIT_ERROR;
+            break;
+        }
+        int m = cg_query_match(&q, &p, j, env);
+        if (m < 0) {
+            rc = CG_EXIT_ERROR;
+            break;
+        }
+        keep[k] = m;
+        if (!keep[k])
+            continue;
+        if (strlen(j->name) > width[0])
+            width[0] = strlen(j->name);
+        for (size_t d = 0; d < j->tree->ndims; d++) {
+            const char *v = j->cell->values[d];
+            for (size_t c2 = 0; c2 < ncols; c2++)
+                if (cg_streq(cols[c2], j->tree->dims[d]) && v && strlen(v) > width[c2 + 1])
+                    width[c2 + 1] = strlen(v);
+        }
+    }
+    if (rc == 0 && json) {
+        /* one object at a time: the array never has to be held in memory */
+        fputs("[", stdout);
+        bool first = true;
+        for (size_t k = 0; k < p.jobs.n && rc == 0; k++) {
+            if (!keep[k])
+                continue;
+            const cg_job *j = &p.jobs.v[k];
+            cg_env *env = &envs[cg_project_tree_index(&p, j->tree)];
+            cg_project_bind_job(&p, env, j, -1);
+            json_t *o = job_json(&p, j, env);
+            char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            printf("%s\n  %s", first ? "" : ",", s);
+            free(s);
+            json_decref(o);
+            first = false;
+        }
+        puts(first ? "]" : "\n]");
+    } else if (rc == 0) {
+        cg_strbuf line = CG_STRBUF_INIT;
+        cg_strbuf_adds(&line, "JOB");
+        cg_strbuf_addspaces(&line, width[0] - 3);
+        for (size_t c2 = 0; c2 < ncols; c2++) {
+            cg_strbuf_adds(&line, "  ");
+            cg_strbuf_adds(&line, cols[c2]);
+            if (c2 + 1 < ncols)
+                cg_strbuf_addspaces(&line, width[c2 + 1] - strlen(cols[c2]));
+        }
+        puts(line.buf);
+        for (size_t k = 0; k < p.jobs.n; k++) {
+            if (!keep[k])
+                continue;
+            const cg_job *j = &p.jobs.v[k];
+            cg_strbuf_reset(&line);
+            cg_strbuf_adds(&line, j->name);
+            cg_strbuf_addspaces(&line, width[0] - strlen(j->name));
+            for (size_t c2 = 0; c2 < ncols; c2++) {
+                const char *v = "-";
+                for (size_t d = 0; d < j->tree->ndims; d++)
+                    if (cg_streq(j->tree->dims[d], cols[c2]) && j->cell->values[d])
+                        v = j->cell->values[d];
+                cg_strbuf_adds(&line, "  ");
+                cg_strbuf_adds(&line, v);
+                if (c2 + 1 < ncols)
+                    cg_strbuf_addspaces(&line, width[c2 + 1] - strlen(v));
+            }
+            /* no trailing blanks */
+            while (line.len && line.buf[line.len - 1] == ' ')
+                cg_strbuf_truncate(&line, line.len - 1);
+            puts(line.buf);
+        }
+        cg_strbuf_release(&line);
+    }
+    if (rc != 0)
+        cg_cli_print_error(&err);
+    for (size_t i = 0; i < p.ntrees; i++)
+        cg_env_release(&envs[i]);
+    free(envs);
+    free(cols);
+    free(width);
+    free(keep);
+    cg_error_release(&err);
+    cg_project_free(&p);
+    cg_query_release(&q);
+    return rc;
+}

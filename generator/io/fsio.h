@@ -1,0 +1,88 @@
+/* fsio — the file system edge: reading sources, writing outputs.
+ *
+ * Sources are read relative to the project folder and must resolve inside
+ * it (no "..", no absolute paths, no symbolic links leading out).  Outputs
+ * are written as a transaction: every file goes to a temporary file in its
+ * own folder first ("." + name + ".cigen-XXXXXX"), and only when all of
+ * them are written are they renamed into place.  On any error before that,
+ * the temporary files are removed and no output has changed; a run killed
+ * midway leaves only temporary files, which the next run removes.
+ */
+#ifndef CIGEN_FSIO_H
+#define CIGEN_FSIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/strbuf.h"
+
+/* The canonical absolute path of a folder (malloc'd), or NULL + error. */
+char *cg_realdir(const char *dir, cg_error *err);
+
+/* Reads root/rel.  `ref` is where the path was named (for messages).
+ * Returns 0 and a malloc'd buffer, or -1 after recording an error.
+ * `missing_ok`: a missing file returns 1 without an error. */
+int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
+                   char **data, size_t *len, bool missing_ok, cg_error *err);
+
+/* Reads an output file for comparison: 0 read, 1 missing, -1 error.
+ * Errors say "cannot VERB 'rel': ..." at ref (when not NULL). */
+int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
+                   size_t *len, cg_error *err);
+/* Opens an output for reading (never blocking on a FIFO): 0 and *fd, 1
+ * when it is missing, -1 (the error said at ref) when it is not a regular
+ * file or cannot be opened. */
+int cg_output_open(const char *root, const char *rel, const cg_pos *ref, const char *verb, int *fd,
+                   cg_error *err);
+/* The same for at most the first `max` bytes (0: all): for headers. */
+int cg_read_output_head(const char *root, const char *rel, const cg_pos *ref, const char *verb, size_t max,
+                        char **data, size_t *len, cg_error *err);
+/* Whether the output file holds exactly data[0..len), read in chunks:
+ * 0 compared (*same says), 1 missing, -1 error. */
+int cg_output_matches(const char *root, const char *rel, const cg_pos *ref, const char *verb, const char *data,
+                      size_t len, bool *same, cg_error *err);
+
+typedef struct cg_staged {
+    char *path;      /* root/rel */
+    char *tmp;       /* the temporary file */
+    char *rel;
+    int fd;          /* open (and flock'ed: the file is live) until committed */
+    cg_pos ref;      /* where the output was named, for messages */
+    size_t written;
+} cg_staged;
+
+typedef struct cg_outputs {
+    const char *root;
+    cg_staged *v;
+    size_t n, cap;
+    char **removals; /* stale outputs to delete on commit (root/rel) */
+    size_t nremovals, removals_cap;
+} cg_outputs;
+
+void cg_outputs_init(cg_outputs *o, const char *root);
+/* Writes data to a temporary file next to root/rel (creating folders). */
+int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t len,
+                     const cg_pos *ref, cg_error *err);
+/* The same in steps, for an output written as it is made: open returns its
+ * index (or -1), append adds bytes, patch overwrites its first bytes, close
+ * makes it durable. */
+int cg_outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error *err);
+int cg_outputs_append(cg_outputs *o, int i, const void *data, size_t len, cg_error *err);
+int cg_outputs_patch(cg_outputs *o, int i, const void *data, size_t len, cg_error *err);
+int cg_outputs_close(cg_outputs *o, int i, cg_error *err);
+/* Schedules the removal of root/rel on commit. */
+void cg_outputs_remove(cg_outputs *o, const char *rel);
+/* Renames every staged file into place and removes the scheduled ones. */
+int cg_outputs_commit(cg_outputs *o, cg_error *err);
+/* Removes the staged temporary files (when not committed). */
+void cg_outputs_release(cg_outputs *o);
+
+/* Removes leftover temporary files of killed runs in root/dir. */
+void cg_remove_stale_temps(const char *root, const char *dir);
+
+/* A test hook: CIGEN_TEST_PAUSE=write stops the writer (SIGSTOP) halfway
+ * through writing the first temporary file, CIGEN_TEST_PAUSE=commit between
+ * two renames, so a test can kill it mid-transaction. */
+
+#endif

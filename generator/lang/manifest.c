@@ -1,0 +1,470 @@
+#include "lang/manifest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/schema.h"
+
+typedef struct parse {
+    const cg_doc *doc;
+    cg_pool *pool;
+    cg_error *err;
+    cg_strbuf path;
+} parse;
+
+int cg_check_project_path(const char *path, const cg_pos *pos, const char *what,
+                          cg_error *err)
+{
+    if (!*path)
+        return cg_error_at(err, pos, "%s must not be empty", what);
+    if (path[0] == '/')
+        return cg_error_at(err, pos, "%s '%s' is an absolute path; paths are relative to the project",
+                           what, path);
+    if (cg_line_breaker(path, NULL)) /* it is written into comment lines */
+        return cg_error_at(err, pos, "%s holds a control character or a line break", what);
+    const char *p = path;
+    while (*p) {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        if (len == 2 && p[0] == '.' && p[1] == '.')
+            return cg_error_at(err, pos, "%s '%s' leaves the project folder ('..' is not allowed)",
+                               what, path);
+        if (len == 0 && slash && slash[1] != '\0')
+            return cg_error_at(err, pos, "%s '%s' has an empty path component", what, path);
+        if (memchr(p, '\\', len))
+            return cg_error_at(err, pos, "%s '%s' contains a backslash; use '/'", what, path);
+        p += len;
+        if (*p == '/')
+            p++;
+    }
+    return 0;
+}
+
+/* Next component of a project path, skipping "." and empty ones. */
+static const char *next_part(const char *p, size_t *len)
+{
+    for (;;) {
+        while (*p == '/')
+            p++;
+        const char *e = strchr(p, '/');
+        *len = e ? (size_t)(e - p) : strlen(p);
+        if (!(*len == 1 && p[0] == '.'))
+            return p;
+        p += 1;
+    }
+}
+
+bool cg_path_same(const char *a, const char *b)
+{
+    for (;;) {
+        size_t la, lb;
+        a = next_part(a, &la);
+        b = next_part(b, &lb);
+        if (la != lb || memcmp(a, b, la) != 0)
+            return false;
+        if (la == 0)
+            return true;
+        a += la;
+        b += lb;
+    }
+}
+
+void cg_path_normalize(const char *path, cg_strbuf *out)
+{
+    size_t len, start = out->len;
+    while ((path = next_part(path, &len)), len) {
+        if (out->len > start)
+            cg_strbuf_addc(out, '/');
+        cg_strbuf_add(out, path, len);
+        path += len;
+    }
+}
+
+/* Whether path is dir or lies under it ("d/x.dot" in "./d"). */
+static bool path_within(const char *path, const char *dir)
+{
+    for (;;) {
+        size_t lp, ld;
+        path = next_part(path, &lp);
+        dir = next_part(dir, &ld);
+        if (ld == 0)
+            return true;
+        if (lp != ld || memcmp(path, dir, lp) != 0)
+            return false;
+        path += lp;
+        dir += ld;
+    }
+}
+
+static const char *pooled(parse *P, json_t *v)
+{
+    return cg_pool_strndup(P->pool, json_string_value(v), json_string_length(v));
+}
+
+static int get_path(parse *P, json_t *obj, const char *key, const char **out, cg_pos *pos,
+                    bool required)
+{
+    json_t *v = json_object_get(obj, key);
+    cg_strbuf p = CG_STRBUF_INIT;
+    cg_path_join_key(&p, "", key);
+    int rc = 0;
+    char what[64];
+    snprintf(what, sizeof what, "'%s'", key);
+    if (!v) {
+        if (required) {
+            cg_pos where = cg_doc_where(P->doc, "");
+            rc = cg_error_at(P->err, &where, "the manifest has no '%s' (where to write the config)", key);
+        }
+    } else if (cg_expect_nonempty(P->doc, p.buf, v, what, P->err) != 0) {
+        rc = -1;
+    } else {
+        *pos = cg_doc_where(P->doc, p.buf);
+        *out = pooled(P, v);
+        rc = cg_check_project_path(*out, pos, what, P->err);
+    }
+    cg_strbuf_release(&p);
+    return rc;
+}
+
+static int path_list(parse *P, json_t *obj, const char *key, const char ***out, cg_pos **pos,
+                     size_t *n)
+{
+    json_t *v = json_object_get(obj, key);
+    *n = 0;
+    if (!v)
+        return 0;
+    cg_strbuf p = CG_STRBUF_INIT, ip = CG_STRBUF_INIT;
+    cg_path_join_key(&p, "", key);
+    char what[64];
+    snprintf(what, sizeof what, "'%s'", key);
+    int rc = cg_expect_array(P->doc, p.buf, v, what, P->err);
+    size_t count = rc == 0 ? json_array_size(v) : 0;
+    *out = cg_pool_alloc(P->pool, (count + 1) * sizeof **out);
+    *pos = cg_pool_alloc(P->pool, (count + 1) * sizeof **pos);
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        json_t *item = json_array_get(v, i);
+        cg_path_join_index(&ip, p.buf, i);
+        snprintf(what, sizeof what, "each entry of '%s'", key);
+        if (cg_expect_nonempty(P->doc, ip.buf, item, what, P->err) != 0) {
+            rc = -1;
+            break;
+        }
+        (*pos)[i] = cg_doc_where(P->doc, ip.buf);
+        (*out)[i] = pooled(P, item);
+        snprintf(what, sizeof what, "'%s' entry", key);
+        rc = cg_check_project_path((*out)[i], &(*pos)[i], what, P->err);
+        for (size_t j = 0; j < i && rc == 0; j++) {
+            if (cg_path_same((*out)[j], (*out)[i])) {
+                rc = cg_error_at(P->err, &(*pos)[i], "'%s' is listed twice in '%s'", (*out)[i], key);
+                cg_error_note(P->err, &(*pos)[j], "first listed here");
+            }
+        }
+        *n = i + 1;
+    }
+    cg_strbuf_release(&p);
+    cg_strbuf_release(&ip);
+    return rc;
+}
+
+/* A string or a list of strings. */
+/* A name or a list of names under `key`; `item` is "a tier name" and the
+ * like, for messages. */
+static int name_list(parse *P, const char *path, json_t *v, const char *key, const char *item,
+                     const char ***out, cg_pos **pos, size_t *n)
+{
+    cg_strbuf ip = CG_STRBUF_INIT;
+    char what[64];
+    snprintf(what, sizeof what, "'%s'", key);
+    int rc = 0;
+    if (json_is_string(v)) {
+        *out = cg_pool_alloc(P->pool, sizeof **out);
+        *pos = cg_pool_alloc(P->pool, sizeof **pos);
+        rc = cg_expect_nonempty(P->doc, path, v, what, P->err);
+        (*out)[0] = pooled(P, v);
+        (*pos)[0] = cg_doc_where(P->doc, path);
+        *n = 1;
+    } else if (!json_is_array(v)) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        rc = cg_error_at(P->err, &p, "'%s' must be %s or a list of %ss, not %s", key, item, item + 2,
+                         cg_kind_name(P->doc, path, v));
+    } else {
+        size_t count = json_array_size(v);
+        *out = cg_pool_alloc(P->pool, (count + 1) * sizeof **out);
+        *pos = cg_pool_alloc(P->pool, (count + 1) * sizeof **pos);
+        *n = count;
+        for (size_t i = 0; i < count && rc == 0; i++) {
+            cg_path_join_index(&ip, path, i);
+            json_t *e = json_array_get(v, i);
+            if (!json_is_string(e)) {
+                cg_pos p = cg_doc_where(P->doc, ip.buf);
+                rc = cg_error_at(P->err, &p, "each entry of '%s' must be %s, not %s", key, item,
+                                 cg_kind_name(P->doc, ip.buf, e));
+                break;
+            }
+            rc = cg_expect_nonempty(P->doc, ip.buf, e, what, P->err);
+            if (rc == 0) {
+                (*out)[i] = pooled(P, e);
+                (*pos)[i] = cg_doc_where(P->doc, ip.buf);
+            }
+        }
+    }
+    cg_strbuf_release(&ip);
+    return rc;
+}
+
+static int ref_filter(parse *P, const char *wpath, json_t *wf, const char *key, cg_ref_filter *f)
+{
+    json_t *v = json_object_get(wf, key);
+    if (!v)
+        return 0;
+    cg_strbuf p = CG_STRBUF_INIT, sub = CG_STRBUF_INIT;
+    cg_path_join_key(&p, wpath, key);
+    f->set = true;
+    f->pos = cg_doc_where(P->doc, p.buf);
+    const char *item = cg_streq(key, "tags") ? "a tag name" : "a branch name";
+    char what[80];
+    snprintf(what, sizeof what, "'%s'", key);
+    cg_pos *ignored_pos;
+    int rc = 0;
+    if (json_is_object(v)) {
+        static const char *const keys[] = {"only", "ignore"};
+        snprintf(what, sizeof what, "in '%s'", key);
+        rc = cg_check_keys(P->doc, p.buf, v, keys, 2, what, P->err);
+        json_t *only = json_object_get(v, "only"), *ignore = json_object_get(v, "ignore");
+        if (rc == 0 && only) {
+            cg_path_join_key(&sub, p.buf, "only");
+            rc = name_list(P, sub.buf, only, "only", item, &f->only, &ignored_pos, &f->nonly);
+        }
+        if (rc == 0 && ignore) {
+            cg_path_join_key(&sub, p.buf, "ignore");
+            rc = name_list(P, sub.buf, ignore, "ignore", item, &f->ignore, &ignored_pos,
+                           &f->nignore);
+        }
+        if (rc == 0 && !only && !ignore)
+            rc = cg_error_at(P->err, &f->pos, "'%s' needs 'only' or 'ignore'", key);
+    } else {
+        rc = name_list(P, p.buf, v, key, item, &f->only, &ignored_pos, &f->nonly);
+    }
+    cg_strbuf_release(&p);
+    cg_strbuf_release(&sub);
+    return rc;
+}
+
+static int check_cron(parse *P, const char *cron, const cg_pos *pos)
+{
+    int fields = 0;
+    bool in_field = false;
+    for (const char *c = cron; *c; c++) {
+        if (*c == ' ') {
+            in_field = false;
+            continue;
+        }
+        if (!(cg_isalnum((unsigned char)*c) || strchr("*/,-?#LW", *c)))
+            return cg_error_at(P->err, pos, "'schedule' has an unexpected character '%c' for a cron expression", *c);
+        if (!in_field)
+            fields++;
+        in_field = true;
+    }
+    if (fields != 5)
+        return cg_error_at(P->err, pos,
+                           "'schedule' must be a cron expression with 5 fields "
+                           "(minute hour day-of-month month day-of-week), e.g. \"5 5 * * *\"; "
+                           "this one has %d", fields);
+    return 0;
+}
+
+static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_decl *w)
+{
+    static const char *const keys[] = {"jobs", "schedule", "branches", "tags", "when",
+                                       "tier", "on_request", "per_change", "max_jobs"};
+    cg_strbuf p = CG_STRBUF_INIT, sub = CG_STRBUF_INIT;
+    cg_path_join_key(&p, "/workflows", name);
+    w->name = cg_intern(P->pool, name);
+    w->pos = cg_doc_key_where(P->doc, p.buf);
+    w->path = cg_pool_strndup(P->pool, p.buf, p.len);
+    int rc = 0;
+    char what[160];
+    snprintf(what, sizeof what, "workflow '%s'", name);
+    if (json_is_null(wf) || (json_is_string(wf) && json_string_length(wf) == 0))
+        goto done; /* `name:` with nothing: an empty declaration */
+    if (cg_expect_object(P->doc, p.buf, wf, what, P->err) != 0) {
+        rc = -1;
+        goto done;
+    }
+    snprintf(what, sizeof what, "in workflow '%s'", name);
+    if ((rc = cg_check_keys(P->doc, p.buf, wf, keys, CG_ARRAY_LEN(keys), what, P->err)) != 0)
+        goto done;
+    json_t *v;
+    if ((v = json_object_get(wf, "jobs"))) {
+        cg_path_join_key(&sub, p.buf, "jobs");
+        if ((rc = cg_expect_array(P->doc, sub.buf, v, "'jobs'", P->err)) != 0)
+            goto done;
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            json_t *e = json_array_get(v, i);
+            if (json_is_string(e) || (json_is_object(e) && json_object_size(e) == 1))
+                continue;
+            cg_pos ep = cg_item_pos(P->doc, sub.buf, i);
+            rc = cg_error_at(P->err, &ep,
+                             "a workflow job entry is a job name or a one-key mapping "
+                             "(job: {parameters})");
+            goto done;
+        }
+        w->jobs = v;
+    }
+    if ((v = json_object_get(wf, "schedule"))) {
+        cg_path_join_key(&sub, p.buf, "schedule");
+        if ((rc = cg_expect_nonempty(P->doc, sub.buf, v, "'schedule'", P->err)) != 0)
+            goto done;
+        w->schedule = pooled(P, v);
+        w->schedule_pos = cg_doc_where(P->doc, sub.buf);
+        if ((rc = check_cron(P, w->schedule, &w->schedule_pos)) != 0)
+            goto done;
+    }
+    if ((rc = ref_filter(P, p.buf, wf, "branches", &w->branches)) != 0 ||
+        (rc = ref_filter(P, p.buf, wf, "tags", &w->tags)) != 0)
+        goto done;
+    if (w->schedule && w->tags.set) {
+        rc = cg_error_at(P->err, &w->tags.pos,
+                         "a scheduled workflow cannot filter on tags; use 'branches'");
+        goto done;
+    }
+    w->when = json_object_get(wf, "when");
+    if ((v = json_object_get(wf, "tier"))) {
+        cg_path_join_key(&sub, p.buf, "tier");
+        if ((rc = name_list(P, sub.buf, v, "tier", "a tier name", &w->tiers, &w->tier_pos, &w->ntiers)) != 0)
+            goto done;
+    }
+    if ((v = json_object_get(wf, "on_request"))) {
+        cg_path_join_key(&sub, p.buf, "on_request");
+        if ((rc = name_list(P, sub.buf, v, "on_request", "a tier name", &w->on_request, &w->on_request_pos,
+                            &w->non_request)) != 0)
+            goto done;
+    }
+    if ((v = json_object_get(wf, "per_change"))) {
+        cg_path_join_key(&sub, p.buf, "per_change");
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        if (!cg_streq(s, "true") && !cg_streq(s, "false")) {
+            cg_pos vp = cg_doc_where(P->doc, sub.buf);
+            rc = cg_error_at(P->err, &vp, "'per_change' must be true or false");
+            goto done;
+        }
+        w->per_change = cg_streq(s, "true");
+    }
+    if ((v = json_object_get(wf, "max_jobs"))) {
+        cg_path_join_key(&sub, p.buf, "max_jobs");
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        char *end;
+        long n = strtol(s, &end, 10);
+        if (!*s || *end || n <= 0) {
+            cg_pos vp = cg_doc_where(P->doc, sub.buf);
+            rc = cg_error_at(P->err, &vp, "'max_jobs' must be a positive whole number");
+            goto done;
+        }
+        w->max_jobs = n;
+    }
+done:
+    cg_strbuf_release(&p);
+    cg_strbuf_release(&sub);
+    return rc;
+}
+
+static int parse_limits(parse *P, json_t *v, cg_manifest *m)
+{
+    static const char *const keys[] = {"max_config_bytes", "max_jobs_per_workflow", "max_cells"};
+    if (cg_expect_object(P->doc, "/limits", v, "'limits'", P->err) != 0 ||
+        cg_check_keys(P->doc, "/limits", v, keys, CG_ARRAY_LEN(keys), "in 'limits'", P->err) != 0)
+        return -1;
+    long *dest[] = {&m->max_config_bytes, &m->max_jobs_per_workflow, &m->max_cells};
+    for (size_t i = 0; i < CG_ARRAY_LEN(keys); i++) {
+        json_t *x = json_object_get(v, keys[i]);
+        if (!x)
+            continue;
+        const char *s = json_is_string(x) ? json_string_value(x) : "";
+        char *end;
+        long n = strtol(s, &end, 10);
+        if (!*s || *end || n <= 0) {
+            cg_pos p = cg_val_pos(P->doc, "/limits", keys[i]);
+            return cg_error_at(P->err, &p, "'%s' must be a positive whole number", keys[i]);
+        }
+        *dest[i] = n;
+    }
+    return 0;
+}
+
+int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error *err)
+{
+    static const char *const keys[] = {"output", "diagrams", "regenerate", "fragments",
+                                       "trees", "workflows", "limits"};
+    memset(m, 0, sizeof *m);
+    m->doc = doc;
+    m->regenerate = "cigen generate";
+    m->max_config_bytes = 8L << 20;
+    m->max_jobs_per_workflow = 500;
+    m->max_cells = CG_DEFAULT_MAX_CELLS;
+    parse P = {doc, pool, err, CG_STRBUF_INIT};
+    json_t *root = cg_doc_root(doc);
+    if (!root)
+        return cg_error_at(err, &(cg_pos){cg_doc_file(doc), 0, 0},
+                           "the manifest is empty; it needs at least 'output'");
+    if (cg_expect_object(doc, "", root, "the manifest", err) != 0 ||
+        cg_check_keys(doc, "", root, keys, CG_ARRAY_LEN(keys), "in the manifest", err) != 0)
+        return -1;
+    if (get_path(&P, root, "output", &m->output, &m->output_pos, true) != 0 ||
+        get_path(&P, root, "diagrams", &m->diagrams, &m->diagrams_pos, false) != 0)
+        return -1;
+    /* cigen names (and removes) the files of the diagrams folder itself */
+    if (m->diagrams && (path_within(m->output, m->diagrams) || path_within(m->diagrams, m->output)))
+        return cg_error_at(err, &m->output_pos, "'output' '%s' and the diagrams folder '%s' overlap; write the "
+                           "config outside the folder cigen fills with diagrams", m->output, m->diagrams);
+    json_t *v;
+    if ((v = json_object_get(root, "regenerate"))) {
+        if (json_is_string(v) && (json_string_length(v) != strlen(json_string_value(v)) ||
+                                  cg_line_breaker(json_string_value(v), NULL))) {
+            cg_pos p = cg_doc_where(doc, "/regenerate");
+            return cg_error_at(err, &p, "'regenerate' must be a one-line command, without control characters");
+        }
+        if (cg_expect_nonempty(doc, "/regenerate", v, "'regenerate'", err) != 0)
+            return -1;
+        m->regenerate = pooled(&P, v);
+    }
+    if (path_list(&P, root, "fragments", &m->fragments, &m->fragment_pos, &m->nfragments) != 0 ||
+        path_list(&P, root, "trees", &m->trees, &m->tree_pos, &m->ntrees) != 0)
+        return -1;
+    if ((v = json_object_get(root, "limits")) && parse_limits(&P, v, m) != 0)
+        return -1;
+    if ((v = json_object_get(root, "workflows"))) {
+        if (cg_expect_object(doc, "/workflows", v, "'workflows'", err) != 0)
+            return -1;
+        m->workflows = cg_xcalloc(json_object_size(v) + 1, sizeof *m->workflows);
+        const char *name;
+        json_t *wf;
+        int per_change = -1;
+        json_object_foreach(v, name, wf) {
+            cg_workflow_decl *w = &m->workflows[m->nworkflows];
+            cg_pos kp = cg_key_pos(doc, "/workflows", name);
+            if (!cg_is_name(name))
+                return cg_error_at(err, &kp,
+                                   "workflow name '%s' is not a valid name (letters, digits, '_' and '-')",
+                                   name);
+            if (parse_workflow(&P, name, wf, w) != 0)
+                return -1;
+            if (w->per_change) {
+                if (per_change >= 0) {
+                    cg_error_at(err, &w->pos, "only one workflow can be 'per_change'");
+                    cg_error_note(err, &m->workflows[per_change].pos, "'%s' is already per_change",
+                                  m->workflows[per_change].name);
+                    return -1;
+                }
+                per_change = (int)m->nworkflows;
+            }
+            m->nworkflows++;
+        }
+    }
+    return 0;
+}
+
+void cg_manifest_release(cg_manifest *m)
+{
+    free(m->workflows);
+    memset(m, 0, sizeof *m);
+}

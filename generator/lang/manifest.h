@@ -1,0 +1,95 @@
+/* manifest — cigen.yml: how config.yml is assembled.
+ *
+ *   output: config.yml              # the generated CircleCI config
+ *   diagrams: diagrams              # folder for the .dot diagrams (optional)
+ *   regenerate: ./regenerate.sh     # the command the header and `check` name
+ *   fragments: [verbatim-sources/header.yml, ...]   # verbatim YAML, in order
+ *   trees: [dimensions/binary_builds.yml, ...]      # dimension trees
+ *   workflows:                      # the generated workflows, in order
+ *     binary_builds:
+ *       schedule: "5 5 * * *"       # cron (UTC) -> triggers
+ *       branches: [main]            # trigger filter, or per-job filter
+ *       tier: nightly               # which cells' jobs land here
+ *       jobs: [setup]               # entries written before generated ones
+ *   limits: {max_config_bytes: 8388608, max_jobs_per_workflow: 500,
+ *            max_cells: 1000000}    # cells per tree, checked before expanding
+ *
+ * Every path is relative to the manifest's folder and must stay inside it.
+ */
+#ifndef CIGEN_MANIFEST_H
+#define CIGEN_MANIFEST_H
+
+#define CG_DEFAULT_MAX_CELLS 1000000L
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/util.h"
+#include "lang/yamlload.h"
+
+typedef struct cg_ref_filter {
+    const char **only;   /* branch or tag names/regexes, as written */
+    size_t nonly;
+    const char **ignore;
+    size_t nignore;
+    cg_pos pos;
+    bool set;
+} cg_ref_filter;
+
+typedef struct cg_workflow_decl {
+    const char *name;
+    cg_pos pos;          /* of its key */
+    const char *path;    /* doc path of its mapping */
+    json_t *jobs;        /* static entries (borrowed from the doc), or NULL */
+    const char *schedule;
+    cg_pos schedule_pos;
+    cg_ref_filter branches, tags;
+    json_t *when;        /* verbatim `when:` (borrowed), or NULL */
+    const char **tiers;  /* cells of these tiers land here (none: every cell) */
+    cg_pos *tier_pos;
+    size_t ntiers;
+    const char **on_request; /* cells of these tiers land here gated */
+    cg_pos *on_request_pos;
+    size_t non_request;
+    bool per_change;     /* the workflow special-PR configs put jobs into */
+    long max_jobs;       /* lint threshold; 0: the manifest's default */
+} cg_workflow_decl;
+
+typedef struct cg_manifest {
+    const cg_doc *doc;
+    const char *output;
+    cg_pos output_pos;
+    const char *diagrams;    /* NULL: no diagrams */
+    cg_pos diagrams_pos;
+    const char *regenerate;
+    const char **fragments;
+    cg_pos *fragment_pos;
+    size_t nfragments;
+    const char **trees;
+    cg_pos *tree_pos;
+    size_t ntrees;
+    cg_workflow_decl *workflows;
+    size_t nworkflows;
+    long max_config_bytes;
+    long max_jobs_per_workflow;
+    long max_cells;           /* per tree: a guard against a matrix that explodes */
+} cg_manifest;
+
+/* Parses a loaded manifest; strings live in `pool`.  The manifest borrows
+ * from `doc`, which must outlive it. */
+int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error *err);
+void cg_manifest_release(cg_manifest *m);
+
+/* Checks that a path from a source file is relative and stays in the
+ * project: no absolute path, no "..", no empty components. */
+int cg_check_project_path(const char *path, const cg_pos *pos, const char *what,
+                          cg_error *err);
+
+/* Whether two project paths name the same file ("./a/b.yml" and "a/b.yml"). */
+bool cg_path_same(const char *a, const char *b);
+/* A project path's one spelling: "./a//b.yml" is "a/b.yml". */
+void cg_path_normalize(const char *path, cg_strbuf *out);
+
+#endif

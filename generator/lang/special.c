@@ -1,0 +1,245 @@
+#include "lang/special.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/schema.h"
+#include "base/util.h"
+#include "lang/yamlload.h"
+
+static const char header_key[] = "# cigen-special: ";
+
+void cg_selection_init(cg_selection *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void cg_selection_release(cg_selection *s)
+{
+    for (size_t i = 0; i < s->nonly; i++)
+        free(s->only[i]);
+    for (size_t i = 0; i < s->nalso; i++)
+        free(s->also[i]);
+    free(s->only);
+    free(s->also);
+    free(s->only_pos);
+    free(s->also_pos);
+    free(s->source);
+    free(s->overlay);
+    free(s->reason);
+    cg_selection_init(s);
+}
+
+bool cg_selection_empty(const cg_selection *s)
+{
+    return s->nonly == 0 && s->nalso == 0;
+}
+
+void cg_selection_add(cg_selection *s, bool only, const char *pattern, const cg_pos *pos)
+{
+    char ***v = only ? &s->only : &s->also;
+    cg_pos **p = only ? &s->only_pos : &s->also_pos;
+    size_t *n = only ? &s->nonly : &s->nalso;
+    *v = cg_xrealloc(*v, (*n + 1) * sizeof **v);
+    *p = cg_xrealloc(*p, (*n + 1) * sizeof **p);
+    (*v)[*n] = cg_xstrdup(pattern);
+    (*p)[*n] = pos ? *pos : (cg_pos){0};
+    (*n)++;
+}
+
+static int add_list(cg_selection *s, bool only, const cg_doc *doc, const char *key, json_t *v, cg_error *err)
+{
+    cg_strbuf p = CG_STRBUF_INIT, ip = CG_STRBUF_INIT;
+    cg_path_join_key(&p, "", key);
+    int rc = 0;
+    size_t n = json_is_array(v) ? json_array_size(v) : 1;
+    if (!json_is_array(v) && !json_is_string(v)) {
+        cg_pos pos = cg_doc_where(doc, p.buf);
+        rc = cg_error_at(err, &pos, "'%s' must be a pattern or a list of patterns (strings like "
+                         "\"os=linux,package=conda\" or \"binary_*_build\")", key);
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
+        cg_path_join_index(&ip, p.buf, i);
+        const char *path = json_is_array(v) ? ip.buf : p.buf;
+        char what[64];
+        snprintf(what, sizeof what, "a pattern in '%s'", key);
+        if ((rc = cg_expect_nonempty(doc, path, item, what, err)) != 0)
+            break;
+        cg_pos pos = cg_doc_where(doc, path);
+        cg_selection_add(s, only, json_string_value(item), &pos);
+    }
+    cg_strbuf_release(&p);
+    cg_strbuf_release(&ip);
+    return rc;
+}
+
+int cg_selection_parse(cg_selection *s, const char *file, const char *text, size_t len, cg_error *err)
+{
+    cg_doc *doc = cg_doc_parse(file, text, len, NULL, err);
+    if (!doc)
+        return -1;
+    json_t *root = cg_doc_root(doc);
+    static const char *const keys[] = {"reason", "only", "also"};
+    int rc = 0;
+    cg_pos top = {cg_doc_file(doc), 0, 0};
+    if (!root)
+        rc = cg_error_at(err, &top, "the overlay is empty; remove it, or give 'only' or 'also'");
+    else if (cg_expect_object(doc, "", root, "a special-PR overlay", err) != 0 ||
+             cg_check_keys(doc, "", root, keys, 3, "in a special-PR overlay", err) != 0)
+        rc = -1;
+    json_t *v;
+    if (rc == 0 && (v = json_object_get(root, "reason")) &&
+        cg_expect_string(doc, "/reason", v, "'reason'", err) != 0)
+        rc = -1;
+    if (rc == 0 && (v = json_object_get(root, "only")))
+        rc = add_list(s, true, doc, "only", v, err);
+    if (rc == 0 && (v = json_object_get(root, "also")))
+        rc = add_list(s, false, doc, "also", v, err);
+    if (rc == 0 && cg_selection_empty(s)) {
+        top = cg_doc_where(doc, "");
+        rc = cg_error_at(err, &top, "the overlay selects nothing; give 'only' or 'also'");
+    }
+    if (rc == 0) {
+        /* positions point into the doc's file name: keep a copy that outlives it */
+        free(s->source);
+        s->source = cg_xstrdup(file);
+        free(s->overlay);
+        s->overlay = cg_xstrdup(file);
+        v = json_object_get(root, "reason");
+        if (v && json_string_length(v)) {
+            free(s->reason);
+            s->reason = cg_xstrndup(json_string_value(v), json_string_length(v));
+        }
+        for (size_t i = 0; i < s->nonly; i++)
+            s->only_pos[i].file = s->source;
+        for (size_t i = 0; i < s->nalso; i++)
+            s->also_pos[i].file = s->source;
+    }
+    cg_doc_free(doc);
+    return rc;
+}
+
+static void quote(cg_strbuf *out, const char *s)
+{
+    cg_strbuf_addc(out, '\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            cg_strbuf_adds(out, "'\\''");
+        else
+            cg_strbuf_addc(out, *s);
+    }
+    cg_strbuf_addc(out, '\'');
+}
+
+void cg_selection_args(const cg_selection *s, cg_strbuf *out)
+{
+    for (size_t i = 0; i < s->nonly; i++) {
+        cg_strbuf_adds(out, i ? " --only " : "--only ");
+        quote(out, s->only[i]);
+    }
+    for (size_t i = 0; i < s->nalso; i++) {
+        cg_strbuf_adds(out, s->nonly || i ? " --also " : "--also ");
+        quote(out, s->also[i]);
+    }
+}
+
+void cg_selection_header(const cg_selection *s, cg_strbuf *out)
+{
+    cg_strbuf_adds(out, "# This is a special-PR config: regenerate without the selection before landing.\n");
+    if (s->reason) {
+        /* one comment line, whatever the YAML string held */
+        cg_strbuf_adds(out, "# Reason: ");
+        const char *r = s->reason, *bad;
+        size_t blen = 0;
+        while ((bad = cg_line_breaker(r, &blen))) {
+            cg_strbuf_add(out, r, (size_t)(bad - r));
+            cg_strbuf_addc(out, ' ');
+            r = bad + blen;
+        }
+        cg_strbuf_adds(out, r);
+        cg_strbuf_addc(out, '\n');
+    }
+    cg_strbuf_adds(out, header_key);
+    cg_selection_args(s, out);
+    /* check --allow-special reads this overlay again (or sees it is gone) */
+    if (s->overlay) {
+        cg_strbuf_adds(out, " --overlay ");
+        quote(out, s->overlay);
+    }
+    cg_strbuf_addc(out, '\n');
+}
+
+/* Reads one shell-quoted word; returns the position after it or NULL. */
+static const char *read_word(const char *p, const char *end, cg_strbuf *w)
+{
+    while (p < end && *p == ' ')
+        p++;
+    if (p >= end)
+        return NULL;
+    if (*p != '\'') {
+        while (p < end && *p != ' ')
+            cg_strbuf_addc(w, *p++);
+        return p;
+    }
+    p++;
+    for (;;) {
+        while (p < end && *p != '\'')
+            cg_strbuf_addc(w, *p++);
+        if (p >= end)
+            return NULL;
+        p++;
+        /* '\'' continues the word with a quote */
+        if (end - p >= 3 && p[0] == '\\' && p[1] == '\'' && p[2] == '\'') {
+            cg_strbuf_addc(w, '\'');
+            p += 3;
+            continue;
+        }
+        return p;
+    }
+}
+
+bool cg_selection_from_header(cg_selection *s, const char *text, size_t len)
+{
+    static const char digest_key[] = "# cigen-digest: ";
+    size_t i = 0;
+    /* cigen's header ends with its digest line: a fragment's comments after
+     * it are not read, whatever they say */
+    while (i < len && text[i] == '#') {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        size_t klen = sizeof header_key - 1;
+        if (end - i >= sizeof digest_key - 1 && memcmp(text + i, digest_key, sizeof digest_key - 1) == 0)
+            return false;
+        if (end - i > klen && memcmp(text + i, header_key, klen) == 0) {
+            const char *p = text + i + klen, *stop = text + end;
+            cg_strbuf flag = CG_STRBUF_INIT, word = CG_STRBUF_INIT;
+            bool ok = true;
+            while (ok && p && p < stop) {
+                cg_strbuf_reset(&flag);
+                cg_strbuf_reset(&word);
+                p = read_word(p, stop, &flag);
+                if (!p)
+                    break;
+                p = read_word(p, stop, &word);
+                ok = p && (cg_streq(flag.buf, "--only") || cg_streq(flag.buf, "--also") ||
+                           (cg_streq(flag.buf, "--overlay") && !s->overlay));
+                if (ok && cg_streq(flag.buf, "--overlay"))
+                    s->overlay = cg_xstrdup(word.buf ? word.buf : "");
+                else if (ok)
+                    cg_selection_add(s, cg_streq(flag.buf, "--only"), word.buf, NULL);
+            }
+            cg_strbuf_release(&flag);
+            cg_strbuf_release(&word);
+            if (ok && !cg_selection_empty(s)) {
+                free(s->source);
+                s->source = cg_xstrdup("the header of the committed config");
+                return true;
+            }
+            cg_selection_release(s);
+            return false;
+        }
+        i = end + 1;
+    }
+    return false;
+}

@@ -1,0 +1,57 @@
+/* special — a config for one special pull request.
+ *
+ * `--only PATTERN` and `--also PATTERN` (or the same in special-pr.yml)
+ * select jobs (a job-name glob, or NAME=GLOB,... as in `cigen list --where`).
+ * Selected jobs, and the jobs they require, are put into the per-change
+ * workflow (the manifest's `per_change: true`), ungated and without branch
+ * filters; with `--only` every other generated job is culled.  The header of
+ * such a config says so, and `cigen check` refuses it unless
+ * `--allow-special` is given (a pull request's CI may pass it; main's must
+ * not).
+ *
+ *   # special-pr.yml: run the conda builds on this pull request (do not land)
+ *   reason: test the new conda recipe
+ *   only:
+ *     - os=linux,package=conda
+ *   also:
+ *     - binary_macos_conda_3_8_cpu_build
+ */
+#ifndef CIGEN_SPECIAL_H
+#define CIGEN_SPECIAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/strbuf.h"
+
+typedef struct cg_selection {
+    char **only;          /* patterns */
+    cg_pos *only_pos;     /* where each came from (file, or none for flags) */
+    size_t nonly;
+    char **also;
+    cg_pos *also_pos;
+    size_t nalso;
+    char *source;         /* "the command line", "special-pr.yml", "the header of config.yml" */
+    char *overlay;        /* the overlay file the patterns were read from; NULL for flags */
+    char *reason;         /* the overlay's 'reason', or NULL */
+} cg_selection;
+
+void cg_selection_init(cg_selection *s);
+void cg_selection_release(cg_selection *s);
+bool cg_selection_empty(const cg_selection *s);
+void cg_selection_add(cg_selection *s, bool only, const char *pattern, const cg_pos *pos);
+
+/* Reads an overlay file's text (YAML).  Returns -1 with an error. */
+int cg_selection_parse(cg_selection *s, const char *file, const char *text, size_t len, cg_error *err);
+
+/* "--only 'os=linux' --also 'x'": shell-quoted, copy-paste ready. */
+void cg_selection_args(const cg_selection *s, cg_strbuf *out);
+/* The header lines of a special config (the reason, the patterns and the
+ * overlay file they came from), and reading them back. */
+void cg_selection_header(const cg_selection *s, cg_strbuf *out);
+/* Finds the special line in a config's header; returns false when absent.
+ * s->overlay is the overlay file the header names, if any. */
+bool cg_selection_from_header(cg_selection *s, const char *text, size_t len);
+
+#endif

@@ -1,0 +1,474 @@
+#include "lang/template.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/schema.h"
+
+typedef struct compiler {
+    const cg_doc *doc;
+    const cg_tree *t;
+    cg_pool *pool;
+    cg_error *err;
+} compiler;
+
+/* Resolves the names of `s`, the scalar (or, when is_key, the key) at `path`. */
+static int resolve(compiler *C, const char *path, cg_pstr *s, bool is_key)
+{
+    for (size_t i = 0; i < s->nsegs; i++) {
+        cg_seg *seg = &s->segs[i];
+        if (seg->kind != CG_SEG_NAME)
+            continue;
+        seg->id = cg_tree_name_id(C->t, seg->text);
+        if (seg->id >= 0)
+            continue;
+        cg_pos p = is_key ? cg_key_offset_pos(C->doc, path, seg->offset)
+                          : cg_scalar_offset_pos(C->doc, path, seg->offset);
+        const char **cands = cg_xmalloc((C->t->nnames + 1) * sizeof *cands);
+        for (size_t k = 0; k < C->t->nnames; k++)
+            cands[k] = C->t->names[k];
+        cg_strbuf hint = CG_STRBUF_INIT;
+        cg_did_you_mean(&hint, seg->text, cands, C->t->nnames);
+        free(cands);
+        cg_error_at(C->err, &p, "unknown name '%s'%s: tree '%s' has no dimension or variable of that name",
+                    seg->text, cg_strbuf_str(&hint), C->t->name);
+        cg_strbuf_release(&hint);
+        return -1;
+    }
+    return 0;
+}
+
+/* A constant scalar is formatted once here instead of once per job. */
+static void precompute(compiler *C, cg_tpl_node *n, bool is_key)
+{
+    if (n->text.has_names)
+        return;
+    cg_strbuf t = CG_STRBUF_INIT;
+    for (size_t i = 0; i < n->text.nsegs; i++)
+        cg_strbuf_add(&t, n->text.segs[i].text, n->text.segs[i].len);
+    n->ctext = cg_pool_strndup(C->pool, t.buf ? t.buf : "", t.len);
+    n->ctext_len = t.len;
+    n->ctyped = !is_key && n->plain && cg_yaml_resolve(n->ctext, t.len) != CG_T_STR;
+    if (n->ctyped) {
+        n->cyaml = n->ctext;
+        n->cyaml_len = t.len;
+    } else if (is_key || !cg_yaml_wants_literal(n->ctext, t.len)) {
+        cg_strbuf y = CG_STRBUF_INIT;
+        cg_yaml_scalar_text(&y, n->ctext, t.len);
+        n->cyaml = cg_pool_strndup(C->pool, y.buf, y.len);
+        n->cyaml_len = y.len;
+        cg_strbuf_release(&y);
+    }
+    cg_strbuf_release(&t);
+}
+
+static int compile_scalar(compiler *C, const char *path, const char *s, size_t n, cg_tpl_node *out)
+{
+    out->kind = 'v';
+    out->path = cg_pool_strndup(C->pool, path, strlen(path));
+    out->plain = cg_doc_is_plain(C->doc, path);
+    if (cg_pstr_parse_at(C->doc, path, s, n, C->pool, &out->text, C->err) != 0)
+        return -1;
+    if (resolve(C, path, &out->text, false) != 0)
+        return -1;
+    precompute(C, out, false);
+    return 0;
+}
+
+static int compile(compiler *C, const char *path, json_t *v, cg_tpl_node *out)
+{
+    memset(out, 0, sizeof *out);
+    out->path = cg_pool_strndup(C->pool, path, strlen(path));
+    cg_strbuf p = CG_STRBUF_INIT;
+    int rc = 0;
+    if (json_is_object(v)) {
+        out->kind = 'm';
+        out->nkids = 2 * json_object_size(v);
+        out->kids = cg_pool_alloc(C->pool, (out->nkids + 1) * sizeof *out->kids);
+        size_t i = 0;
+        const char *k;
+        json_t *child;
+        json_object_foreach(v, k, child) {
+            cg_path_join_key(&p, path, k);
+            /* keys: positions are those of the key */
+            cg_tpl_node *key = &out->kids[i++];
+            memset(key, 0, sizeof *key);
+            key->kind = 'v';
+            key->path = cg_pool_strndup(C->pool, p.buf, p.len);
+            size_t off;
+            const char *msg;
+            if (cg_pstr_parse(k, strlen(k), C->pool, &key->text, &off, &msg) != 0) {
+                cg_pos kp = cg_key_offset_pos(C->doc, p.buf, off);
+                rc = cg_error_at(C->err, &kp, "%s", msg);
+                break;
+            }
+            if ((rc = resolve(C, p.buf, &key->text, true)) != 0)
+                break;
+            precompute(C, key, true);
+            if ((rc = compile(C, p.buf, child, &out->kids[i++])) != 0)
+                break;
+        }
+    } else if (json_is_array(v)) {
+        out->kind = 's';
+        out->nkids = json_array_size(v);
+        out->kids = cg_pool_alloc(C->pool, (out->nkids + 1) * sizeof *out->kids);
+        for (size_t i = 0; i < out->nkids && rc == 0; i++) {
+            cg_path_join_index(&p, path, i);
+            rc = compile(C, p.buf, json_array_get(v, i), &out->kids[i]);
+        }
+    } else {
+        rc = compile_scalar(C, path, json_string_value(v), json_string_length(v), out);
+    }
+    cg_strbuf_release(&p);
+    return rc;
+}
+
+static int check_ref_names(const cg_doc *doc, const char *path, json_t *v, const char *key, bool with_only,
+                           cg_error *err);
+
+/* A mapping of exactly the two `keys` (either may be left out), each holding
+ * names as check_ref_names() takes them (with `with_only` for the values). */
+static int check_ref_map(const cg_doc *doc, const char *path, json_t *v, const char *const keys[2], const char *where,
+                         bool with_only, cg_error *err)
+{
+    if (cg_check_keys(doc, path, v, keys, 2, where, err) != 0)
+        return -1;
+    cg_strbuf kp = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        json_t *x = json_object_get(v, keys[i]);
+        cg_path_join_key(&kp, path, keys[i]);
+        if (x)
+            rc = check_ref_names(doc, kp.buf, x, keys[i], with_only, err);
+    }
+    cg_strbuf_release(&kp);
+    return rc;
+}
+
+/* A name, a list of names, or (when `with_only`) {only: ..., ignore: ...}. */
+static int check_ref_names(const cg_doc *doc, const char *path, json_t *v, const char *key, bool with_only,
+                           cg_error *err)
+{
+    if (json_is_string(v))
+        return 0;
+    if (json_is_array(v)) {
+        cg_strbuf ip = CG_STRBUF_INIT;
+        int rc = 0;
+        for (size_t i = 0; i < json_array_size(v) && rc == 0; i++) {
+            cg_path_join_index(&ip, path, i);
+            json_t *e = json_array_get(v, i);
+            if (!json_is_string(e)) {
+                cg_pos p = cg_doc_where(doc, ip.buf);
+                rc = cg_error_at(err, &p, "each entry of '%s' must be a name or a pattern, not %s", key,
+                                 cg_kind_name(doc, ip.buf, e));
+            }
+        }
+        cg_strbuf_release(&ip);
+        return rc;
+    }
+    if (json_is_object(v) && with_only) {
+        static const char *const keys[] = {"only", "ignore"};
+        char where[64];
+        snprintf(where, sizeof where, "in '%s'", key);
+        return check_ref_map(doc, path, v, keys, where, false, err);
+    }
+    cg_pos p = cg_doc_where(doc, path);
+    return cg_error_at(err, &p, "'%s' must be a name, a list of names%s, not %s", key,
+                       with_only ? " or {only, ignore}" : "", cg_kind_name(doc, path, v));
+}
+
+/* A template's own `filters:` replace the workflow's: check their shape,
+ * since CircleCI only rejects them after the push. */
+static int check_filters(const cg_doc *doc, const char *path, json_t *v, cg_error *err)
+{
+    if (!json_is_object(v)) {
+        cg_pos p = cg_doc_where(doc, path);
+        return cg_error_at(err, &p, "'filters' must be a mapping with 'branches' or 'tags' (each a list or "
+                           "{only, ignore}), not %s", cg_kind_name(doc, path, v));
+    }
+    static const char *const keys[] = {"branches", "tags"};
+    return check_ref_map(doc, path, v, keys, "in 'filters'", true, err);
+}
+
+cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *pool, cg_error *err)
+{
+    compiler C = {doc, t, pool, err};
+    json_t *root = cg_doc_root(doc);
+    cg_pos where = {cg_doc_file(doc), 0, 0};
+    if (!root) {
+        cg_error_at(err, &where, "the template is empty; it holds one workflow entry, e.g. 'my_job: {param: value}'");
+        return NULL;
+    }
+    if (!json_is_object(root) || json_object_size(root) != 1) {
+        where = cg_doc_where(doc, "");
+        cg_error_at(err, &where,
+                    "a template holds exactly one workflow entry: a mapping with one key, the job to run "
+                    "(e.g. 'binary_linux_build: {build_environment: \"{{ build_environment }}\"}')");
+        return NULL;
+    }
+    cg_template *tpl = cg_pool_alloc(pool, sizeof *tpl);
+    memset(tpl, 0, sizeof *tpl);
+    tpl->file = cg_doc_file(doc);
+    tpl->doc = doc;
+    tpl->tree = t;
+    tpl->name_arg = -1;
+    const char *k = NULL;
+    json_t *args = NULL;
+    json_object_foreach(root, k, args) break;
+    cg_strbuf p = CG_STRBUF_INIT;
+    cg_path_join_key(&p, "", k);
+    tpl->invoke.kind = 'v';
+    tpl->invoke.path = cg_pool_strndup(pool, p.buf, p.len);
+    size_t off;
+    const char *msg;
+    int rc = 0;
+    if (cg_pstr_parse(k, strlen(k), pool, &tpl->invoke.text, &off, &msg) != 0) {
+        cg_pos kp = cg_key_offset_pos(doc, p.buf, off);
+        rc = cg_error_at(err, &kp, "%s", msg);
+    }
+    if (rc == 0)
+        rc = resolve(&C, p.buf, &tpl->invoke.text, true);
+    if (rc == 0)
+        precompute(&C, &tpl->invoke, true);
+    if (rc == 0) {
+        if (json_is_string(args) && json_string_length(args) == 0 && cg_doc_is_plain(doc, p.buf)) {
+            tpl->args.kind = 'm'; /* `job:` with no arguments */
+        } else if (!json_is_object(args)) {
+            where = cg_doc_where(doc, p.buf);
+            rc = cg_error_at(err, &where, "the arguments of '%s' must be a mapping of parameter names to values", k);
+        } else {
+            rc = compile(&C, p.buf, args, &tpl->args);
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < tpl->args.nkids; i += 2) {
+        const cg_tpl_node *key = &tpl->args.kids[i];
+        const char *kt = key->text.nsegs == 1 && key->text.segs[0].kind == CG_SEG_TEXT ? key->text.segs[0].text : "";
+        cg_pos kp = cg_doc_key_where(doc, key->path);
+        if (cg_streq(kt, "requires"))
+            rc = cg_error_at(err, &kp, "'requires' comes from the phase's 'requires' in the tree; remove it from the template");
+        else if (cg_streq(kt, "name") && tpl->args.kids[i + 1].kind != 'v') {
+            cg_pos vp = cg_doc_where(doc, key->path);
+            rc = cg_error_at(err, &vp, "'name' must be a string (write name: \"{{ job }}\" or leave 'name' out), not %s",
+                             tpl->args.kids[i + 1].kind == 'm' ? "a mapping" : "a list");
+        } else if (cg_streq(kt, "name"))
+            tpl->name_arg = (int)i;
+        else if (cg_streq(kt, "filters")) {
+            tpl->has_filters = true;
+            rc = check_filters(doc, key->path, json_object_get(args, "filters"), err);
+        }
+    }
+    cg_strbuf_release(&p);
+    return rc == 0 ? tpl : NULL;
+}
+
+/* ---- rendering ---- */
+
+static int expand(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_strbuf *out, bool *typed)
+{
+    cg_strbuf_reset(out);
+    *typed = false;
+    if (!n->text.has_names) {
+        for (size_t i = 0; i < n->text.nsegs; i++)
+            cg_strbuf_add(out, n->text.segs[i].text, n->text.segs[i].len);
+        *typed = n->plain && cg_yaml_resolve(cg_strbuf_str(out), out->len) != CG_T_STR;
+        return 0;
+    }
+    cg_src src = {tpl->doc, n->path, {0}}; /* the position is looked up only for an error */
+    if (cg_env_expand(env, &n->text, false, NULL, out, &src, "the template") != 0)
+        return -1;
+    if (n->text.whole) {
+        const char *v;
+        size_t len;
+        bool ty;
+        if (cg_env_get(env, n->text.segs[0].id, &v, &len, &ty) == 1)
+            *typed = ty;
+    }
+    return 0;
+}
+
+/* Writes key node n; *text is its text (in tmp, or the node's constant). */
+static int write_key(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_yw *w, cg_strbuf *tmp,
+                     const char **text)
+{
+    if (n->cyaml) {
+        cg_yw_key_text(w, n->cyaml, n->cyaml_len);
+        *text = n->ctext;
+        return 0;
+    }
+    bool typed;
+    if (expand(env, n, tpl, tmp, &typed) != 0)
+        return -1;
+    cg_yw_key(w, tmp->buf ? tmp->buf : "", tmp->len);
+    *text = cg_strbuf_str(tmp);
+    return 0;
+}
+
+/* Writes scalar node n; *text, *len and *typed say what was written. */
+static int write_scalar(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_yw *w, cg_strbuf *tmp,
+                        const char **text, size_t *len, bool *typed)
+{
+    if (!n->text.has_names) {
+        *text = n->ctext;
+        *len = n->ctext_len;
+        *typed = n->ctyped;
+        if (n->cyaml)
+            cg_yw_raw(w, n->cyaml, n->cyaml_len);
+        else
+            cg_yw_str(w, n->ctext, n->ctext_len);
+        return 0;
+    }
+    if (expand(env, n, tpl, tmp, typed) != 0)
+        return -1;
+    if (*typed)
+        cg_yw_raw(w, tmp->buf ? tmp->buf : "", tmp->len);
+    else
+        cg_yw_str(w, tmp->buf ? tmp->buf : "", tmp->len);
+    *text = cg_strbuf_str(tmp);
+    *len = tmp->len;
+    return 0;
+}
+
+/* For lint: a constant key's node identifies it (its text is the node's). */
+static const void *key_id(const cg_tpl_node *key)
+{
+    return key->cyaml ? key : NULL;
+}
+
+static int render_node(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_yw *w,
+                       cg_strbuf *tmp)
+{
+    if (n->kind == 'm') {
+        cg_yw_map_begin(w);
+        for (size_t i = 0; i < n->nkids; i += 2) {
+            const char *key;
+            if (write_key(env, &n->kids[i], tpl, w, tmp, &key) != 0 ||
+                render_node(env, &n->kids[i + 1], tpl, w, tmp) != 0)
+                return -1;
+        }
+        cg_yw_end(w);
+    } else if (n->kind == 's') {
+        cg_yw_seq_begin(w);
+        for (size_t i = 0; i < n->nkids; i++)
+            if (render_node(env, &n->kids[i], tpl, w, tmp) != 0)
+                return -1;
+        cg_yw_end(w);
+    } else {
+        const char *text;
+        size_t len;
+        bool typed;
+        if (write_scalar(env, n, tpl, w, tmp, &text, &len, &typed) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void write_ref_filter(cg_yw *w, const char *key, const cg_ref_filter *f)
+{
+    cg_yw_keys(w, key);
+    cg_yw_map_begin(w);
+    if (f->nonly) {
+        cg_yw_keys(w, "only");
+        cg_yw_seq_begin(w);
+        for (size_t i = 0; i < f->nonly; i++)
+            cg_yw_strs(w, f->only[i]);
+        cg_yw_end(w);
+    }
+    if (f->nignore) {
+        cg_yw_keys(w, "ignore");
+        cg_yw_seq_begin(w);
+        for (size_t i = 0; i < f->nignore; i++)
+            cg_yw_strs(w, f->ignore[i]);
+        cg_yw_end(w);
+    }
+    cg_yw_end(w);
+}
+
+void cg_write_filters(cg_yw *w, const cg_ref_filter *branches, const cg_ref_filter *tags)
+{
+    cg_yw_keys(w, "filters");
+    cg_yw_map_begin(w);
+    if (branches && branches->set)
+        write_ref_filter(w, "branches", branches);
+    if (tags && tags->set)
+        write_ref_filter(w, "tags", tags);
+    cg_yw_end(w);
+}
+
+int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job *job, cg_yw *w,
+                       cg_error *err)
+{
+    cg_strbuf tmp = CG_STRBUF_INIT;
+    bool typed;
+    int rc = 0;
+    cg_yw_map_begin(w);
+    const char *invoked;
+    if ((rc = write_key(env, &tpl->invoke, tpl, w, &tmp, &invoked)) != 0)
+        goto out;
+    if (job->lint)
+        cg_lint_entry_begin(job->lint, tpl, job->job, job->workflow, invoked);
+    cg_yw_map_begin(w);
+    if (tpl->name_arg >= 0) {
+        const cg_tpl_node *v = &tpl->args.kids[tpl->name_arg + 1];
+        if (v->kind != 'v' || (rc = expand(env, v, tpl, &tmp, &typed)) != 0 ||
+            !cg_streq(cg_strbuf_str(&tmp), job->name)) {
+            if (rc == 0) {
+                cg_pos p = cg_doc_where(tpl->doc, v->path);
+                rc = cg_error_at(err, &p, "'name' here gives '%s' but the job is named '%s' (by the tree's "
+                                 "job_name); write name: \"{{ job }}\" or leave 'name' out",
+                                 cg_strbuf_str(&tmp), job->name);
+            }
+            goto out;
+        }
+    }
+    cg_yw_keys(w, "name");
+    cg_yw_strs(w, job->name);
+    for (size_t i = 0; i < tpl->args.nkids; i += 2) {
+        if ((int)i == tpl->name_arg)
+            continue;
+        if (job->lift_filters && tpl->args.kids[i].text.nsegs == 1 &&
+            cg_streq(tpl->args.kids[i].text.segs[0].text, "filters"))
+            continue;
+        const char *key;
+        if ((rc = write_key(env, &tpl->args.kids[i], tpl, w, &tmp, &key)) != 0)
+            goto out;
+        const cg_tpl_node *val = &tpl->args.kids[i + 1];
+        if (val->kind != 'v') {
+            if (job->lint)
+                cg_lint_entry_arg(job->lint, key_id(&tpl->args.kids[i]), key, tpl->args.kids[i].path, val->kind, NULL,
+                                  false, val->path, NULL, -1);
+            if ((rc = render_node(env, val, tpl, w, &tmp)) != 0)
+                goto out;
+            continue;
+        }
+        /* the key's text may live in tmp, which the value reuses */
+        char *owned = job->lint && key == tmp.buf ? cg_xstrdup(key) : NULL;
+        if (owned)
+            key = owned;
+        const char *text;
+        size_t len;
+        if ((rc = write_scalar(env, val, tpl, w, &tmp, &text, &len, &typed)) != 0) {
+            free(owned);
+            goto out;
+        }
+        if (job->lint)
+            cg_lint_entry_arg(job->lint, key_id(&tpl->args.kids[i]), key, tpl->args.kids[i].path, 'v', text, typed,
+                              val->path, env, val->text.whole ? val->text.segs[0].id : -1);
+        free(owned);
+    }
+    if (job->lint)
+        cg_lint_entry_end(job->lint);
+    if (job->nrequires) {
+        cg_yw_keys(w, "requires");
+        cg_yw_seq_begin(w);
+        for (size_t i = 0; i < job->nrequires; i++)
+            cg_yw_strs(w, job->requires[i]);
+        cg_yw_end(w);
+    }
+    if (!tpl->has_filters && ((job->branches && job->branches->set) || (job->tags && job->tags->set)))
+        cg_write_filters(w, job->branches, job->tags);
+    cg_yw_end(w);
+    cg_yw_end(w);
+out:
+    cg_strbuf_release(&tmp);
+    return rc;
+}

@@ -1,0 +1,80 @@
+/* template — a workflow entry with placeholders, filled per job.
+ *
+ * A template file holds one CircleCI 2.1 workflow entry: the job to invoke
+ * (usually defined with parameters in a verbatim fragment) and the arguments
+ * to pass:
+ *
+ *   binary_linux_build:                  # the job to run (may use placeholders)
+ *     build_environment: "{{ build_environment }}"
+ *     docker_image: "{{ docker_image }}"
+ *     resource_class: large
+ *
+ * It is parsed as YAML first and filled afterwards, so a value can never
+ * change the structure.  A scalar that is exactly one placeholder keeps the
+ * type of what it names (a variable written `true` or `4` stays a boolean or
+ * a number; a dimension value is always a string); any other scalar with a
+ * placeholder is a string; a plain scalar without one keeps its YAML type.
+ * cigen adds `name:` (the job name), `requires:` (from the phase) and, when
+ * the workflow filters branches per job, `filters:`.
+ */
+#ifndef CIGEN_TEMPLATE_H
+#define CIGEN_TEMPLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/expand.h"
+#include "lang/manifest.h"
+#include "lang/placeholder.h"
+#include "check/lint.h"
+#include "lang/tree.h"
+#include "render/yamlwrite.h"
+
+typedef struct cg_tpl_node {
+    char kind;                 /* 'm' mapping, 's' sequence, 'v' scalar */
+    cg_pstr text;              /* scalar */
+    bool plain;                /* scalar written plain */
+    const char *path;          /* in the template's doc */
+    struct cg_tpl_node *kids;  /* mapping: key, value, key, value ...; sequence: items */
+    size_t nkids;
+    /* a scalar without placeholders, formatted once when compiled: */
+    const char *ctext;         /* its text */
+    size_t ctext_len;
+    const char *cyaml;         /* as written to config.yml; NULL: a literal block */
+    size_t cyaml_len;
+    bool ctyped;               /* written as a number, bool or null */
+} cg_tpl_node;
+
+typedef struct cg_template {
+    const char *file;
+    const cg_doc *doc;
+    const cg_tree *tree;       /* names are resolved against this tree */
+    cg_tpl_node invoke;        /* the key: the job to invoke */
+    cg_tpl_node args;          /* its value: a mapping (maybe empty) */
+    int name_arg;              /* index of a `name:` argument pair, or -1 */
+    bool has_filters;
+} cg_template;
+
+/* Compiles a loaded template for one tree (pooled). */
+cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *pool, cg_error *err);
+
+typedef struct cg_render_job {
+    const char *name;
+    const char *const *requires;
+    size_t nrequires;
+    const cg_ref_filter *branches; /* per-job filters to add, or NULL */
+    const cg_ref_filter *tags;
+    bool lift_filters;             /* drop the template's own `filters:` too */
+    cg_lint *lint;                 /* checks each argument as it is written, or NULL */
+    int job, workflow;             /* for the lint findings */
+} cg_render_job;
+
+/* Writes one workflow entry ("- job: {...}") into a sequence of `w`.  The
+ * env must be bound to the job's cell with its built-ins set. */
+int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job *job, cg_yw *w,
+                       cg_error *err);
+
+/* Writes `filters:` for branch/tag filters (used for static entries too). */
+void cg_write_filters(cg_yw *w, const cg_ref_filter *branches, const cg_ref_filter *tags);
+
+#endif

@@ -1,0 +1,101 @@
+/* yamlload — YAML text to an in-memory tree with source positions.
+ *
+ * The tree is made of jansson values: mappings are json objects (insertion
+ * order kept), sequences json arrays, and EVERY scalar a json string holding
+ * the text exactly as written (`3.10` stays "3.10"; whether a plain `true` is a
+ * boolean is decided by the consumer with cg_yaml_resolve()).  jansson shares
+ * some values, so positions are not attached to values: they live beside the
+ * tree in a table keyed by path, a JSON pointer such as "/jobs/build/steps/0"
+ * ("~" and "/" in keys written "~0" and "~1").
+ *
+ * Rejected, each with `file:line:col: error: ...`: YAML syntax errors, tabs
+ * used for indentation, duplicate keys (both positions named), a second
+ * document, bytes that are not UTF-8 or are control characters, a byte-order
+ * mark, nesting deeper than `max_depth`, undefined or recursive aliases, and
+ * aliases or merge keys (`<<`) that would expand beyond `alias_budget` nodes
+ * (an "alias bomb").  Aliases share the anchored value (json_incref); paths
+ * below an alias resolve to positions below its anchor.
+ */
+#ifndef CIGEN_YAMLLOAD_H
+#define CIGEN_YAMLLOAD_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/strbuf.h"
+
+typedef enum cg_style {
+    CG_STYLE_NONE = 0,
+    CG_STYLE_PLAIN,
+    CG_STYLE_SINGLE,
+    CG_STYLE_DOUBLE,
+    CG_STYLE_LITERAL,
+    CG_STYLE_FOLDED,
+    CG_STYLE_BLOCK, /* block mapping or sequence */
+    CG_STYLE_FLOW   /* flow mapping or sequence */
+} cg_style;
+
+enum {
+    CG_NODE_ALIAS = 1,   /* the value is an alias (*name) */
+    CG_NODE_MERGED = 2,  /* the key came in through a merge key (<<) */
+    CG_NODE_TAGGED_STR = 4 /* explicitly tagged !!str */
+};
+
+typedef struct cg_node_pos {
+    uint32_t line, col;         /* where the value starts */
+    uint32_t key_line, key_col; /* where its key starts (0 when not a mapping value) */
+    uint32_t end_line;          /* where the value ends */
+    uint8_t style;              /* cg_style */
+    uint8_t flags;              /* CG_NODE_* */
+    const char *redirect;       /* for aliases/merged keys: the source path */
+} cg_node_pos;
+
+typedef struct cg_load_opts {
+    size_t max_bytes;    /* 0: CG_DEFAULT_MAX_BYTES */
+    unsigned max_depth;  /* 0: CG_DEFAULT_MAX_DEPTH */
+    size_t alias_budget; /* 0: CG_DEFAULT_ALIAS_BUDGET (nodes added by aliases and merges) */
+    bool no_positions;   /* skip the position table (large files read only for data) */
+} cg_load_opts;
+
+#define CG_DEFAULT_MAX_BYTES ((size_t)32 << 20)
+#define CG_DEFAULT_MAX_DEPTH 100u
+#define CG_DEFAULT_ALIAS_BUDGET ((size_t)1000000)
+
+typedef struct cg_doc cg_doc;
+
+/* Parses `len` bytes of `text` (copied).  `file` is the display name used in
+ * messages (copied).  Returns NULL and fills err on failure.  An empty stream
+ * (nothing but comments or blanks) loads with a NULL root. */
+cg_doc *cg_doc_parse(const char *file, const char *text, size_t len,
+                     const cg_load_opts *opts, cg_error *err);
+void cg_doc_free(cg_doc *doc);
+
+json_t *cg_doc_root(const cg_doc *doc);          /* borrowed; NULL when empty */
+const char *cg_doc_file(const cg_doc *doc);
+const char *cg_doc_text(const cg_doc *doc, size_t *len); /* the raw bytes */
+
+/* Position of the value at `path` ("" is the root).  Returns false when the
+ * path is unknown (or positions were not recorded). */
+bool cg_doc_lookup(const cg_doc *doc, const char *path, cg_node_pos *out);
+/* The position of the value (or, for cg_doc_key_where, of its key) as a
+ * cg_pos; falls back to the nearest known ancestor, then to the file. */
+cg_pos cg_doc_where(const cg_doc *doc, const char *path);
+cg_pos cg_doc_key_where(const cg_doc *doc, const char *path);
+cg_style cg_doc_style(const cg_doc *doc, const char *path);
+/* True when the scalar at path was plain (unquoted, untagged). */
+bool cg_doc_is_plain(const cg_doc *doc, const char *path);
+
+/* The anchors defined in the file (&name), in order of appearance. */
+size_t cg_doc_anchor_count(const cg_doc *doc);
+const char *cg_doc_anchor(const cg_doc *doc, size_t i, cg_pos *pos);
+/* The aliases used in the file (*name), in order of appearance. */
+size_t cg_doc_alias_count(const cg_doc *doc);
+const char *cg_doc_alias(const cg_doc *doc, size_t i, cg_pos *pos);
+
+/* Path building: append "/<escaped key>" or "/<index>". */
+void cg_path_push_key(cg_strbuf *path, const char *key);
+void cg_path_push_index(cg_strbuf *path, size_t index);
+
+#endif

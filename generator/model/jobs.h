@@ -1,0 +1,54 @@
+/* jobs — the jobs of a tree: one per live cell and phase.
+ *
+ * A job exists when its phase is not skipped for the cell and it lands in at
+ * least one workflow.  It lands in workflow W when the phase lists W and W
+ * takes the cell: W names no tier, or the cell is in one of W's tiers, or in
+ * one of W's `on_request` tiers (then the job is "gated": it runs on a pull
+ * request only when the commit message asks).
+ *
+ * `requires` names phases of the same cell or outside jobs (`setup`).  A
+ * required phase that is skipped for the cell is transparent: its own
+ * requires are used instead.
+ */
+#ifndef CIGEN_JOBS_H
+#define CIGEN_JOBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/expand.h"
+#include "lang/manifest.h"
+#include "lang/tree.h"
+
+typedef struct cg_job {
+    const char *name;
+    const cg_tree *tree;
+    const cg_cell *cell;
+    uint32_t phase;
+    uint32_t index;
+    const char **requires;     /* job names */
+    const cg_pos **requires_pos; /* where each was asked for */
+    const int32_t *requires_job; /* the generated job each names (its index), or -1 */
+    uint32_t nrequires;
+    uint64_t workflows;        /* bit w: lands in manifest workflow w */
+    uint64_t gated;            /* bit w: on request in workflow w */
+    uint64_t special;          /* bit w: put there by a special-PR selection */
+} cg_job;
+
+typedef struct cg_jobs {
+    cg_job *v;
+    size_t n, cap;
+    cg_index by_name;          /* name -> index */
+} cg_jobs;
+
+/* Builds the jobs of one tree, appending to `jobs`. */
+int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const cg_manifest *m,
+                  cg_pool *pool, cg_error *err);
+void cg_jobs_release(cg_jobs *jobs);
+const cg_job *cg_jobs_find(const cg_jobs *jobs, const char *name);
+
+/* Checks `requires` against each workflow's jobs (generated and static). */
+int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *err);
+
+#endif

@@ -1,0 +1,42 @@
+/* pairwise — all-pairs selection of cells, and its coverage proof.
+ *
+ * A pair is two values of two dimensions (os=macos with python=3.8). It is
+ * reachable when some live cell has both. A set of cells covers a pair when
+ * one of its cells has both. Selection is greedy: pinned cells first, then
+ * repeatedly the cell that covers the most uncovered pairs per unit of cost
+ * (ties go to the earlier cell), until every reachable pair is covered. The
+ * result depends on nothing but the tree: same inputs, same cells.
+ */
+#ifndef CIGEN_PAIRWISE_H
+#define CIGEN_PAIRWISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/expand.h"
+#include "lang/tree.h"
+
+typedef struct cg_pair {
+    int d1, d2;              /* dimension ids, d1 < d2 */
+    const char *v1, *v2;     /* interned values */
+} cg_pair;
+
+typedef struct cg_coverage {
+    size_t reachable;
+    size_t covered;
+    cg_pair *missing;        /* reachable pairs no selected cell has */
+    size_t nmissing;
+} cg_coverage;
+
+/* Selects cells for a pairwise tier. `pinned` marks cells that must be in;
+ * `cost` gives each cell's cost (NULL: all 1). `selected` receives the
+ * choice (live cells only). */
+void cg_pairwise_select(const cg_tree *t, const cg_cells *cells, const int *dims, size_t ndims,
+                        const bool *pinned, const double *cost, bool *selected);
+
+/* Which reachable pairs over `dims` the selected cells cover. */
+void cg_coverage_compute(const cg_tree *t, const cg_cells *cells, const int *dims, size_t ndims,
+                         const bool *selected, cg_coverage *cov);
+void cg_coverage_release(cg_coverage *cov);
+
+#endif

@@ -1,0 +1,184 @@
+#include "model/query.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/schema.h"
+
+static const char *const pseudo[] = {"phase", "tree", "workflow", "tier", "job"};
+
+void cg_query_init(cg_query *q)
+{
+    memset(q, 0, sizeof *q);
+}
+
+void cg_query_release(cg_query *q)
+{
+    for (size_t i = 0; i < q->n; i++) {
+        for (size_t t = 0; t < q->groups[i].n; t++) {
+            free(q->groups[i].terms[t].name);
+            free(q->groups[i].terms[t].glob);
+        }
+        free(q->groups[i].terms);
+        free(q->groups[i].text);
+    }
+    free(q->groups);
+    cg_query_init(q);
+}
+
+int cg_query_add(cg_query *q, const char *text)
+{
+    if (!*text)
+        return -1;
+    cg_qgroup g = {NULL, 0, cg_xstrdup(text)};
+    size_t cap = 0;
+    const char *p = text;
+    while (1) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == 0)
+            goto bad;
+        const char *eq = memchr(p, '=', len);
+        cg_qterm t = {0};
+        if (eq) {
+            /* "!os=macos" is "os=!macos"; one '!' at most */
+            bool neg_name = p[0] == '!';
+            const char *v = eq + 1;
+            size_t vl = len - (size_t)(v - p);
+            bool neg_value = vl && v[0] == '!';
+            if (eq == p + neg_name || (neg_name && neg_value))
+                goto bad;
+            t.name = cg_xstrndup(p + neg_name, (size_t)(eq - p) - neg_name);
+            t.negate = neg_name || neg_value;
+            t.glob = cg_xstrndup(v + neg_value, vl - neg_value);
+        } else {
+            t.negate = p[0] == '!';
+            t.glob = cg_xstrndup(p + t.negate, len - t.negate);
+        }
+        cg_grow(&g.terms, &cap, g.n + 1, sizeof *g.terms);
+        g.terms[g.n++] = t;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    cg_grow(&q->groups, &q->cap, q->n + 1, sizeof *q->groups);
+    q->groups[q->n++] = g;
+    return 0;
+bad:
+    for (size_t i = 0; i < g.n; i++) {
+        free(g.terms[i].name);
+        free(g.terms[i].glob);
+    }
+    free(g.terms);
+    free(g.text);
+    return -1;
+}
+
+int cg_query_check_names(const cg_query *q, const cg_project *p, const cg_pos *pos, cg_error *err)
+{
+    for (size_t i = 0; i < q->n; i++) {
+        for (size_t t = 0; t < q->groups[i].n; t++) {
+            const char *name = q->groups[i].terms[t].name;
+            if (!name)
+                continue;
+            bool known = false;
+            for (size_t k = 0; k < CG_ARRAY_LEN(pseudo) && !known; k++)
+                known = cg_streq(name, pseudo[k]);
+            for (size_t k = 0; k < p->ntrees && !known; k++) {
+                int id = cg_tree_name_id(p->trees[k], name);
+                known = id >= 0 && (cg_tree_is_dim(p->trees[k], id) ||
+                                    (size_t)id >= p->trees[k]->ndims + CG_NBUILTINS);
+            }
+            if (known)
+                continue;
+            size_t total = CG_ARRAY_LEN(pseudo);
+            for (size_t k = 0; k < p->ntrees; k++)
+                total += p->trees[k]->nnames;
+            const char **cands = cg_xmalloc((total + 1) * sizeof *cands);
+            size_t nc = 0;
+            for (size_t k = 0; k < CG_ARRAY_LEN(pseudo); k++)
+                cands[nc++] = pseudo[k];
+            for (size_t k = 0; k < p->ntrees; k++)
+                for (size_t n = 0; n < p->trees[k]->nnames; n++)
+                    cands[nc++] = p->trees[k]->names[n];
+            cg_strbuf hint = CG_STRBUF_INIT;
+            cg_did_you_mean(&hint, name, cands, nc);
+            free(cands);
+            if (pos && pos->file)
+                cg_error_at(err, pos, "unknown name '%s' in '%s': not a dimension or variable of any tree%s", name,
+                            q->groups[i].text, cg_strbuf_str(&hint));
+            else
+                cg_error_plain(err, "unknown name '%s' in '%s': not a dimension or variable of any tree%s", name,
+                               q->groups[i].text, cg_strbuf_str(&hint));
+            cg_strbuf_release(&hint);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static bool glob(const char *pattern, const char *value)
+{
+    return fnmatch(pattern, value, 0) == 0;
+}
+
+/* 1 match, 0 no match (values absent count as not matching the glob). */
+static int term_match(const cg_qterm *t, const cg_project *p, const cg_job *j, cg_env *env)
+{
+    const cg_tree *tr = j->tree;
+    bool hit = false;
+    if (!t->name || cg_streq(t->name, "job")) {
+        hit = glob(t->glob, j->name);
+    } else if (cg_streq(t->name, "phase")) {
+        hit = glob(t->glob, tr->phases[j->phase].name);
+    } else if (cg_streq(t->name, "tree")) {
+        hit = glob(t->glob, tr->name);
+    } else if (cg_streq(t->name, "workflow")) {
+        for (size_t w = 0; w < p->manifest.nworkflows && !hit; w++)
+            hit = (j->workflows & ((uint64_t)1 << w)) && glob(t->glob, p->manifest.workflows[w].name);
+    } else if (cg_streq(t->name, "tier")) {
+        for (size_t k = 0; k < tr->ntiers && !hit; k++)
+            hit = (j->cell->tiers & ((uint64_t)1 << k)) && glob(t->glob, tr->tiers[k].name);
+    } else {
+        int id = cg_tree_name_id(tr, t->name);
+        const char *v;
+        size_t n;
+        bool typed;
+        int rc = id >= 0 ? cg_env_get(env, id, &v, &n, &typed) : 0;
+        if (rc < 0)
+            return -1;
+        hit = rc == 1 && glob(t->glob, v);
+    }
+    return t->negate ? !hit : hit;
+}
+
+int cg_qgroup_match(const cg_qgroup *g, const cg_project *p, const cg_job *j, cg_env *env)
+{
+    for (size_t t = 0; t < g->n; t++) {
+        int m = term_match(&g->terms[t], p, j, env);
+        if (m <= 0)
+            return m;
+    }
+    return 1;
+}
+
+int cg_query_match(const cg_query *q, const cg_project *p, const cg_job *j, cg_env *env)
+{
+    for (size_t i = 0; i < q->n; i++) {
+        int m = cg_qgroup_match(&q->groups[i], p, j, env);
+        if (m <= 0)
+            return m;
+    }
+    return 1;
+}
+
+int cg_query_any(const cg_query *q, const cg_project *p, const cg_job *j, cg_env *env)
+{
+    for (size_t i = 0; i < q->n; i++) {
+        int m = cg_qgroup_match(&q->groups[i], p, j, env);
+        if (m != 0)
+            return m;
+    }
+    return 0;
+}
