@@ -4,7 +4,7 @@
 
 #include "testutil.h"
 #include "lang/yamlload.h"
-#include "render/yamlwrite.h"
+#include "lang/yamlwrite.h"
 
 static const struct {
     const char *in;

@@ -8,7 +8,7 @@
 #include "model/project.h"
 #include "lang/schema.h"
 #include "lang/template.h"
-#include "render/yamlwrite.h"
+#include "lang/yamlwrite.h"
 
 static const char *const builtin_steps[] = {
     "run", "checkout", "setup_remote_docker", "save_cache", "restore_cache", "deploy",

@@ -28,7 +28,7 @@
 #include "lang/placeholder.h"
 #include "check/lint.h"
 #include "lang/tree.h"
-#include "render/yamlwrite.h"
+#include "lang/yamlwrite.h"
 
 typedef struct cg_tpl_node {
     char kind;                 /* 'm' mapping, 's' sequence, 'v' scalar */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "model/pairwise.h"
-#include "render/yamlwrite.h"
+#include "lang/yamlwrite.h"
 
 /* ---- the environment of one cell ---- */
 

@@ -20,7 +20,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "lang/yamlload.h"
-#include "render/yamlwrite.h"
+#include "lang/yamlwrite.h"
 
 /* A broken promise: say which, then abort (libFuzzer saves the input). */
 static _Noreturn void fz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,4 +1,4 @@
-#include "lang/special.h"
+#include "model/special.h"
 
 #include <stdlib.h>
 #include <string.h>

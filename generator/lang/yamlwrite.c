@@ -1,4 +1,4 @@
-#include "render/yamlwrite.h"
+#include "lang/yamlwrite.h"
 
 #include <stdlib.h>
 #include <string.h>

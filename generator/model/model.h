@@ -21,7 +21,7 @@
 #include "check/lint.h"
 #include "lang/manifest.h"
 #include "base/digest.h"
-#include "lang/special.h"
+#include "model/special.h"
 #include "lang/template.h"
 #include "lang/tree.h"
 
