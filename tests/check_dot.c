@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/project.h"
 #include "render/dot.h"
 #include "testutil.h"
 
@@ -184,7 +185,7 @@ static void load(cg_project *p, const char *rel)
     cg_project_init(p);
     int rc = cg_project_load(p, &o, &err);
     ck_assert_msg(rc == 0, "%s does not load: %s", rel, cg_strbuf_str(&err.text));
-    p->opt.dir = NULL; /* dir.buf is gone */
+    p->m.opt.dir = NULL; /* dir.buf is gone */
     cg_error_release(&err);
     cg_strbuf_release(&dir);
 }
@@ -213,37 +214,37 @@ static void check_counts(const char *rel)
     cg_dot_opts o;
     cg_dot_opts_init(&o);
     o.max_nodes = 0;
-    for (size_t t = 0; t < p.ntrees; t++) {
+    for (size_t t = 0; t < p.m.ntrees; t++) {
         cg_strbuf sb = CG_STRBUF_INIT;
-        cg_dot_tree(&p, t, &o, &sb);
+        cg_dot_tree(&p.m, t, &o, &sb);
         dotg g;
         dot_parse(&g, sb.buf);
-        ck_assert_msg(dot_leaves(&g) == p.cells[t].n, "%s: tree %s: %zu leaves for %zu cells", rel,
-                      p.trees[t]->name, dot_leaves(&g), p.cells[t].n);
-        ck_assert_msg(g.dashed_leaves == p.cells[t].n - p.cells[t].nlive, "%s: %zu dashed leaves for %zu removed",
-                      rel, g.dashed_leaves, p.cells[t].n - p.cells[t].nlive);
+        ck_assert_msg(dot_leaves(&g) == p.m.cells[t].n, "%s: tree %s: %zu leaves for %zu cells", rel,
+                      p.m.trees[t]->name, dot_leaves(&g), p.m.cells[t].n);
+        ck_assert_msg(g.dashed_leaves == p.m.cells[t].n - p.m.cells[t].nlive, "%s: %zu dashed leaves for %zu removed",
+                      rel, g.dashed_leaves, p.m.cells[t].n - p.m.cells[t].nlive);
         ck_assert_uint_eq(g.edges, g.nodes - 1);
         dot_free(&g);
         cg_strbuf_release(&sb);
     }
-    for (size_t w = 0; w < p.manifest.nworkflows; w++) {
+    for (size_t w = 0; w < p.m.manifest.nworkflows; w++) {
         size_t jobs, requires;
-        static_counts(&p.manifest.workflows[w], &jobs, &requires);
-        for (size_t k = 0; k < p.jobs.n; k++)
-            if (p.jobs.v[k].workflows & ((uint64_t)1 << w)) {
+        static_counts(&p.m.manifest.workflows[w], &jobs, &requires);
+        for (size_t k = 0; k < p.m.jobs.n; k++)
+            if (p.m.jobs.v[k].workflows & ((uint64_t)1 << w)) {
                 jobs++;
-                requires += p.jobs.v[k].nrequires;
+                requires += p.m.jobs.v[k].nrequires;
             }
         cg_strbuf sb = CG_STRBUF_INIT;
-        cg_dot_workflow(&p, w, &o, &sb);
+        cg_dot_workflow(&p.m, w, &o, &sb);
         dotg g;
         dot_parse(&g, sb.buf);
         ck_assert_msg(g.nodes == jobs && g.edges == requires, "%s: workflow %s: %zu nodes, %zu edges; want %zu, %zu",
-                      rel, p.manifest.workflows[w].name, g.nodes, g.edges, jobs, requires);
+                      rel, p.m.manifest.workflows[w].name, g.nodes, g.edges, jobs, requires);
         dot_free(&g);
         cg_strbuf_release(&sb);
     }
-    cg_project_free(&p);
+    cg_project_release(&p);
 }
 
 START_TEST(counts_small)
@@ -267,18 +268,18 @@ END_TEST
 /* The distinct cells (or jobs) once the collapsed dimensions are ignored. */
 static size_t distinct_keys(const cg_project *p, size_t t, const char *const *collapse, size_t n, int phase)
 {
-    const cg_tree *tree = p->trees[t];
+    const cg_tree *tree = p->m.trees[t];
     cg_map seen;
     cg_pool pool;
     cg_map_init(&seen);
     cg_pool_init(&pool);
     size_t count = 0;
-    for (size_t c = 0; c < p->cells[t].n; c++) {
-        const cg_cell *cell = &p->cells[t].v[c];
+    for (size_t c = 0; c < p->m.cells[t].n; c++) {
+        const cg_cell *cell = &p->m.cells[t].v[c];
         if (phase >= 0) { /* a job of this cell in the phase? */
             bool has = false;
-            for (size_t k = 0; k < p->jobs.n && !has; k++)
-                has = p->jobs.v[k].cell == cell && (int)p->jobs.v[k].phase == phase;
+            for (size_t k = 0; k < p->m.jobs.n && !has; k++)
+                has = p->m.jobs.v[k].cell == cell && (int)p->m.jobs.v[k].phase == phase;
             if (!has)
                 continue;
         }
@@ -310,7 +311,7 @@ START_TEST(collapse_counts)
     o.collapse = collapse;
     o.ncollapse = 2;
     cg_strbuf sb = CG_STRBUF_INIT;
-    cg_dot_tree(&p, 0, &o, &sb);
+    cg_dot_tree(&p.m, 0, &o, &sb);
     dotg g;
     dot_parse(&g, sb.buf);
     ck_assert_uint_eq(dot_leaves(&g), distinct_keys(&p, 0, collapse, 2, -1));
@@ -319,16 +320,16 @@ START_TEST(collapse_counts)
     dot_free(&g);
     /* the nightly job graph: setup + one node per phase and collapsed cell */
     cg_strbuf_reset(&sb);
-    cg_dot_workflow(&p, 1, &o, &sb);
+    cg_dot_workflow(&p.m, 1, &o, &sb);
     dot_parse(&g, sb.buf);
     size_t want = 1;
-    for (size_t ph = 0; ph < p.trees[0]->nphases; ph++)
+    for (size_t ph = 0; ph < p.m.trees[0]->nphases; ph++)
         want += distinct_keys(&p, 0, collapse, 2, (int)ph);
     ck_assert_uint_eq(g.nodes, want);
     ck_assert_ptr_nonnull(strstr(sb.buf, "\\n2 jobs\""));
     dot_free(&g);
     cg_strbuf_release(&sb);
-    cg_project_free(&p);
+    cg_project_release(&p);
 }
 END_TEST
 
@@ -342,9 +343,9 @@ START_TEST(node_limit)
     for (int kind = 0; kind < 2; kind++) {
         cg_strbuf sb = CG_STRBUF_INIT;
         if (kind == 0)
-            cg_dot_tree(&p, 0, &o, &sb);
+            cg_dot_tree(&p.m, 0, &o, &sb);
         else
-            cg_dot_workflow(&p, 0, &o, &sb);
+            cg_dot_workflow(&p.m, 0, &o, &sb);
         dotg g;
         dot_parse(&g, sb.buf);
         ck_assert_uint_eq(g.nodes, 1);
@@ -360,14 +361,14 @@ START_TEST(node_limit)
     o.ncollapse = 2;
     o.max_nodes = 12;
     cg_strbuf sb = CG_STRBUF_INIT;
-    cg_dot_tree(&p, 0, &o, &sb);
+    cg_dot_tree(&p.m, 0, &o, &sb);
     ck_assert_ptr_null(strstr(sb.buf, "\"note\""));
     cg_strbuf_reset(&sb);
     o.max_nodes = 11;
-    cg_dot_tree(&p, 0, &o, &sb);
+    cg_dot_tree(&p.m, 0, &o, &sb);
     ck_assert_ptr_nonnull(strstr(sb.buf, "\"note\""));
     cg_strbuf_release(&sb);
-    cg_project_free(&p);
+    cg_project_release(&p);
 }
 END_TEST
 
@@ -379,11 +380,11 @@ START_TEST(byte_stable)
         load(&p, ".");
         cg_strbuf *sb = round ? &b : &a;
         cg_dot_output outs[16];
-        size_t n = cg_dot_outputs(&p, &p.pool, outs, 16);
-        ck_assert_uint_eq(n, p.ntrees + p.manifest.nworkflows);
+        size_t n = cg_dot_outputs(&p.m, &p.m.pool, outs, 16);
+        ck_assert_uint_eq(n, p.m.ntrees + p.m.manifest.nworkflows);
         for (size_t i = 0; i < n; i++)
             cg_strbuf_addf(sb, "%s\n%.*s", outs[i].rel, (int)outs[i].len, outs[i].data);
-        cg_project_free(&p);
+        cg_project_release(&p);
     }
     ck_assert_uint_eq(a.len, b.len);
     ck_assert(memcmp(a.buf, b.buf, a.len) == 0);
@@ -397,9 +398,9 @@ START_TEST(outputs)
     cg_project p;
     load(&p, "tests/golden/graph-tree/in");
     cg_dot_output outs[4];
-    size_t n = cg_dot_outputs(&p, &p.pool, outs, 1); /* says how many there are */
+    size_t n = cg_dot_outputs(&p.m, &p.m.pool, outs, 1); /* says how many there are */
     ck_assert_uint_eq(n, 3);
-    n = cg_dot_outputs(&p, &p.pool, outs, 4);
+    n = cg_dot_outputs(&p.m, &p.m.pool, outs, 4);
     ck_assert_uint_eq(n, 3);
     ck_assert_str_eq(outs[0].rel, "diagrams/tree-matrix.dot");
     ck_assert_str_eq(outs[1].rel, "diagrams/workflow-ci.dot");
@@ -407,7 +408,7 @@ START_TEST(outputs)
     cg_dot_opts o;
     cg_dot_opts_init(&o);
     cg_strbuf sb = CG_STRBUF_INIT;
-    cg_dot_tree(&p, 0, &o, &sb);
+    cg_dot_tree(&p.m, 0, &o, &sb);
     ck_assert_uint_eq(outs[0].len, sb.len);
     ck_assert(memcmp(outs[0].data, sb.buf, sb.len) == 0);
     cg_strbuf_release(&sb);
@@ -416,10 +417,10 @@ START_TEST(outputs)
         ck_assert(strncmp(outs[i].data, "// Generated by cigen from cigen.yml; do not edit.\n", 51) == 0);
     }
     ck_assert(!cg_dot_is_generated("digraph {}\n", 11));
-    cg_project_free(&p);
+    cg_project_release(&p);
     load(&p, "tests/golden/graph-limit/in"); /* no `diagrams:` */
-    ck_assert_uint_eq(cg_dot_outputs(&p, &p.pool, outs, 4), 0);
-    cg_project_free(&p);
+    ck_assert_uint_eq(cg_dot_outputs(&p.m, &p.m.pool, outs, 4), 0);
+    cg_project_release(&p);
 }
 END_TEST
 
@@ -440,7 +441,7 @@ START_TEST(drawn_beside_render_same_bytes)
         p.draw_diagrams = beside;
         ck_assert_msg(cg_project_load(&p, &o, &err) == 0 && cg_project_render(&p, &err) == 0, "%s",
                       cg_strbuf_str(&err.text));
-        ck_assert(p.jobs.n >= 10000); /* large enough for the thread */
+        ck_assert(p.m.jobs.n >= 10000); /* large enough for the thread */
         ck_assert(p.drawn == (beside == 1));
         const cg_dot_output *d;
         size_t n = cg_project_diagrams(&p, &d);
@@ -448,7 +449,7 @@ START_TEST(drawn_beside_render_same_bytes)
         for (size_t i = 0; i < n; i++)
             cg_strbuf_addf(&got[beside], "%s\n%.*s", d[i].rel, (int)d[i].len, d[i].data);
         cg_error_release(&err);
-        cg_project_free(&p);
+        cg_project_release(&p);
     }
     ck_assert_uint_eq(got[0].len, got[1].len);
     ck_assert(memcmp(got[0].buf, got[1].buf, got[0].len) == 0);

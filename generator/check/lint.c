@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "model/expand.h"
-#include "model/project.h"
+#include "model/model.h"
+#include "render/config.h"
 #include "lang/schema.h"
 #include "lang/template.h"
 #include "lang/yamlwrite.h"
@@ -107,7 +108,7 @@ static void param_hint(cg_strbuf *out, const char *word, json_t *params)
 
 static void collect(cg_lint *l, const char *section, cg_def **out, size_t *n, cg_map *index)
 {
-    const cg_project *p = l->p;
+    const cg_model *p = l->p;
     size_t cap = 0;
     for (size_t f = 0; f < p->nfragments; f++) {
         const cg_doc *doc = p->fragments[f].doc;
@@ -419,7 +420,7 @@ static void check_definitions(cg_lint *l)
     cg_strbuf_release(&p2);
 }
 
-void cg_lint_init(cg_lint *l, const cg_project *p)
+void cg_lint_init(cg_lint *l, const cg_model *p)
 {
     memset(l, 0, sizeof *l);
     l->p = p;
@@ -977,7 +978,7 @@ static void check_graph(cg_lint *l, wgraph *g, int wf, const char *wname)
 
 static void check_workflows(cg_lint *l)
 {
-    const cg_project *p = l->p;
+    const cg_model *p = l->p;
     const cg_manifest *m = &p->manifest;
     cg_strbuf path = CG_STRBUF_INIT;
     /* verbatim workflows of fragments */
@@ -1056,11 +1057,11 @@ static void check_workflows(cg_lint *l)
 
 static void check_limits(cg_lint *l)
 {
-    const cg_project *p = l->p;
+    const cg_model *p = l->p;
     const cg_manifest *m = &p->manifest;
     /* the size with every alias and merge expanded: each fragment's tree
      * written out, plus the generated text (which has no aliases) */
-    size_t expanded = p->config_size, depth = 0;
+    size_t expanded = l->out->config_size, depth = 0;
     for (size_t f = 0; f < p->nfragments; f++) {
         const cg_doc *doc = p->fragments[f].doc;
         cg_strbuf dump = CG_STRBUF_INIT;
@@ -1114,7 +1115,7 @@ static void check_unused(cg_lint *l)
 /* CircleCI needs a top-level 'version'; only fragments can give one. */
 static void check_version(cg_lint *l)
 {
-    const cg_project *p = l->p;
+    const cg_model *p = l->p;
     for (size_t i = 0; i < p->nfragments; i++)
         if (json_object_get(cg_doc_root(p->fragments[i].doc), "version"))
             return;
@@ -1123,15 +1124,16 @@ static void check_version(cg_lint *l)
         "%s has no 'version' (CircleCI needs one, e.g. version: 2.1); write it in a fragment", p->manifest.output);
 }
 
-void cg_lint_finish(cg_lint *l)
+void cg_lint_finish(cg_lint *l, const cg_config *out)
 {
+    l->out = out;
     check_version(l);
     check_workflows(l);
     check_unused(l);
     check_limits(l);
     /* the generated line of each finding about a generated job: its first
      * line in the finding's workflow (or in any) */
-    const cg_linemap *map = &l->p->linemap;
+    const cg_linemap *map = &l->out->linemap;
     bool any = false;
     for (size_t i = 0; i < l->n && !any; i++)
         any = l->v[i].job >= 0;

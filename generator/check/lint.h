@@ -14,8 +14,9 @@
  *     `limits.max_config_bytes` (CircleCI: 8 MB; a warning from 90%), jobs per
  *     workflow (`max_jobs`, a warning), nesting depth (a warning).
  *
- * Generated entries are checked as they are rendered (lint hooks in
- * template.c), so linting costs one pass over the jobs.
+ * Generated entries are checked as they are rendered (lint is the entry
+ * observer of render/entry.h, plugged in by cmd/project.c), so linting
+ * costs one pass over the jobs.
  */
 #ifndef CIGEN_LINT_H
 #define CIGEN_LINT_H
@@ -30,7 +31,8 @@
 #include "base/util.h"
 #include "lang/yamlload.h"
 
-struct cg_project;
+struct cg_model;
+struct cg_config;
 struct cg_template;
 
 typedef struct cg_finding {
@@ -57,7 +59,8 @@ typedef struct cg_def {
 } cg_def;
 
 typedef struct cg_lint {
-    const struct cg_project *p;
+    const struct cg_model *p;
+    const struct cg_config *out; /* the rendered config, once cg_lint_finish runs */
     cg_def *jobs, *commands, *executors;
     size_t njobs, ncommands, nexecutors;
     cg_map job_index, command_index, executor_index; /* name -> index + 1 */
@@ -82,10 +85,10 @@ typedef struct cg_lint {
     size_t nerrors, nwarnings;
 } cg_lint;
 
-void cg_lint_init(cg_lint *l, const struct cg_project *p);
+void cg_lint_init(cg_lint *l, const struct cg_model *p);
 void cg_lint_release(cg_lint *l);
 
-/* Hooks for template rendering. */
+/* What the entry observer (render/entry.h) calls, as each entry is rendered. */
 void cg_lint_entry_begin(cg_lint *l, const struct cg_template *tpl, int job, int workflow, const char *invoke);
 /* One argument: its key as rendered (`key_id`, the key's template node when
  * the key is constant, lets lint remember what it found; the key text must
@@ -99,8 +102,9 @@ void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const ch
 void cg_lint_entry_end(cg_lint *l);
 
 /* The checks that need everything: definitions, static and verbatim
- * entries, requires, unused definitions, limits.  Call after rendering. */
-void cg_lint_finish(cg_lint *l);
+ * entries, requires, unused definitions, limits.  Call after rendering
+ * `out` (which must outlive l). */
+void cg_lint_finish(cg_lint *l, const struct cg_config *out);
 
 /* Prints the findings (file:line:col: error: ...) */
 void cg_lint_print(const cg_lint *l, cg_strbuf *out);

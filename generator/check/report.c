@@ -5,32 +5,6 @@
 
 #include "lang/yamlload.h"
 
-/* ---- the header ---- */
-
-void cg_header_parse(const char *text, size_t len, cg_header_info *h)
-{
-    memset(h, 0, sizeof *h);
-    static const char key[] = "# cigen-digest: sources=";
-    size_t i = 0;
-    /* the header is the leading comment lines, through the digest line */
-    while (i < len && text[i] == '#') {
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t end = nl ? (size_t)(nl - text) + 1 : len;
-        if (end - i > sizeof key && memcmp(text + i, key, sizeof key - 1) == 0) {
-            const char *s = text + i + sizeof key - 1;
-            const char *b = strstr(s, " body=");
-            if (b && b - s == 40 && b + 6 + 40 <= text + end) {
-                memcpy(h->sources, s, 40);
-                memcpy(h->body, b + 6, 40);
-                h->found = true;
-                h->len = end;
-            }
-            return;
-        }
-        i = end;
-    }
-}
-
 /* ---- reading a config as jobs ---- */
 
 typedef struct wf_args {
@@ -279,7 +253,7 @@ static void combo_key(char key[520], const char *a, const char *b)
 /* When no single value is new (python=3.8 existed on macOS, now on Linux
  * too): the two values that most of the jobs left share and no older job
  * has together.  Skipped when the older jobs are too many to pair cheaply. */
-static const char *best_combo(const cg_project *p, const config *oldc, char **left, size_t n, cg_pool *pool,
+static const char *best_combo(const cg_model *p, const config *oldc, char **left, size_t n, cg_pool *pool,
                               size_t *best_n)
 {
     cg_map counts;
@@ -333,7 +307,7 @@ static const char *best_combo(const cg_project *p, const config *oldc, char **le
 
 /* Added jobs: repeatedly take the value that every job left has in common
  * most often and that no older job has (or else two values together). */
-static void group_added(cg_matrix *m, const cg_project *p, const config *oldc)
+static void group_added(cg_matrix *m, const cg_model *p, const config *oldc)
 {
     size_t n = m->nadded;
     char **left = cg_xmalloc((n + 1) * sizeof *left);
@@ -438,7 +412,7 @@ static size_t tokens(const char *name, char tok[][128], size_t max)
 /* Removed jobs are not in the model: group them by a part of their name
  * that all of them share and no current job has, and find the dimension
  * that part stands for from a current job whose name differs only there. */
-static void group_removed(cg_matrix *m, const cg_project *p, const config *newc)
+static void group_removed(cg_matrix *m, const cg_model *p, const config *newc)
 {
     size_t n = m->nremoved;
     char **left = cg_xmalloc((n + 1) * sizeof *left);
@@ -543,7 +517,7 @@ static void group_removed(cg_matrix *m, const cg_project *p, const config *newc)
 
 /* A value all of the group's jobs share and no other job carrying the
  * field has (among jobs present in both versions), or NULL. */
-static const char *explain_group(const cg_project *p, const config *oldc, const config *newc, char **jobs,
+static const char *explain_group(const cg_model *p, const config *oldc, const config *newc, char **jobs,
                                  size_t nj, char *buf, size_t size)
 {
     const cg_job *j0 = p && nj > 1 ? cg_jobs_find(&p->jobs, jobs[0]) : NULL;
@@ -578,7 +552,7 @@ static const char *explain_group(const cg_project *p, const config *oldc, const 
 }
 
 /* Changed jobs: the same change on several jobs is one group. */
-static void group_changed(cg_matrix *m, const cg_project *p, const config *oldc, const config *newc)
+static void group_changed(cg_matrix *m, const cg_model *p, const config *oldc, const config *newc)
 {
     typedef struct { char *label; char **jobs; size_t n, cap; } bucket;
     bucket *b = NULL;
@@ -623,7 +597,7 @@ static void group_changed(cg_matrix *m, const cg_project *p, const config *oldc,
 /* ---- the comparison ---- */
 
 void cg_matrix_compare(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
-                       const cg_project *p, cg_matrix *m)
+                       const cg_model *p, cg_matrix *m)
 {
     memset(m, 0, sizeof *m);
     config a, b;

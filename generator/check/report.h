@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/project.h"
+#include "model/model.h"
 
 typedef struct cg_field_change {
     char *field;        /* "docker_image", "workflows", "job" */
@@ -52,22 +52,12 @@ typedef struct cg_matrix {
 /* Compares the committed text with the generated one; `p` (the current
  * model, may be NULL) explains the groups. */
 void cg_matrix_compare(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
-                       const cg_project *p, cg_matrix *m);
+                       const cg_model *p, cg_matrix *m);
 void cg_matrix_release(cg_matrix *m);
 /* "+3 jobs, -1 job, 5 changed" */
 void cg_matrix_summary(const cg_matrix *m, cg_strbuf *out);
 /* The readable report (indented lines). */
 void cg_matrix_print(const cg_matrix *m, cg_strbuf *out);
 json_t *cg_matrix_json(const cg_matrix *m);
-
-/* The generated header of a config.yml: its length and recorded digests. */
-typedef struct cg_header_info {
-    bool found;
-    size_t len;             /* bytes of the header (through the digest line) */
-    char sources[41];
-    char body[41];
-} cg_header_info;
-
-void cg_header_parse(const char *text, size_t len, cg_header_info *h);
 
 #endif

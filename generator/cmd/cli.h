@@ -7,9 +7,13 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "model/project.h"
+#include "cmd/project.h"
 
 enum { CG_EXIT_OK = 0, CG_EXIT_DIFF = 1, CG_EXIT_ERROR = 2 };
+
+/* Texts larger than this get a diff but no job-level report, and a config
+ * larger than this is streamed as it is rendered (cmd/stream.h). */
+#define CG_REPORT_MAX_BYTES ((size_t)64 << 20)
 
 typedef struct cg_global {
     cg_options opt;

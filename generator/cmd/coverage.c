@@ -77,9 +77,9 @@ static double selection_cost(const cg_tier *tier, const cg_cells *cells, const b
 static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec, bool json, json_t *arr,
                        cg_strbuf *out, cg_error *err)
 {
-    const cg_tree *t = p->trees[ti];
+    const cg_tree *t = p->m.trees[ti];
     const cg_tier *tier = &t->tiers[k];
-    const cg_cells *cells = &p->cells[ti];
+    const cg_cells *cells = &p->m.cells[ti];
     int *dims = cg_xcalloc(t->ndims + 1, sizeof *dims);
     size_t nd = coverage_dims(t, tier, dims_spec, dims, err);
     if (nd == (size_t)-1) {
@@ -108,7 +108,7 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
         json_object_set_new(o, "dimensions", jdims);
         json_object_set_new(o, "reachable_pairs", json_integer((json_int_t)cov.reachable));
         json_object_set_new(o, "covered_pairs", json_integer((json_int_t)cov.covered));
-        json_object_set_new(o, "live_cells", json_integer((json_int_t)p->cells[ti].nlive));
+        json_object_set_new(o, "live_cells", json_integer((json_int_t)p->m.cells[ti].nlive));
         if (tier->ncosts)
             json_object_set_new(o, "cost", json_real(selection_cost(tier, cells, selected, &env)));
     } else {
@@ -202,7 +202,7 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
     cg_project_init(&p);
     int rc = cg_cli_build(g, &p, false);
     if (rc != 0) {
-        cg_project_free(&p);
+        cg_project_release(&p);
         return rc;
     }
     cg_error err;
@@ -211,8 +211,8 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
     json_t *arr = json ? json_array() : NULL;
     size_t reported = 0;
     bool missing = false;
-    for (size_t ti = 0; ti < p.ntrees && rc == 0; ti++) {
-        const cg_tree *t = p.trees[ti];
+    for (size_t ti = 0; ti < p.m.ntrees && rc == 0; ti++) {
+        const cg_tree *t = p.m.trees[ti];
         if (want_tree && !cg_streq(t->name, want_tree))
             continue;
         for (size_t k = 0; k < t->ntiers && rc == 0; k++) {
@@ -247,6 +247,6 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
         json_decref(arr);
     cg_strbuf_release(&out);
     cg_error_release(&err);
-    cg_project_free(&p);
+    cg_project_release(&p);
     return rc;
 }

@@ -96,7 +96,7 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
     const cg_cell *c = j->cell;
     cg_env env;
     cg_env_init(&env, t, err);
-    int rc = cg_project_bind_job(p, &env, j, -1);
+    int rc = cg_model_bind_job(&p->m, &env, j, -1);
     if (rc != 0) {
         cg_env_release(&env);
         return -1;
@@ -130,25 +130,27 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
         }
     }
     explain_filters(t, c, &env, out);
-    const cg_template *tpl = cg_project_template(p, j, &env, err);
-    if (!tpl) {
+    cg_strbuf tpl = CG_STRBUF_INIT;
+    if (cg_model_template_path(&p->m, j, &env, &tpl, err) != 0) {
+        cg_strbuf_release(&tpl);
         cg_env_release(&env);
         return -1;
     }
-    cg_strbuf_addf(out, "template: %s (named at ", tpl->file);
+    cg_strbuf_addf(out, "template: %s (named at ", tpl.buf);
+    cg_strbuf_release(&tpl);
     pos_str(out, &t->phases[j->phase].template_pos);
     cg_strbuf_adds(out, ")\nworkflows:");
-    for (size_t w = 0; w < p->manifest.nworkflows; w++) {
+    for (size_t w = 0; w < p->m.manifest.nworkflows; w++) {
         uint64_t bit = (uint64_t)1 << w;
         if (j->workflows & bit)
-            cg_strbuf_addf(out, " %s%s", p->manifest.workflows[w].name, (j->gated & bit) ? " (on request)" :
+            cg_strbuf_addf(out, " %s%s", p->m.manifest.workflows[w].name, (j->gated & bit) ? " (on request)" :
                            (j->special & bit) ? " (special-PR selection)" : "");
     }
     if (j->special) {
         cg_strbuf args = CG_STRBUF_INIT;
-        cg_selection_args(&p->selection, &args);
+        cg_selection_args(&p->m.selection, &args);
         cg_strbuf_addf(out, "\nspecial-PR: selected by %s (from %s); ungated, branch filters lifted", args.buf,
-                       p->selection.source);
+                       p->m.selection.source);
         cg_strbuf_release(&args);
     }
     cg_strbuf_adds(out, "\ntiers:");
@@ -193,9 +195,9 @@ static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out, cg_err
 {
     const cg_qgroup *g = &q->groups[0];
     size_t shown = 0;
-    for (size_t ti = 0; ti < p->ntrees; ti++) {
-        const cg_tree *t = p->trees[ti];
-        const cg_cells *cells = &p->cells[ti];
+    for (size_t ti = 0; ti < p->m.ntrees; ti++) {
+        const cg_tree *t = p->m.trees[ti];
+        const cg_cells *cells = &p->m.cells[ti];
         /* the spec must name only this tree's dimensions */
         bool applies = true;
         for (size_t k = 0; k < g->n && applies; k++)
@@ -221,9 +223,9 @@ static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out, cg_err
             if (cell->status == CG_CELL_LIVE) {
                 cg_strbuf_adds(out, "  live; its jobs:");
                 size_t nj = 0;
-                for (size_t k = 0; k < p->jobs.n; k++)
-                    if (p->jobs.v[k].cell == cell) {
-                        cg_strbuf_addf(out, " %s", p->jobs.v[k].name);
+                for (size_t k = 0; k < p->m.jobs.n; k++)
+                    if (p->m.jobs.v[k].cell == cell) {
+                        cg_strbuf_addf(out, " %s", p->m.jobs.v[k].name);
                         nj++;
                     }
                 cg_strbuf_adds(out, nj ? "\n" : " none (every phase is skipped or lands in no workflow)\n");
@@ -342,7 +344,7 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     int rc = cg_cli_build(g, &p, false);
     cg_selection_release(&sel);
     if (rc != 0) {
-        cg_project_free(&p);
+        cg_project_release(&p);
         cg_query_release(&q);
         return rc;
     }
@@ -350,17 +352,17 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     cg_error_init(&err);
     cg_strbuf out = CG_STRBUF_INIT;
     if (cell_mode) {
-        if (cg_query_check_names(&q, &p, NULL, &err) != 0)
+        if (cg_query_check_names(&q, &p.m, NULL, &err) != 0)
             rc = CG_EXIT_ERROR;
         else
             rc = explain_cell(&p, &q, &out, &err) == 0 ? 0 : CG_EXIT_DIFF;
     } else {
-        const cg_job *j = cg_jobs_find(&p.jobs, argv[optind]);
+        const cg_job *j = cg_jobs_find(&p.m.jobs, argv[optind]);
         if (!j) {
-            const char **names = cg_xmalloc((p.jobs.n + 1) * sizeof *names);
-            for (size_t k = 0; k < p.jobs.n; k++)
-                names[k] = p.jobs.v[k].name;
-            const char *s = cg_suggest(argv[optind], names, p.jobs.n);
+            const char **names = cg_xmalloc((p.m.jobs.n + 1) * sizeof *names);
+            for (size_t k = 0; k < p.m.jobs.n; k++)
+                names[k] = p.m.jobs.v[k].name;
+            const char *s = cg_suggest(argv[optind], names, p.m.jobs.n);
             fprintf(stderr, "cigen: no job is named '%s'%s%s%s\n", argv[optind], s ? " (did you mean '" : "",
                     s ? s : "", s ? "'?)" : "");
             free(names);
@@ -375,7 +377,7 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
         fputs(cg_strbuf_str(&out), stdout);
     cg_strbuf_release(&out);
     cg_error_release(&err);
-    cg_project_free(&p);
+    cg_project_release(&p);
     cg_query_release(&q);
     return rc;
 }

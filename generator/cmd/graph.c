@@ -181,15 +181,15 @@ static const char *project_file_kind(const cg_project *p, const char *dir, const
     char *real = realpath(dir, NULL);
     if (!real)
         return NULL;
-    size_t rl = strlen(p->root);
+    size_t rl = strlen(p->m.root);
     const char *kind = NULL;
-    if (strncmp(real, p->root, rl) == 0 && (real[rl] == '/' || real[rl] == '\0')) {
+    if (strncmp(real, p->m.root, rl) == 0 && (real[rl] == '/' || real[rl] == '\0')) {
         cg_strbuf rel = CG_STRBUF_INIT;
         if (real[rl] == '/')
             cg_strbuf_addf(&rel, "%s/", real + rl + 1);
         cg_strbuf_adds(&rel, base);
-        kind = cg_project_source_kind(p, rel.buf);
-        if (!kind && cg_path_same(rel.buf, p->manifest.output))
+        kind = cg_model_source_kind(&p->m, rel.buf);
+        if (!kind && cg_path_same(rel.buf, p->m.manifest.output))
             kind = "the generated config";
         cg_strbuf_release(&rel);
     }
@@ -264,13 +264,13 @@ static int check_collapse(const cg_project *p, long tree, const char *const *col
         const char *cands[512];
         size_t nc = 0;
         bool found = false;
-        for (size_t t = 0; t < p->ntrees && !found; t++) {
+        for (size_t t = 0; t < p->m.ntrees && !found; t++) {
             if (tree >= 0 && (long)t != tree)
                 continue;
-            for (size_t d = 0; d < p->trees[t]->ndims && !found; d++) {
-                found = cg_streq(p->trees[t]->dims[d], collapse[i]);
+            for (size_t d = 0; d < p->m.trees[t]->ndims && !found; d++) {
+                found = cg_streq(p->m.trees[t]->dims[d], collapse[i]);
                 if (nc < CG_ARRAY_LEN(cands))
-                    cands[nc++] = p->trees[t]->dims[d];
+                    cands[nc++] = p->m.trees[t]->dims[d];
             }
         }
         if (found)
@@ -278,7 +278,7 @@ static int check_collapse(const cg_project *p, long tree, const char *const *col
         cg_strbuf hint = CG_STRBUF_INIT;
         cg_did_you_mean(&hint, collapse[i], cands, nc);
         if (tree >= 0)
-            fprintf(stderr, "cigen: error: --collapse: tree '%s' has no dimension '%s'%s\n", p->trees[tree]->name,
+            fprintf(stderr, "cigen: error: --collapse: tree '%s' has no dimension '%s'%s\n", p->m.trees[tree]->name,
                     collapse[i], cg_strbuf_str(&hint));
         else
             fprintf(stderr, "cigen: error: --collapse: no tree has a dimension '%s'%s\n", collapse[i],
@@ -356,23 +356,23 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
         rc = cg_cli_build(g, &p, false);
     long tree = -1, workflow = -1;
     if (rc == 0) {
-        const char **tnames = cg_xcalloc(p.ntrees + 1, sizeof *tnames);
-        const char **wnames = cg_xcalloc(p.manifest.nworkflows + 1, sizeof *wnames);
-        for (size_t i = 0; i < p.ntrees; i++)
-            tnames[i] = p.trees[i]->name;
-        for (size_t i = 0; i < p.manifest.nworkflows; i++)
-            wnames[i] = p.manifest.workflows[i].name;
+        const char **tnames = cg_xcalloc(p.m.ntrees + 1, sizeof *tnames);
+        const char **wnames = cg_xcalloc(p.m.manifest.nworkflows + 1, sizeof *wnames);
+        for (size_t i = 0; i < p.m.ntrees; i++)
+            tnames[i] = p.m.trees[i]->name;
+        for (size_t i = 0; i < p.m.manifest.nworkflows; i++)
+            wnames[i] = p.m.manifest.workflows[i].name;
         if (tree_name) {
-            tree = pick("tree", tree_name, tnames, p.ntrees);
+            tree = pick("tree", tree_name, tnames, p.m.ntrees);
         } else if (workflow_name) {
-            workflow = pick("workflow", workflow_name, wnames, p.manifest.nworkflows);
-        } else if (p.ntrees == 1) {
+            workflow = pick("workflow", workflow_name, wnames, p.m.manifest.nworkflows);
+        } else if (p.m.ntrees == 1) {
             tree = 0;
         } else {
             cg_strbuf msg = CG_STRBUF_INIT;
-            list_names(&msg, "trees", tnames, p.ntrees);
+            list_names(&msg, "trees", tnames, p.m.ntrees);
             cg_strbuf_adds(&msg, "; ");
-            list_names(&msg, "workflows", wnames, p.manifest.nworkflows);
+            list_names(&msg, "workflows", wnames, p.m.manifest.nworkflows);
             fprintf(stderr, "cigen: error: graph needs --tree NAME or --workflow NAME (%s)\n", msg.buf);
             cg_strbuf_release(&msg);
         }
@@ -386,9 +386,9 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
     cg_strbuf dot = CG_STRBUF_INIT, rendered = CG_STRBUF_INIT;
     if (rc == 0) {
         if (tree >= 0)
-            cg_dot_tree(&p, (size_t)tree, &o, &dot);
+            cg_dot_tree(&p.m, (size_t)tree, &o, &dot);
         else
-            cg_dot_workflow(&p, (size_t)workflow, &o, &dot);
+            cg_dot_workflow(&p.m, (size_t)workflow, &o, &dot);
         if (!cg_streq(format, "dot"))
             rc = run_dot(format, &dot, &rendered);
     }
@@ -403,7 +403,7 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
     }
     cg_strbuf_release(&dot);
     cg_strbuf_release(&rendered);
-    cg_project_free(&p);
+    cg_project_release(&p);
     free(collapse);
     return rc;
 }

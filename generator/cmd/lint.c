@@ -60,7 +60,7 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
     int rc = cg_cli_build(g, &p, true);
     cg_selection_release(&sel);
     if (rc != 0) {
-        cg_project_free(&p);
+        cg_project_release(&p);
         return rc;
     }
     const cg_lint *l = &p.lint;
@@ -76,10 +76,10 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
         fputs(cg_strbuf_str(&out), stdout);
         cg_strbuf_release(&out);
         if (!g->quiet || l->n)
-            printf("cigen lint: %s: %zu error%s, %zu warning%s\n", p.manifest.output, l->nerrors,
+            printf("cigen lint: %s: %zu error%s, %zu warning%s\n", p.m.manifest.output, l->nerrors,
                    l->nerrors == 1 ? "" : "s", l->nwarnings, l->nwarnings == 1 ? "" : "s");
     }
     rc = l->nerrors || ((werror || g->opt.strict) && l->nwarnings) ? CG_EXIT_DIFF : 0;
-    cg_project_free(&p);
+    cg_project_release(&p);
     return rc;
 }

@@ -39,18 +39,18 @@ static json_t *job_json(cg_project *p, const cg_job *j, cg_env *env)
     }
     json_object_set_new(o, "variables", vars);
     json_t *wfs = json_array(), *gated = json_array();
-    for (size_t w = 0; w < p->manifest.nworkflows; w++) {
+    for (size_t w = 0; w < p->m.manifest.nworkflows; w++) {
         if (j->workflows & ((uint64_t)1 << w))
-            json_array_append_new(wfs, json_string(p->manifest.workflows[w].name));
+            json_array_append_new(wfs, json_string(p->m.manifest.workflows[w].name));
         if (j->gated & ((uint64_t)1 << w))
-            json_array_append_new(gated, json_string(p->manifest.workflows[w].name));
+            json_array_append_new(gated, json_string(p->m.manifest.workflows[w].name));
     }
     json_object_set_new(o, "workflows", wfs);
     json_object_set_new(o, "on_request_in", gated);
     json_t *special = json_array();
-    for (size_t w = 0; w < p->manifest.nworkflows; w++)
+    for (size_t w = 0; w < p->m.manifest.nworkflows; w++)
         if (j->special & ((uint64_t)1 << w))
-            json_array_append_new(special, json_string(p->manifest.workflows[w].name));
+            json_array_append_new(special, json_string(p->m.manifest.workflows[w].name));
     json_object_set_new(o, "special_in", special);
     json_t *tiers = json_array();
     for (size_t k = 0; k < t->ntiers; k++)
@@ -125,43 +125,43 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     rc = cg_cli_build(g, &p, false);
     cg_selection_release(&sel);
     if (rc != 0) {
-        cg_project_free(&p);
+        cg_project_release(&p);
         cg_query_release(&q);
         return rc;
     }
     cg_error err;
     cg_error_init(&err);
-    if (cg_query_check_names(&q, &p, NULL, &err) != 0) {
+    if (cg_query_check_names(&q, &p.m, NULL, &err) != 0) {
         cg_cli_print_error(&err);
         cg_error_release(&err);
-        cg_project_free(&p);
+        cg_project_release(&p);
         cg_query_release(&q);
         return CG_EXIT_ERROR;
     }
-    cg_env *envs = cg_xcalloc(p.ntrees + 1, sizeof *envs);
-    for (size_t i = 0; i < p.ntrees; i++)
-        cg_env_init(&envs[i], p.trees[i], &err);
+    cg_env *envs = cg_xcalloc(p.m.ntrees + 1, sizeof *envs);
+    for (size_t i = 0; i < p.m.ntrees; i++)
+        cg_env_init(&envs[i], p.m.trees[i], &err);
     /* columns: the dimensions of every tree, in order of appearance */
     const char **cols = NULL;
     size_t ncols = 0, cap = 0;
-    for (size_t i = 0; i < p.ntrees; i++)
-        for (size_t d = 0; d < p.trees[i]->ndims; d++)
-            add_column(&cols, &ncols, &cap, p.trees[i]->dims[d]);
+    for (size_t i = 0; i < p.m.ntrees; i++)
+        for (size_t d = 0; d < p.m.trees[i]->ndims; d++)
+            add_column(&cols, &ncols, &cap, p.m.trees[i]->dims[d]);
     size_t *width = cg_xcalloc(ncols + 2, sizeof *width);
-    bool *keep = cg_xcalloc(p.jobs.n + 1, sizeof *keep);
+    bool *keep = cg_xcalloc(p.m.jobs.n + 1, sizeof *keep);
     width[0] = 3; /* "JOB" */
     for (size_t c2 = 0; c2 < ncols; c2++)
         width[c2 + 1] = strlen(cols[c2]);
-    for (size_t k = 0; k < p.jobs.n && rc == 0; k++) {
-        const cg_job *j = &p.jobs.v[k];
+    for (size_t k = 0; k < p.m.jobs.n && rc == 0; k++) {
+        const cg_job *j = &p.m.jobs.v[k];
         if (!j->workflows)
             continue; /* culled by a special-PR selection */
-        cg_env *env = &envs[cg_project_tree_index(&p, j->tree)];
-        if (cg_project_bind_job(&p, env, j, -1) != 0) {
+        cg_env *env = &envs[j->tree->index];
+        if (cg_model_bind_job(&p.m, env, j, -1) != 0) {
             rc = CG_EXIT_ERROR;
             break;
         }
-        int m = cg_query_match(&q, &p, j, env);
+        int m = cg_query_match(&q, &p.m, j, env);
         if (m < 0) {
             rc = CG_EXIT_ERROR;
             break;
@@ -182,12 +182,12 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         /* one object at a time: the array never has to be held in memory */
         fputs("[", stdout);
         bool first = true;
-        for (size_t k = 0; k < p.jobs.n && rc == 0; k++) {
+        for (size_t k = 0; k < p.m.jobs.n && rc == 0; k++) {
             if (!keep[k])
                 continue;
-            const cg_job *j = &p.jobs.v[k];
-            cg_env *env = &envs[cg_project_tree_index(&p, j->tree)];
-            cg_project_bind_job(&p, env, j, -1);
+            const cg_job *j = &p.m.jobs.v[k];
+            cg_env *env = &envs[j->tree->index];
+            cg_model_bind_job(&p.m, env, j, -1);
             json_t *o = job_json(&p, j, env);
             char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
             printf("%s\n  %s", first ? "" : ",", s);
@@ -207,10 +207,10 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                 cg_strbuf_addspaces(&line, width[c2 + 1] - strlen(cols[c2]));
         }
         puts(line.buf);
-        for (size_t k = 0; k < p.jobs.n; k++) {
+        for (size_t k = 0; k < p.m.jobs.n; k++) {
             if (!keep[k])
                 continue;
-            const cg_job *j = &p.jobs.v[k];
+            const cg_job *j = &p.m.jobs.v[k];
             cg_strbuf_reset(&line);
             cg_strbuf_adds(&line, j->name);
             cg_strbuf_addspaces(&line, width[0] - strlen(j->name));
@@ -233,14 +233,14 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     }
     if (rc != 0)
         cg_cli_print_error(&err);
-    for (size_t i = 0; i < p.ntrees; i++)
+    for (size_t i = 0; i < p.m.ntrees; i++)
         cg_env_release(&envs[i]);
     free(envs);
     free(cols);
     free(width);
     free(keep);
     cg_error_release(&err);
-    cg_project_free(&p);
+    cg_project_release(&p);
     cg_query_release(&q);
     return rc;
 }

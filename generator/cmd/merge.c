@@ -161,8 +161,8 @@ static const char *conflicted_source(const cg_project *p, const char *folder, co
         const char *tab = memchr(lines, '\t', len);
         const char *name = tab ? tab + 1 : NULL;
         size_t nlen = tab ? len - (size_t)(name - lines) : 0;
-        for (size_t i = 0; name && i < p->ndocs + p->nfragments; i++) {
-            const char *f = cg_doc_file(i < p->ndocs ? p->docs[i] : p->fragments[i - p->ndocs].doc);
+        for (size_t i = 0; name && i < p->m.ndocs + p->m.nfragments; i++) {
+            const char *f = cg_doc_file(i < p->m.ndocs ? p->m.docs[i] : p->m.fragments[i - p->m.ndocs].doc);
             if (nlen == fl + strlen(f) && memcmp(name, folder, fl) == 0 && memcmp(name + fl, f, nlen - fl) == 0)
                 return f;
         }
@@ -264,7 +264,7 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
     cg_strbuf_release(&want);
     cg_strbuf_release(&folder);
     cg_error_release(&err);
-    cg_project_free(&p);
+    cg_project_release(&p);
 out:
     nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     cg_strbuf_release(&tree);

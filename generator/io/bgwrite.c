@@ -11,7 +11,8 @@
 #include "base/util.h"
 
 struct cg_bgwrite {
-    const cg_config_sink *sink;
+    cg_bgwrite_fn *write;
+    void *ctx;
     cg_sha256 *sha;
     cg_strbuf chunk;  /* the chunk in flight */
     size_t skip;
@@ -28,7 +29,7 @@ static void write_chunk(cg_bgwrite *b)
         return;
     if (b->chunk.len > b->skip)
         cg_sha256_update(b->sha, b->chunk.buf + b->skip, b->chunk.len - b->skip);
-    b->rc = b->sink->write(b->sink->ctx, b->chunk.buf, b->chunk.len, &b->err);
+    b->rc = b->write(b->ctx, b->chunk.buf, b->chunk.len, &b->err);
 }
 
 static void *run(void *arg)
@@ -37,10 +38,11 @@ static void *run(void *arg)
     return NULL;
 }
 
-cg_bgwrite *cg_bgwrite_new(const cg_config_sink *sink, cg_sha256 *sha)
+cg_bgwrite *cg_bgwrite_new(cg_bgwrite_fn *write, void *ctx, cg_sha256 *sha)
 {
     cg_bgwrite *b = cg_xcalloc(1, sizeof *b);
-    b->sink = sink;
+    b->write = write;
+    b->ctx = ctx;
     b->sha = sha;
     cg_error_init(&b->err);
     return b;

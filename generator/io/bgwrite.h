@@ -16,13 +16,17 @@
 #include <stdbool.h>
 
 #include "base/digest.h"
-#include "model/project.h"
+#include "base/diag.h"
+#include "base/strbuf.h"
 
 typedef struct cg_bgwrite cg_bgwrite;
 
-/* The writer hands chunks to `sink->write` and hashes them into `sha`;
+/* Where a chunk's bytes go, in order; 0, or -1 with *err. */
+typedef int cg_bgwrite_fn(void *ctx, const char *data, size_t len, cg_error *err);
+
+/* The writer hands chunks to `write(ctx, ...)` and hashes them into `sha`;
  * neither may be touched by the caller until cg_bgwrite_finish(). */
-cg_bgwrite *cg_bgwrite_new(const cg_config_sink *sink, cg_sha256 *sha);
+cg_bgwrite *cg_bgwrite_new(cg_bgwrite_fn *write, void *ctx, cg_sha256 *sha);
 
 /* Hands over chunk's bytes, of which the first `skip` are not hashed (the
  * header), after the previous chunk is done.  *chunk comes back empty, with

@@ -23,10 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/expand.h"
 #include "lang/manifest.h"
 #include "lang/placeholder.h"
-#include "check/lint.h"
 #include "lang/tree.h"
 #include "lang/yamlwrite.h"
 
@@ -57,24 +55,5 @@ typedef struct cg_template {
 
 /* Compiles a loaded template for one tree (pooled). */
 cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *pool, cg_error *err);
-
-typedef struct cg_render_job {
-    const char *name;
-    const char *const *requires;
-    size_t nrequires;
-    const cg_ref_filter *branches; /* per-job filters to add, or NULL */
-    const cg_ref_filter *tags;
-    bool lift_filters;             /* drop the template's own `filters:` too */
-    cg_lint *lint;                 /* checks each argument as it is written, or NULL */
-    int job, workflow;             /* for the lint findings */
-} cg_render_job;
-
-/* Writes one workflow entry ("- job: {...}") into a sequence of `w`.  The
- * env must be bound to the job's cell with its built-ins set. */
-int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job *job, cg_yw *w,
-                       cg_error *err);
-
-/* Writes `filters:` for branch/tag filters (used for static entries too). */
-void cg_write_filters(cg_yw *w, const cg_ref_filter *branches, const cg_ref_filter *tags);
 
 #endif

@@ -75,7 +75,7 @@ bad:
     return -1;
 }
 
-int cg_query_check_names(const cg_query *q, const cg_project *p, const cg_pos *pos, cg_error *err)
+int cg_query_check_names(const cg_query *q, const cg_model *p, const cg_pos *pos, cg_error *err)
 {
     for (size_t i = 0; i < q->n; i++) {
         for (size_t t = 0; t < q->groups[i].n; t++) {
@@ -124,7 +124,7 @@ static bool glob(const char *pattern, const char *value)
 }
 
 /* 1 match, 0 no match (values absent count as not matching the glob). */
-static int term_match(const cg_qterm *t, const cg_project *p, const cg_job *j, cg_env *env)
+static int term_match(const cg_qterm *t, const cg_model *p, const cg_job *j, cg_env *env)
 {
     const cg_tree *tr = j->tree;
     bool hit = false;
@@ -153,7 +153,7 @@ static int term_match(const cg_qterm *t, const cg_project *p, const cg_job *j, c
     return t->negate ? !hit : hit;
 }
 
-int cg_qgroup_match(const cg_qgroup *g, const cg_project *p, const cg_job *j, cg_env *env)
+int cg_qgroup_match(const cg_qgroup *g, const cg_model *p, const cg_job *j, cg_env *env)
 {
     for (size_t t = 0; t < g->n; t++) {
         int m = term_match(&g->terms[t], p, j, env);
@@ -163,7 +163,7 @@ int cg_qgroup_match(const cg_qgroup *g, const cg_project *p, const cg_job *j, cg
     return 1;
 }
 
-int cg_query_match(const cg_query *q, const cg_project *p, const cg_job *j, cg_env *env)
+int cg_query_match(const cg_query *q, const cg_model *p, const cg_job *j, cg_env *env)
 {
     for (size_t i = 0; i < q->n; i++) {
         int m = cg_qgroup_match(&q->groups[i], p, j, env);
@@ -173,7 +173,7 @@ int cg_query_match(const cg_query *q, const cg_project *p, const cg_job *j, cg_e
     return 1;
 }
 
-int cg_query_any(const cg_query *q, const cg_project *p, const cg_job *j, cg_env *env)
+int cg_query_any(const cg_query *q, const cg_model *p, const cg_job *j, cg_env *env)
 {
     for (size_t i = 0; i < q->n; i++) {
         int m = cg_qgroup_match(&q->groups[i], p, j, env);

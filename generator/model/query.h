@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/project.h"
+#include "model/model.h"
 
 typedef struct cg_qterm {
     char *name;        /* NULL: the job name */
@@ -39,11 +39,11 @@ void cg_query_release(cg_query *q);
 int cg_query_add(cg_query *q, const char *text);
 /* Rejects names no tree knows (with a suggestion), at `pos` when the
  * query was read from a file (NULL or no file: a command-line query). */
-int cg_query_check_names(const cg_query *q, const cg_project *p, const cg_pos *pos, cg_error *err);
+int cg_query_check_names(const cg_query *q, const cg_model *p, const cg_pos *pos, cg_error *err);
 /* 1 when every group matches the job (env bound to it), 0 when not, -1 on error. */
-int cg_query_match(const cg_query *q, const cg_project *p, const cg_job *j, cg_env *env);
+int cg_query_match(const cg_query *q, const cg_model *p, const cg_job *j, cg_env *env);
 /* 1 when one group matches. */
-int cg_query_any(const cg_query *q, const cg_project *p, const cg_job *j, cg_env *env);
-int cg_qgroup_match(const cg_qgroup *g, const cg_project *p, const cg_job *j, cg_env *env);
+int cg_query_any(const cg_query *q, const cg_model *p, const cg_job *j, cg_env *env);
+int cg_qgroup_match(const cg_qgroup *g, const cg_model *p, const cg_job *j, cg_env *env);
 
 #endif

@@ -127,12 +127,12 @@ static void path_add(cg_strbuf *out, size_t start, const char *dim, const char *
 
 /* ---- shared pieces ---- */
 
-static const char *manifest_file(const cg_project *p)
+static const char *manifest_file(const cg_model *p)
 {
     return p->manifest.doc ? cg_doc_file(p->manifest.doc) : "cigen.yml";
 }
 
-bool cg_dot_is_generated_by(const cg_project *p, const char *data, size_t len)
+bool cg_dot_is_generated_by(const cg_model *p, const char *data, size_t len)
 {
     cg_strbuf line = CG_STRBUF_INIT;
     cg_strbuf_adds(&line, CG_DOT_HEADER_PREFIX);
@@ -143,7 +143,7 @@ bool cg_dot_is_generated_by(const cg_project *p, const char *data, size_t len)
     return mine;
 }
 
-static void begin_graph(cg_strbuf *out, const cg_project *p, const char *what, const char *kind,
+static void begin_graph(cg_strbuf *out, const cg_model *p, const char *what, const char *kind,
                         const char *name, const cg_strbuf *label)
 {
     cg_strbuf_adds(out, CG_DOT_HEADER_PREFIX);
@@ -676,7 +676,7 @@ static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *ma
 }
 
 typedef struct tree_counter {
-    const cg_project *p;
+    const cg_model *p;
     size_t ti;
 } tree_counter;
 
@@ -708,7 +708,7 @@ static void suggest_command(cg_strbuf *out, const char *kind, const char *name, 
 /* A graph of one note: how many nodes the diagram would have, and the
  * collapses (chosen greedily, most nodes saved first, the later dimension on
  * a tie) that bring it under the limit. */
-static void emit_note(cg_strbuf *out, const cg_project *p, const char *kind, const char *name,
+static void emit_note(cg_strbuf *out, const cg_model *p, const char *kind, const char *name,
                       const cg_dot_opts *o, size_t count, const char *const *cands, size_t ncands, count_fn fn,
                       const void *ctx, const cg_strbuf *label, const char *what)
 {
@@ -948,7 +948,7 @@ static void emit_value(trender *R, uint32_t i)
     }
 }
 
-void cg_dot_tree(const cg_project *p, size_t ti, const cg_dot_opts *o, cg_strbuf *out)
+void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o, cg_strbuf *out)
 {
     const cg_tree *t = p->trees[ti];
     const cg_cells *cells = &p->cells[ti];
@@ -1048,7 +1048,7 @@ typedef struct gedge {
 } gedge;
 
 typedef struct gmodel {
-    const cg_project *p;
+    const cg_model *p;
     bool **masks;          /* [ntrees] */
     gnode *v;
     size_t n, cap;
@@ -1152,7 +1152,7 @@ static void gm_edge(gmodel *G, uint32_t from, uint32_t to)
 }
 
 /* Builds the job graph to draw (wf_counter_init() counts it without). */
-static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const *names, size_t nnames)
+static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *names, size_t nnames)
 {
     memset(G, 0, sizeof *G);
     G->p = p;
@@ -1178,7 +1178,7 @@ static void gm_build(gmodel *G, const cg_project *p, size_t w, const char *const
         const cg_job *j = &p->jobs.v[k];
         if (!(j->workflows & bit))
             continue;
-        uint32_t ti = (uint32_t)cg_project_tree_index(p, j->tree);
+        uint32_t ti = (uint32_t)j->tree->index;
         bool gr = grouped(j->tree, G->masks[ti], j->cell);
         cg_grow(&G->v, &G->cap, G->n + 1, sizeof *G->v);
         G->v[G->n] = (gnode){.kind = G_JOB, .grouped = gr, .job = j, .tree = ti, .next = NONE};
@@ -1259,7 +1259,7 @@ typedef struct wf_cells {
 } wf_cells;
 
 typedef struct wf_counter {
-    const cg_project *p;
+    const cg_model *p;
     size_t base;        /* the manifest's entries and the missing jobs they require */
     size_t nstatic, njobs, ngated, nrequires; /* for the label */
     wf_cells *trees;    /* [ntrees] */
@@ -1268,7 +1268,7 @@ typedef struct wf_counter {
 /* What gm_build() counts, without building the graph: the manifest's
  * entries (each name once), the jobs they require that the workflow lacks,
  * and per cell the phases of its jobs. */
-static void wf_counter_init(wf_counter *c, const cg_project *p, size_t w)
+static void wf_counter_init(wf_counter *c, const cg_model *p, size_t w)
 {
     memset(c, 0, sizeof *c);
     c->p = p;
@@ -1309,7 +1309,7 @@ static void wf_counter_init(wf_counter *c, const cg_project *p, size_t w)
         c->njobs++;
         c->ngated += (j->gated & bit) != 0;
         c->nrequires += j->nrequires;
-        wf_cells *t = &c->trees[cg_project_tree_index(p, j->tree)];
+        wf_cells *t = &c->trees[j->tree->index];
         if (!t->n || t->cell[t->n - 1] != j->cell) { /* a cell's jobs are consecutive */
             cg_grow(&t->cell, &t->cap, t->n + 1, sizeof *t->cell);
             t->phases = cg_xrealloc(t->phases, t->cap * sizeof *t->phases);
@@ -1516,7 +1516,7 @@ static void workflow_label(const wf_stats *G, const cg_workflow_decl *wd, const 
     }
 }
 
-void cg_dot_workflow(const cg_project *p, size_t w, const cg_dot_opts *o, cg_strbuf *out)
+void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o, cg_strbuf *out)
 {
     const cg_workflow_decl *wd = &p->manifest.workflows[w];
     /* count first: over the limit, only the note is drawn and no graph built */
@@ -1648,7 +1648,7 @@ static void file_name(cg_strbuf *out, const char *kind, const char *name)
         cg_strbuf_addc(out, cg_isalnum(*c) || *c == '.' || *c == '_' || *c == '-' ? *c : '_');
 }
 
-size_t cg_dot_outputs(const cg_project *p, cg_pool *pool, cg_dot_output *out, size_t max)
+size_t cg_dot_outputs(const cg_model *p, cg_pool *pool, cg_dot_output *out, size_t max)
 {
     const cg_manifest *m = &p->manifest;
     if (!m->diagrams)

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/project.h"
+#include "model/model.h"
 #include "base/strbuf.h"
 
 /* Diagrams with more nodes than this become a note (cg_dot_opts.max_nodes). */
@@ -54,10 +54,10 @@ void cg_dot_opts_init(cg_dot_opts *o);
 void cg_dot_quote(cg_strbuf *out, const char *s, size_t n);
 
 /* Appends the DOT of the dimension tree of p->trees[tree]. */
-void cg_dot_tree(const cg_project *p, size_t tree, const cg_dot_opts *o, cg_strbuf *out);
+void cg_dot_tree(const cg_model *p, size_t tree, const cg_dot_opts *o, cg_strbuf *out);
 
 /* Appends the DOT of the job graph of manifest workflow p->manifest.workflows[workflow]. */
-void cg_dot_workflow(const cg_project *p, size_t workflow, const cg_dot_opts *o, cg_strbuf *out);
+void cg_dot_workflow(const cg_model *p, size_t workflow, const cg_dot_opts *o, cg_strbuf *out);
 
 /* One diagram file of the manifest's `diagrams:` folder. */
 typedef struct cg_dot_output {
@@ -74,13 +74,13 @@ typedef struct cg_dot_output {
  * `out` may be NULL and nothing is rendered); 0 when the manifest has no
  * `diagrams:`.  Paths and bytes are allocated in `pool`.  Reads p and
  * writes nothing else, so it may run on its own thread while p is rendered
- * (cg_project_render's draw_diagrams).  Never fails. */
-size_t cg_dot_outputs(const cg_project *p, cg_pool *pool, cg_dot_output *out, size_t max);
+ * (cmd/project.c draws them beside the config).  Never fails. */
+size_t cg_dot_outputs(const cg_model *p, cg_pool *pool, cg_dot_output *out, size_t max);
 
 /* True when data starts with the header line cigen writes on diagrams. */
 bool cg_dot_is_generated(const char *data, size_t len);
 /* Whether it is a diagram this project's manifest made (another manifest
  * may share the folder). */
-bool cg_dot_is_generated_by(const cg_project *p, const char *data, size_t len);
+bool cg_dot_is_generated_by(const cg_model *p, const char *data, size_t len);
 
 #endif

@@ -16,7 +16,7 @@
 
 #include "base/diag.h"
 #include "base/diff.h"
-#include "model/project.h"
+#include "cmd/project.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "lang/yamlload.h"
@@ -517,35 +517,35 @@ int cg_fuzz_pipeline(const uint8_t *data, size_t size)
         if (err.set)
             fz_fail("pipeline: generated, but an error was recorded: %s", cg_strbuf_str(&err.text));
         /* what cigen writes is one YAML document that loads */
-        if (p.config.len <= ((size_t)4 << 20)) {
+        if (p.out.config.len <= ((size_t)4 << 20)) {
             cg_error e2;
             cg_error_init(&e2);
-            cg_doc *out = cg_doc_parse("config.yml", p.config.buf ? p.config.buf : "", p.config.len, NULL, &e2);
+            cg_doc *out = cg_doc_parse("config.yml", p.out.config.buf ? p.out.config.buf : "", p.out.config.len, NULL, &e2);
             if (!out)
                 fz_fail("pipeline: the generated config.yml does not load: %s\n--- config.yml\n%s",
-                        cg_strbuf_str(&e2.text), cg_strbuf_str(&p.config));
+                        cg_strbuf_str(&e2.text), cg_strbuf_str(&p.out.config));
             if (cg_doc_root(out) && !json_is_object(cg_doc_root(out)))
                 fz_fail("pipeline: the generated config.yml is not a mapping\n--- config.yml\n%s",
-                        cg_strbuf_str(&p.config));
+                        cg_strbuf_str(&p.out.config));
             cg_doc_free(out);
             cg_error_release(&e2);
         }
         /* and the same sources give the same bytes */
-        if (p.config.len <= ((size_t)256 << 10)) {
+        if (p.out.config.len <= ((size_t)256 << 10)) {
             cg_project q;
             cg_project_init(&q);
             cg_error e3;
             cg_error_init(&e3);
             if (cg_project_load(&q, &o, &e3) != 0 || cg_project_render(&q, &e3) != 0)
                 fz_fail("pipeline: the second run fails: %s", cg_strbuf_str(&e3.text));
-            if (q.config.len != p.config.len || memcmp(q.config.buf, p.config.buf, p.config.len) != 0)
+            if (q.out.config.len != p.out.config.len || memcmp(q.out.config.buf, p.out.config.buf, p.out.config.len) != 0)
                 fz_fail("pipeline: two runs on the same sources give different bytes");
-            cg_project_free(&q);
+            cg_project_release(&q);
             cg_error_release(&e3);
         }
     }
     cg_error_release(&err);
-    cg_project_free(&p);
+    cg_project_release(&p);
     return 0;
 }
 

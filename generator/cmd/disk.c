@@ -1,0 +1,246 @@
+/* The outputs against the files on disk (cmd/disk.h). */
+#include "cmd/disk.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/digest.h"
+#include "io/fsio.h"
+#include "render/header.h"
+
+void cg_disk_release(cg_disk *o)
+{
+    for (size_t i = 0; i < o->n; i++) {
+        free(o->v[i].old);
+        cg_diff_release(&o->v[i].diff);
+    }
+    free(o->v);
+    for (size_t i = 0; i < o->nstale; i++)
+        free(o->stale[i]);
+    free(o->stale);
+}
+
+static bool owned_stale_candidate(const cg_project *p, const char *rel)
+{
+    const char *root = p->m.root;
+    char *data = NULL;
+    size_t len = 0;
+    cg_error err;
+    cg_error_init(&err);
+    bool owned = false;
+    if (cg_read_output_head(root, rel, NULL, "read", 4096, &data, &len, &err) == 0)
+        owned = cg_dot_is_generated_by(&p->m, data, len);
+    free(data);
+    cg_error_release(&err);
+    return owned;
+}
+
+/* Files in the diagrams folder that cigen wrote but the sources no longer
+ * produce. Only files starting with cigen's marker naming this manifest are
+ * ever candidates. */
+static void find_stale(cg_project *p, cg_disk *o)
+{
+    const char *dir = p->m.manifest.diagrams;
+    if (!dir)
+        return;
+    cg_strbuf path = CG_STRBUF_INIT;
+    cg_strbuf_addf(&path, "%s/%s", p->m.root, dir);
+    DIR *d = opendir(path.buf);
+    cg_strbuf_release(&path);
+    if (!d)
+        return;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".dot") != 0)
+            continue;
+        cg_grow(&names, &cap, n + 1, sizeof *names);
+        names[n++] = cg_xstrdup(e->d_name);
+    }
+    closedir(d);
+    /* sorted: the report must not depend on the directory order */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    for (size_t i = 0; i < n; i++) {
+        cg_strbuf rel = CG_STRBUF_INIT;
+        cg_strbuf_addf(&rel, "%s/%s", dir, names[i]);
+        bool produced = false;
+        for (size_t k = 0; k < o->n && !produced; k++)
+            produced = cg_streq(o->v[k].f.rel, rel.buf);
+        if (!produced && owned_stale_candidate(p, rel.buf)) {
+            o->stale = cg_xrealloc(o->stale, (o->nstale + 1) * sizeof *o->stale);
+            o->stale[o->nstale++] = cg_strbuf_detach(&rel, NULL);
+        }
+        cg_strbuf_release(&rel);
+        free(names[i]);
+    }
+    free(names);
+}
+
+int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream *streamed, cg_error *err)
+{
+    size_t max = cg_cli_output_count(p);
+    cg_output_file *files = cg_xcalloc(max + 1, sizeof *files);
+    size_t n = cg_cli_outputs(p, files, max);
+    o->v = cg_xcalloc(n + 1, sizeof *o->v);
+    for (size_t i = 0; i < n; i++) {
+        /* never let an output replace a source, not even with --force */
+        const char *kind = cg_model_source_kind(&p->m, files[i].rel);
+        if (kind) {
+            if (i == 0)
+                cg_error_at(err, &files[i].ref, "'output' '%s' is a source of the project (%s); choose another file",
+                            files[i].rel, kind);
+            else
+                cg_error_at(err, &files[i].ref, "the diagram '%s' would replace a source of the project (%s); "
+                            "choose another 'diagrams' folder", files[i].rel, kind);
+            free(files);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        cg_disk_file *s = &o->v[o->n++];
+        s->f = files[i];
+        if (i == 0 && streamed) {
+            s->f.data = NULL;
+            s->f.len = p->out.config_size;
+            s->status = streamed->old_fd < 0 ? CG_OUT_MISSING : streamed->differs ? CG_OUT_DIFFERS : CG_OUT_SAME;
+            s->digest = streamed->old_h.found;
+            s->hand_edited = streamed->hand_edited;
+            s->sources_changed = streamed->sources_changed;
+            continue;
+        }
+        /* compare first without holding the old file: it is only read
+         * whole when it differs, for the report */
+        bool same;
+        int r = cg_output_matches(p->m.root, files[i].rel, &files[i].ref, verb, s->f.data, s->f.len, &same, err);
+        if (r == 0 && !same)
+            r = cg_read_output(p->m.root, files[i].rel, &files[i].ref, verb, &s->old, &s->old_len, err);
+        if (r < 0) {
+            free(files);
+            return -1;
+        }
+        if (r == 1) {
+            s->status = CG_OUT_MISSING;
+            continue;
+        }
+        if (same || (s->old_len == s->f.len && memcmp(s->old, s->f.data, s->f.len) == 0)) {
+            s->status = CG_OUT_SAME;
+            continue;
+        }
+        s->status = CG_OUT_DIFFERS;
+        cg_diff_compute(s->old, s->old_len, s->f.data, s->f.len, &s->diff);
+        if (i == 0) {
+            cg_header_info h;
+            cg_header_parse(s->old, s->old_len, &h);
+            s->digest = h.found;
+            for (size_t k = 0; k < h.len; k++)
+                s->header_lines += s->old[k] == '\n';
+            if (h.found) {
+                char body[41];
+                cg_sha256_hex(s->old + h.len, s->old_len - h.len, body, 20);
+                s->hand_edited = strcmp(body, h.body) != 0;
+                s->sources_changed = strcmp(h.sources, p->m.sources_digest) != 0;
+            } else {
+                s->hand_edited = true;
+            }
+        }
+    }
+    free(files);
+    find_stale(p, o);
+    return 0;
+}
+
+/* The job whose generated lines are at `line` of the new config, or NULL. */
+static const char *job_at(const cg_project *p, size_t line)
+{
+    const cg_linemap_entry *e = cg_linemap_find(&p->out.linemap, (uint32_t)line);
+    return e && e->job >= 0 ? p->m.jobs.v[e->job].name : NULL;
+}
+
+/* "lines 120-134 (job x), 240" — the committed lines a hand edit touched. */
+void cg_disk_hand_edits(const cg_project *p, const cg_disk_file *s, cg_strbuf *out, json_t *ranges,
+                            const char **first_job)
+{
+    *first_job = NULL;
+    size_t shown = 0;
+    for (size_t i = 0; i < s->diff.n; i++) {
+        const cg_hunk *h = &s->diff.hunks[i];
+        /* the digest line changes with the sources: not a hand edit */
+        if (h->a_start + h->a_len <= s->header_lines && h->a_len)
+            continue;
+        size_t from = h->a_start + 1, to = h->a_start + h->a_len;
+        const char *job = job_at(p, h->b_start + 1);
+        if (job && !*first_job)
+            *first_job = job;
+        if (ranges) {
+            json_t *r = json_array();
+            json_array_append_new(r, json_integer((json_int_t)from));
+            json_array_append_new(r, json_integer((json_int_t)(h->a_len ? to : from)));
+            json_array_append_new(ranges, r);
+        }
+        if (!out || shown++ >= 5)
+            continue;
+        if (shown > 1)
+            cg_strbuf_adds(out, ", ");
+        if (h->a_len == 0)
+            cg_strbuf_addf(out, "before line %zu (lines deleted)", from);
+        else if (h->a_len == 1)
+            cg_strbuf_addf(out, "line %zu", from);
+        else
+            cg_strbuf_addf(out, "lines %zu-%zu", from, to);
+        if (job)
+            cg_strbuf_addf(out, " (%s)", job);
+    }
+    if (out && shown > 5)
+        cg_strbuf_addf(out, " and %zu more places", shown - 5);
+}
+
+const char *cg_disk_state_word(const cg_disk_file *s)
+{
+    if (s->status == CG_OUT_MISSING)
+        return "missing";
+    if (!s->digest)
+        return s->f.rel == NULL ? "differs" : "differs";
+    if (s->hand_edited && s->sources_changed)
+        return "edited by hand, and its sources changed";
+    if (s->hand_edited)
+        return "edited by hand";
+    if (s->sources_changed)
+        return "its sources changed";
+    return "differs";
+}
+
+size_t cg_conflict_marker_line(const char *text, size_t len)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < len; line++) {
+        if (len - i >= 8 && memcmp(text + i, "<<<<<<< ", 8) == 0)
+            return line;
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (!nl)
+            break;
+        i = (size_t)(nl - text) + 1;
+    }
+    return 0;
+}
+
+bool cg_header_ends_in(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        if (text[i] != '#')
+            return true;
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (!nl)
+            return false;
+        i = (size_t)(nl - text) + 1;
+    }
+    return false;
+}
+

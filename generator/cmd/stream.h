@@ -1,0 +1,47 @@
+/* stream — a large config.yml, compared and written as it is rendered.
+ *
+ * The stream generate and check give the renderer: chunks are hashed and
+ * handed on by a background writer (io/bgwrite.h), compared with the file
+ * on disk, and (generate) written to the staged temporary file, so a
+ * config of hundreds of megabytes is never held in memory.
+ */
+#ifndef CIGEN_STREAM_H
+#define CIGEN_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/digest.h"
+#include "cmd/project.h"
+#include "io/fsio.h"
+#include "render/header.h"
+
+/* The stream generate and check give the renderer (render/config.h): the config goes to a staged
+ * temporary file as it is made, and is compared on the way with the file
+ * on disk (whose body digest is computed for the hand-edit check), so a
+ * config of hundreds of megabytes is never held in memory. */
+typedef struct cg_stream {
+    cg_project *p;
+    cg_outputs *outs;
+    int staged;             /* index in outs, or -1 before the first bytes */
+    int old_fd;             /* the config on disk; -1 when missing */
+    size_t off;             /* bytes written */
+    size_t old_off;         /* bytes of the old file read */
+    bool differs;
+    cg_header_info old_h;   /* the old file's header */
+    cg_sha256 old_body;
+    char *buf;
+    bool compare_only;      /* check: nothing is written; once the bytes
+                             * differ, the rest is not even read */
+    /* the results, once header() ran */
+    bool done, hand_edited, sources_changed;
+    struct cg_bgwrite *bg;  /* hashes and writes the chunks on a second core */
+} cg_stream;
+
+/* Streams p's config, when larger than the threshold, to S (which writes
+ * it to outs, or with outs NULL only compares it with the file on disk):
+ * sets up *sink and p->stream. */
+void cg_stream_start(cg_project *p, cg_stream *S, cg_config_stream *sink, cg_outputs *outs);
+void cg_stream_release(cg_stream *S);
+
+#endif

@@ -1,0 +1,261 @@
+/* Rendering config.yml: the fragments assembled around the generated
+ * workflows, each entry written from its template, under the header. */
+#include "render/config.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/schema.h"
+#include "render/header.h"
+
+typedef struct renderer {
+    const cg_model *m;
+    cg_config *out;
+    const cg_config_stream *stream; /* or NULL */
+    const cg_entry_observer *observer; /* or NULL */
+    cg_env *envs;                   /* [ntrees] */
+    cg_error *err;
+} renderer;
+
+static void write_static_entry(cg_yw *w, const cg_doc *doc, const char *path, json_t *e,
+                               const cg_workflow_decl *wd, bool per_job_filters)
+{
+    bool has_filters = json_is_object(e) && json_is_object(json_object_iter_value(json_object_iter(e))) &&
+                       json_object_get(json_object_iter_value(json_object_iter(e)), "filters");
+    if (!per_job_filters || has_filters) {
+        cg_yw_value(w, doc, path, e);
+        return;
+    }
+    /* add the workflow's branch/tag filters to the entry */
+    cg_yw_map_begin(w);
+    if (json_is_string(e)) {
+        cg_yw_key(w, json_string_value(e), json_string_length(e));
+        cg_yw_map_begin(w);
+    } else {
+        const char *k = json_object_iter_key(json_object_iter(e));
+        json_t *args = json_object_iter_value(json_object_iter(e));
+        cg_yw_keys(w, k);
+        cg_yw_map_begin(w);
+        cg_strbuf ap = CG_STRBUF_INIT, kp = CG_STRBUF_INIT;
+        cg_path_join_key(&ap, path, k);
+        const char *ak;
+        json_t *av;
+        json_object_foreach(args, ak, av) {
+            cg_path_join_key(&kp, ap.buf, ak);
+            cg_yw_keys(w, ak);
+            cg_yw_value(w, doc, kp.buf, av);
+        }
+        cg_strbuf_release(&ap);
+        cg_strbuf_release(&kp);
+    }
+    cg_write_filters(w, &wd->branches, &wd->tags);
+    cg_yw_end(w);
+    cg_yw_end(w);
+}
+
+/* Streaming: hands all but the last two bytes of the rendered text to the
+ * background writer (the YAML writer and the assembler look back two bytes
+ * at most), which hashes the body and gives it to the sink while the next
+ * chunk is rendered.  Called between jobs, where *mark == out->len. */
+static int spill(renderer *R, cg_strbuf *out, size_t *mark, cg_error *err)
+{
+    cg_config *p = R->out;
+    /* one put() in flight at a time: the stream finishes a chunk before it
+     * takes the next, so `out` may be reused as soon as put() returns */
+    size_t chunk = (size_t)1 << 20;
+    if (out->len < (p->streamed ? chunk : R->stream->keep) + 2)
+        return 0;
+    size_t n = out->len - 2;
+    size_t skip = p->streamed < p->header_len ? p->header_len - p->streamed : 0; /* the header is not body */
+    char tail[2] = {out->buf[n], out->buf[n + 1]};
+    cg_strbuf_truncate(out, n);
+    if (R->stream->put(R->stream->ctx, out, skip < n ? skip : n, err) != 0)
+        return -1;
+    cg_strbuf_add(out, tail, 2);
+    p->streamed += n;
+    *mark -= n;
+    return 0;
+}
+
+static int render_workflow(renderer *R, size_t wi, cg_yw *w, cg_strbuf *out, cg_linemap *map, uint32_t *line,
+                           size_t *mark)
+{
+    const cg_model *p = R->m;
+    cg_error *err = R->err;
+    const cg_manifest *m = &p->manifest;
+    const cg_workflow_decl *wd = &m->workflows[wi];
+    bool per_job = !wd->schedule && (wd->branches.set || wd->tags.set);
+    cg_strbuf sub = CG_STRBUF_INIT;
+    cg_yw_keys(w, wd->name);
+    cg_yw_map_begin(w);
+    if (wd->when) {
+        cg_strbuf_adds(&sub, wd->path);
+        cg_strbuf_adds(&sub, "/when");
+        cg_yw_keys(w, "when");
+        cg_yw_value(w, m->doc, sub.buf, wd->when);
+    }
+    if (wd->schedule) {
+        cg_yw_keys(w, "triggers");
+        cg_yw_seq_begin(w);
+        cg_yw_map_begin(w);
+        cg_yw_keys(w, "schedule");
+        cg_yw_map_begin(w);
+        cg_yw_keys(w, "cron");
+        cg_yw_strs(w, wd->schedule);
+        if (wd->branches.set)
+            cg_write_filters(w, &wd->branches, NULL);
+        cg_yw_end(w);
+        cg_yw_end(w);
+        cg_yw_end(w);
+    }
+    cg_yw_keys(w, "jobs");
+    cg_yw_seq_begin(w);
+    if (wd->jobs) {
+        for (size_t i = 0; i < json_array_size(wd->jobs); i++) {
+            cg_strbuf_reset(&sub);
+            cg_strbuf_adds(&sub, wd->path);
+            cg_strbuf_adds(&sub, "/jobs");
+            cg_path_push_index(&sub, i);
+            write_static_entry(w, m->doc, sub.buf, json_array_get(wd->jobs, i), wd, per_job);
+        }
+    }
+    cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, m->doc ? cg_doc_file(m->doc) : NULL,
+                   wd->pos.line, -1, (int32_t)wi);
+    *mark = out->len;
+    int rc = 0;
+    uint64_t bit = (uint64_t)1 << wi;
+    for (size_t k = 0; k < p->jobs.n && rc == 0; k++) {
+        const cg_job *j = &p->jobs.v[k];
+        if (!(j->workflows & bit))
+            continue;
+        cg_env *env = &R->envs[j->tree->index];
+        if ((rc = cg_model_bind_job(p, env, j, (int)wi)) != 0)
+            break;
+        const cg_template *tpl = cg_model_template(p, j, env, err);
+        if (!tpl) {
+            rc = -1;
+            break;
+        }
+        /* special-PR jobs run on the pull request whatever the filters say */
+        bool lift = (j->special & bit) != 0;
+        cg_render_job rj = {j->name, j->requires, j->nrequires, per_job && !lift ? &wd->branches : NULL,
+                            per_job && !lift ? &wd->tags : NULL, lift, R->observer, (int)k, (int)wi};
+        if ((rc = cg_template_render(tpl, env, &rj, w, err)) != 0)
+            break;
+        cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, NULL, 0, (int32_t)k, (int32_t)wi);
+        *mark = out->len;
+        /* lint reports a config over the limit; this stops one that explodes */
+        if ((R->out->streamed + out->len) / 4 > (size_t)p->manifest.max_config_bytes) {
+            rc = cg_error_at(err, &p->manifest.output_pos, "the generated workflows grow past %zu bytes (4 times "
+                             "'limits: max_config_bytes'); stopping at job '%s'", R->out->streamed + out->len,
+                             j->name);
+            break;
+        }
+        if (R->stream && (rc = spill(R, out, mark, err)) != 0)
+            break;
+    }
+    if (rc == 0) {
+        cg_yw_end(w); /* jobs */
+        cg_yw_end(w); /* the workflow */
+        cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, NULL, 0, -1, (int32_t)wi);
+        *mark = out->len;
+    }
+    cg_strbuf_release(&sub);
+    return rc;
+}
+
+/* The generated workflows, written by cg_assemble() in their place. */
+static int write_workflows(void *ctx, cg_strbuf *out, cg_linemap *map, uint32_t *line)
+{
+    renderer *R = ctx;
+    cg_yw w;
+    cg_yw_init_in_map(&w, out, 2);
+    size_t mark = out->len;
+    int rc = 0;
+    for (size_t i = 0; i < R->m->manifest.nworkflows && rc == 0; i++) {
+        if (i > 0)
+            cg_strbuf_addc(out, '\n'); /* a blank line between workflows */
+        rc = render_workflow(R, i, &w, out, map, line, &mark);
+    }
+    cg_yw_release(&w);
+    return rc;
+}
+
+void cg_config_init(cg_config *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+void cg_config_release(cg_config *c)
+{
+    cg_strbuf_release(&c->config);
+    cg_linemap_release(&c->linemap);
+    memset(c, 0, sizeof *c);
+}
+
+int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg_entry_observer *observer,
+                     cg_config *out, cg_error *err)
+{
+    const cg_manifest *m = &p->manifest;
+    cg_env *envs = cg_xcalloc(p->ntrees + 1, sizeof *envs);
+    for (size_t i = 0; i < p->ntrees; i++)
+        cg_env_init(&envs[i], p->trees[i], err);
+    const char **names = cg_xcalloc(m->nworkflows + 1, sizeof *names);
+    cg_pos *wpos = cg_xcalloc(m->nworkflows + 1, sizeof *wpos);
+    for (size_t i = 0; i < m->nworkflows; i++) {
+        names[i] = m->workflows[i].name;
+        wpos[i] = m->workflows[i].pos;
+    }
+    renderer R = {p, out, stream, observer, envs, err};
+    cg_assembly in = {"", p->fragments, p->nfragments, write_workflows, &R, names, wpos, m->nworkflows};
+    /* the body goes straight after a header of the final length, whose
+     * digests are filled in once the body is known: no copy of the body */
+    static const char zeros[41] = "0000000000000000000000000000000000000000";
+    cg_linemap bmap = {0};
+    cg_strbuf_reset(&out->config);
+    cg_header_write(&out->config, m, &p->selection, zeros, zeros);
+    out->header_len = out->config.len;
+    out->streamed = 0;
+    cg_sha256_init(&out->body_sha);
+    int rc = cg_assemble(&in, &out->config, &bmap, err);
+    /* the chunks still in flight come first, and so does their error */
+    if (stream && stream->finish(stream->ctx, err) != 0)
+        rc = -1;
+    free(names);
+    free(wpos);
+    for (size_t i = 0; i < p->ntrees; i++)
+        cg_env_release(&envs[i]);
+    free(envs);
+    if (rc == 0) {
+        size_t skip = out->streamed < out->header_len ? out->header_len - out->streamed : 0;
+        cg_sha256_update(&out->body_sha, out->config.buf + skip, out->config.len - skip);
+        unsigned char d[32];
+        cg_sha256_final(&out->body_sha, d);
+        cg_hex(d, 20, out->body_digest);
+        out->config_size = out->streamed + out->config.len;
+        cg_strbuf header = CG_STRBUF_INIT;
+        cg_header_write(&header, m, &p->selection, p->sources_digest, out->body_digest);
+        assert(header.len == out->header_len); /* the digests have a fixed width */
+        if (!out->streamed) {
+            memcpy(out->config.buf, header.buf, header.len);
+        } else if (stream->write(stream->ctx, out->config.buf, out->config.len, err) != 0 ||
+                   stream->header(stream->ctx, header.buf, header.len, err) != 0) {
+            rc = -1;
+        }
+        /* from the header itself: a streamed config's buffer holds only its tail */
+        uint32_t header_lines = (uint32_t)cg_count_newlines(header.buf, header.len);
+        cg_linemap_release(&out->linemap);
+        uint32_t l = 1;
+        cg_linemap_add(&out->linemap, &l, header.buf, header.len, NULL, 0, -1, -1);
+        cg_strbuf_release(&header);
+        for (size_t e = 0; e < bmap.n; e++) {
+            cg_linemap_entry x = bmap.v[e];
+            x.out_line += header_lines;
+            cg_grow(&out->linemap.v, &out->linemap.cap, out->linemap.n + 1, sizeof *out->linemap.v);
+            out->linemap.v[out->linemap.n++] = x;
+        }
+    }
+    cg_linemap_release(&bmap);
+    return rc;
+}
