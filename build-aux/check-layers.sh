@@ -5,7 +5,11 @@
 #
 # A file includes headers of its own folder and of folders to its left, never
 # of a folder to its right; and no two modules (name.c + name.h) include each
-# other, directly or through others.  Exit 1 with one line per violation.
+# other, directly or through others.  Only io/ and cmd/ touch files, and only
+# cmd/ prints or starts threads (io/'s background writer is started by cmd/):
+# base/ lang/ model/ render/ check/ compute.  A line may be excused with the
+# comment `layers: allowed` and the reason.  Exit 1 with one line per
+# violation.
 #
 #   build-aux/check-layers.sh [GENERATOR_DIR]
 set -eu
@@ -47,6 +51,17 @@ for f in "$dir"/*.c "$dir"/*/*.c "$dir"/*/*.h; do
         target=${inc%.*}
         [ "$target" = "$mod" ] || echo "$mod $target" >>"$edges"
     done
+done
+# the pure layers: no file access, no printing, no threads
+for f in "$dir"/base/*.c "$dir"/lang/*.c "$dir"/model/*.c "$dir"/render/*.c "$dir"/check/*.c; do
+    [ -f "$f" ] || continue
+    grep -nE '(^|[^_a-z])(fopen|fdopen|open|openat|opendir|readdir|unlink|rename|mkdir|printf|fprintf|puts|fputs|fwrite|perror|pthread_create|getenv)[[:space:]]*\(' "$f" |
+        grep -v 'layers: allowed' | grep -vE '^[0-9]+:[[:space:]]*(/\*|\*)' |
+        grep -vE '__attribute__\(\(format\(printf' |
+        while IFS= read -r line; do
+            printf "%s:%s: error: file access, printing or a thread outside io/ and cmd/\n" "$f" "${line%%:*}"
+            echo x >>"$edges.bad"
+        done
 done
 if [ -s "$edges.bad" ] 2>/dev/null; then status=1; fi
 rm -f "$edges.bad"

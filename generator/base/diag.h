@@ -1,4 +1,4 @@
-/* diag — source positions, the first error, and warnings.
+/* diag — source positions and diagnostics: the first error, and warnings.
  *
  * Every stage reports problems as `file:line:col: error: message` (lines and
  * columns 1-based, file relative to the project folder).  Like jansson's
@@ -20,13 +20,40 @@ typedef struct cg_pos {
     uint32_t col;     /* 1-based; 0 = whole line */
 } cg_pos;
 
+/* One diagnostic: an error, a warning (or a lint finding, which adds its
+ * code and place in the config: check/lint.h), with the notes that follow
+ * it.  Every stage reports through this type; cg_diag_format() is the one
+ * place that turns it into text. */
+typedef enum cg_severity { CG_SEV_ERROR, CG_SEV_WARNING } cg_severity;
+
+typedef struct cg_note {
+    cg_pos pos;
+    char *text;          /* owned */
+} cg_note;
+
+typedef struct cg_diag {
+    cg_severity severity;
+    cg_pos pos;          /* file NULL: not about a source file ("cigen: error: ...") */
+    char *message;       /* owned */
+    cg_note *notes;      /* owned */
+    size_t nnotes;
+} cg_diag;
+
+void cg_diag_release(cg_diag *d);
+/* Appends a note to d (pos may be NULL). */
+void cg_diag_note(cg_diag *d, const cg_pos *pos, const char *text);
+/* "file:line:col: error: message" and a "...: note: text" line per note,
+ * separated by newlines, without a final one. */
+void cg_diag_format(const cg_diag *d, cg_strbuf *out);
+
+/* The first error of a stage's run. */
 typedef struct cg_error {
     bool set;
     bool dropping;  /* the last error was dropped: drop its notes too */
     cg_pos pos;
-    cg_strbuf text; /* the complete message, notes included, no final newline */
+    cg_diag diag;   /* the error and its notes */
+    cg_strbuf text; /* diag, formatted (cg_diag_format), for printing */
 } cg_error;
-
 void cg_error_init(cg_error *e);
 void cg_error_release(cg_error *e);
 /* Records an error unless one is already recorded.  Always returns -1. */
@@ -44,8 +71,9 @@ void cg_pos_format(cg_strbuf *sb, const cg_pos *pos);
 
 /* Warnings, printed in the order they were found. */
 typedef struct cg_warnings {
-    cg_strbuf text;
+    cg_diag *v;     /* [count] */
     unsigned count;
+    cg_strbuf text; /* each formatted (cg_diag_format), a line each */
 } cg_warnings;
 
 void cg_warnings_init(cg_warnings *w);

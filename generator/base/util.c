@@ -6,7 +6,7 @@
 
 _Noreturn void cg_die_oom(void)
 {
-    fputs("cigen: error: out of memory\n", stderr);
+    fputs("cigen: error: out of memory\n", stderr); /* layers: allowed (the one message of a dying process) */
     exit(2);
 }
 
@@ -20,7 +20,7 @@ void *cg_xmalloc(size_t n)
 
 bool cg_threads_allowed(void)
 {
-    return getenv("CIGEN_TEST_NO_THREADS") == NULL;
+    return getenv("CIGEN_TEST_NO_THREADS") == NULL; /* layers: allowed (a test switch, read-only) */
 }
 
 /* Called through a volatile pointer: compilers turn malloc + memset(0)

@@ -1162,25 +1162,30 @@ void cg_lint_finish(cg_lint *l, const cg_config *out)
     free(first);
 }
 
+/* A finding as the one diagnostic type, its notes in the order printed. */
+static void finding_diag(const cg_lint *l, const cg_finding *f, cg_diag *d)
+{
+    cg_strbuf msg = CG_STRBUF_INIT;
+    cg_strbuf_adds(&msg, f->message);
+    if (f->repeats)
+        cg_strbuf_addf(&msg, " (and %zu more like it)", f->repeats);
+    *d = (cg_diag){f->error ? CG_SEV_ERROR : CG_SEV_WARNING, f->pos, cg_strbuf_detach(&msg, NULL), NULL, 0};
+    if (f->note2)
+        cg_diag_note(d, &f->note2_pos, f->note2);
+    if (f->note)
+        cg_diag_note(d, &f->note_pos, f->note);
+    if (f->out_line)
+        cg_diag_note(d, &(cg_pos){l->p->manifest.output, f->out_line, 0}, "the generated line");
+}
+
 void cg_lint_print(const cg_lint *l, cg_strbuf *out)
 {
     for (size_t i = 0; i < l->n; i++) {
-        const cg_finding *f = &l->v[i];
-        cg_pos_format(out, &f->pos);
-        cg_strbuf_addf(out, "%s: %s", f->error ? "error" : "warning", f->message);
-        if (f->repeats)
-            cg_strbuf_addf(out, " (and %zu more like it)", f->repeats);
+        cg_diag d;
+        finding_diag(l, &l->v[i], &d);
+        cg_diag_format(&d, out);
         cg_strbuf_addc(out, '\n');
-        if (f->note2) {
-            cg_pos_format(out, &f->note2_pos);
-            cg_strbuf_addf(out, "note: %s\n", f->note2);
-        }
-        if (f->note) {
-            cg_pos_format(out, &f->note_pos);
-            cg_strbuf_addf(out, "note: %s\n", f->note);
-        }
-        if (f->out_line)
-            cg_strbuf_addf(out, "%s:%u: note: the generated line\n", l->p->manifest.output, (unsigned)f->out_line);
+        cg_diag_release(&d);
     }
 }
 
