@@ -1,0 +1,108 @@
+#include "base/text.h"
+
+#include <stdint.h>
+#include <string.h>
+
+bool cg_streq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool cg_starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool cg_is_name(const char *s)
+{
+    if (!*s || !(cg_isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!cg_isnamechar((unsigned char)*s))
+            return false;
+    return true;
+}
+
+const char *cg_line_breaker(const char *s, size_t *len)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        size_t n = (*p < 0x20 && *p != '\t') || *p == 0x7f                    ? 1
+                   : p[0] == 0xc2 && p[1] == 0x85                               ? 2 /* NEL */
+                   : p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9) ? 3
+                                                                                 : 0;
+        if (n) {
+            if (len)
+                *len = n;
+            return (const char *)p;
+        }
+    }
+    return NULL;
+}
+
+size_t cg_count_newlines(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    size_t count = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        w ^= ones * '\n'; /* newline bytes become zero */
+        uint64_t zero = ~(((w & ~highs) + ~highs) | w) & highs; /* exactly the zero bytes */
+        /* one bit per zero byte, moved to the byte's low bit; the multiply
+         * sums the eight bytes into the top one (at most 8: no carry), which
+         * needs no popcount instruction (or libgcc's slow fallback) */
+        count += (size_t)(((zero >> 7) * ones) >> 56);
+    }
+    for (; i < n; i++)
+        count += s[i] == '\n';
+    return count;
+}
+
+size_t cg_edit_distance(const char *a, const char *b, size_t max)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if ((la > lb ? la - lb : lb - la) > max)
+        return max + 1;
+    if (la > 64 || lb > 64)
+        return max + 1;
+    size_t prev[65], cur[65];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        size_t best = cur[0];
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t v = prev[j - 1] + cost;
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            cur[j] = v;
+            if (v < best)
+                best = v;
+        }
+        if (best > max)
+            return max + 1;
+        memcpy(prev, cur, (lb + 1) * sizeof *prev);
+    }
+    return prev[lb];
+}
+
+const char *cg_suggest(const char *word, const char *const *candidates, size_t n)
+{
+    size_t len = strlen(word);
+    size_t max = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+    const char *best = NULL;
+    size_t best_d = max + 1;
+    for (size_t i = 0; i < n; i++) {
+        if (!candidates[i] || cg_streq(candidates[i], word))
+            continue;
+        size_t d = cg_edit_distance(word, candidates[i], max);
+        if (d < best_d) {
+            best_d = d;
+            best = candidates[i];
+        }
+    }
+    return best;
+}

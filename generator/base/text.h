@@ -1,0 +1,40 @@
+/* text — ASCII character classes, string predicates and typo suggestions.
+ *
+ * Character classes are ASCII-only on purpose: <ctype.h> depends on the
+ * locale, and cigen's output must not.  Nothing here allocates: every
+ * pointer returned points into an argument (borrowed, never freed).
+ */
+#ifndef CIGEN_TEXT_H
+#define CIGEN_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+static inline bool cg_isdigit(int c) { return c >= '0' && c <= '9'; }
+static inline bool cg_isalpha(int c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; }
+static inline bool cg_isalnum(int c) { return cg_isdigit(c) || cg_isalpha(c); }
+static inline bool cg_isxdigit(int c) { return cg_isdigit(c) || ((c | 32) >= 'a' && (c | 32) <= 'f'); }
+static inline bool cg_isspace(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+/* Characters allowed in a dimension, variable or phase name. */
+static inline bool cg_isnamechar(int c) { return cg_isalnum(c) || c == '_' || c == '-'; }
+
+/* strcmp() == 0, where NULL equals only NULL. */
+bool cg_streq(const char *a, const char *b);
+bool cg_starts_with(const char *s, const char *prefix);
+bool cg_is_name(const char *s);
+/* The first character of s that a one-line comment cannot hold (a control
+ * character, or a line break to YAML: CR, LF, NEL, U+2028, U+2029), and its
+ * length in bytes (len may be NULL); NULL when there is none.  Tab is
+ * allowed.  The result points into s. */
+const char *cg_line_breaker(const char *s, size_t *len);
+
+/* The number of '\n' bytes in s[0..n) (eight at a time). */
+size_t cg_count_newlines(const char *s, size_t n);
+
+/* Edit distance with an early cut-off: returns > max when farther. */
+size_t cg_edit_distance(const char *a, const char *b, size_t max);
+/* The candidate closest to `word` when it is a plausible typo, else NULL;
+ * the result is one of candidates[] (borrowed). */
+const char *cg_suggest(const char *word, const char *const *candidates, size_t n);
+
+#endif

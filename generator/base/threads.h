@@ -1,0 +1,11 @@
+/* threads — whether cigen may start helper threads. */
+#ifndef CIGEN_THREADS_H
+#define CIGEN_THREADS_H
+
+#include <stdbool.h>
+
+/* False when CIGEN_TEST_NO_THREADS is set: the tests take the path cigen
+ * follows when it cannot start a thread (the same work, on one thread). */
+bool cg_threads_allowed(void);
+
+#endif
