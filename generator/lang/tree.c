@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "lang/schema.h"
-#include "lang/yamlwrite.h"
+#include "lang/yaml_scalar.h"
 
 const char *const cg_builtin_names[CG_NBUILTINS] = {
     "job", "phase", "tree", "cell", "workflow", "on_request"};

@@ -3,10 +3,10 @@
  * The tree is made of jansson values: mappings are json objects (insertion
  * order kept), sequences json arrays, and EVERY scalar a json string holding
  * the text exactly as written (`3.10` stays "3.10"; whether a plain `true` is a
- * boolean is decided by the consumer with cg_yaml_resolve()).  jansson shares
- * some values, so positions are not attached to values: they live beside the
- * tree in a table keyed by path, a JSON pointer such as "/jobs/build/steps/0"
- * ("~" and "/" in keys written "~0" and "~1").
+ * boolean is decided by the consumer with cg_yaml_resolve(), lang/yaml_scalar.h).
+ * jansson shares some values, so positions are not attached to values: they
+ * live beside the tree in a table keyed by path, a JSON pointer such as
+ * "/jobs/build/steps/0" ("~" and "/" in keys written "~0" and "~1").
  *
  * Rejected, each with `file:line:col: error: ...`: YAML syntax errors, tabs
  * used for indentation, duplicate keys (both positions named), a second

@@ -19,22 +19,8 @@
 #include <stddef.h>
 
 #include "base/strbuf.h"
+#include "lang/yaml_scalar.h"
 #include "lang/yamlload.h"
-
-typedef enum cg_scalar_type {
-    CG_T_STR = 0,
-    CG_T_NULL,
-    CG_T_BOOL,
-    CG_T_INT,
-    CG_T_FLOAT,
-    CG_T_OTHER /* timestamps, merge '<<', value '=' */
-} cg_scalar_type;
-
-/* How a PLAIN scalar with this text is read by YAML 1.1 or 1.2 parsers: the
- * "widest" non-string reading wins (CG_T_STR only when both read a string). */
-cg_scalar_type cg_yaml_resolve(const char *s, size_t n);
-/* True when `s` can be written plain and reads back as the same string. */
-bool cg_yaml_plain_safe(const char *s, size_t n);
 
 typedef struct cg_yw_frame {
     char kind;      /* 'm' mapping, 's' sequence */
@@ -71,9 +57,6 @@ void cg_yw_raw(cg_yw *w, const char *s, size_t n);
 void cg_yw_scalar(cg_yw *w, const char *s, size_t n, bool was_plain);
 /* A loaded value (doc/path give each scalar's style). */
 void cg_yw_value(cg_yw *w, const cg_doc *doc, const char *path, json_t *v);
-
-/* Appends `s` double-quoted with YAML escapes. */
-void cg_yaml_quote(cg_strbuf *out, const char *s, size_t n);
 
 /* Preformatting, for text written many times (a template's constants):
  * the one-line form of a string (plain or double-quoted), which cg_yw_str
