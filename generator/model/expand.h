@@ -1,4 +1,4 @@
-/* expand — a tree's cells, and the variables of one cell.
+/* expand — a tree's cells.
  *
  * Expansion walks the tree depth-first in document order.  On each node the
  * listed dimensions multiply in dimension order (a zip is one factor, placed
@@ -10,9 +10,8 @@
  * alternatives) removes the cells that match none of its patterns.  Both apply
  * to the cells of the node that declares them (the whole tree at the top
  * level); cells under `extra` are exempt.
- * Variables: the tree's top-level `vars`, then each node's from the root down
- * (deeper wins), then zipped variables, then every `override` whose `when`
- * matches (in order; `when` is evaluated before any override applies).
+ * The variables of a cell are model/env.h's; tier membership is
+ * model/tiers.h's, assigned by cg_expand().
  */
 #ifndef CIGEN_EXPAND_H
 #define CIGEN_EXPAND_H
@@ -22,97 +21,18 @@
 #include <stdint.h>
 
 #include "base/diag.h"
-#include "lang/tree.h"
 #include "base/util.h"
+#include "lang/tree.h"
+#include "model/cell.h"
+#include "model/env.h"
 
-enum cg_cell_status { CG_CELL_LIVE, CG_CELL_EXCLUDED, CG_CELL_NOT_ONLY };
-
-typedef struct cg_cell {
-    uint32_t index;              /* in the tree's cell list */
-    uint8_t status;              /* cg_cell_status */
-    bool extra;                  /* from `extra`: exempt from filters */
-    const cg_tnode *leaf;
-    const char **values;         /* [ndims]; NULL where a dimension is absent */
-    const cg_vardecl **zvars;    /* variables set by zips on the path */
-    uint32_t nzvars;
-    const cg_pattern *removed_by;
-    const cg_tnode *removed_at;  /* the node declaring the filter */
-    uint64_t tiers;              /* bit i: in tree tier i */
-} cg_cell;
-
-typedef struct cg_cells {
-    cg_cell *v;
-    size_t n, cap;
-    size_t nlive;
-} cg_cells;
-
-/* One step of a variable's history, for `explain`. */
-typedef struct cg_var_step {
-    const cg_vardecl *decl;
-    const cg_override *override; /* set when an override applied it */
-} cg_var_step;
-
-/* The variables of one cell, resolved lazily with cycle detection. */
-typedef struct cg_env {
-    const cg_tree *t;
-    const cg_cell *cell;
-    const cg_vardecl **win;      /* [nnames]: the winning declaration */
-    const cg_override **win_ov;  /* [nnames]: the override that set it, if any */
-    uint8_t *state;              /* [nnames]: 0 new, 1 expanding, 2 done */
-    const char **val;            /* [nnames] */
-    size_t *len;
-    bool *typed;
-    const char *builtin[CG_NBUILTINS];
-    bool builtin_typed[CG_NBUILTINS];
-    const cg_override **applied; /* overrides that matched this cell */
-    size_t napplied, applied_cap;
-    cg_arena arena;
-    int *expanding;              /* variables being expanded, outermost first */
-    size_t nexpanding, expanding_cap;
-    cg_error *err;               /* where expansion errors go */
-} cg_env;
-
-void cg_env_init(cg_env *env, const cg_tree *t, cg_error *err);
-void cg_env_release(cg_env *env);
-/* Binds the env to a cell: computes winners and applies overrides.
- * Returns -1 after recording an error. */
-int cg_env_bind(cg_env *env, const cg_cell *cell);
-/* Sets a built-in for what follows (job, phase, workflow, ...). */
-void cg_env_set_builtin(cg_env *env, enum cg_builtin b, const char *value, bool typed);
-/* The value of `id`: 1 and the value when set, 0 when unset, -1 on error
- * (a cycle, or a variable using an unset name). */
-int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed);
-
-/* Expands a parsed string.  `optional_dims` makes every dimension optional
- * and drops the separator before an absent one (job names).  `replace`
- * rewrites substituted values (job names).  Unset required names are errors
- * at the placeholder (found through `src`). */
-int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tree *replace,
-                  cg_strbuf *out, const cg_src *src, const char *context);
-
-bool cg_pattern_matches(const cg_pattern *p, cg_env *env);
-
-/* Where the value of `id` for the bound cell was written: a variable's
- * winning declaration, or the listed dimension value; file NULL when
- * unknown (built-ins, unset). */
-cg_pos cg_env_value_pos(cg_env *env, int id);
-/* Where the value of dimension `dim` of a cell is written in the tree. */
-cg_pos cg_cell_value_pos(const cg_cell *cell, int dim);
-
-/* The history of variable `id` for the bound cell (oldest first). */
-size_t cg_env_history(cg_env *env, int id, cg_var_step *out, size_t max);
-
-/* The most bytes one expanded value may hold (a variable, a template scalar). */
-#define CG_MAX_VALUE_BYTES (1 << 20)
-
-/* Expands the tree into cells; reports patterns that match nothing as
- * warnings (errors when `strict`).  A tree that would make more than
- * max_cells cells fails before any is made. */
+/* Expands the tree into cells (appended to out, which the caller owns and
+ * releases with cg_cells_release; each cell's arrays are allocated in
+ * `pool`), with their tiers; reports patterns that match nothing as warnings
+ * (errors when `strict`).  A tree that would make more than max_cells cells
+ * fails before any is made.  Counts pattern hits in the tree (t is
+ * written). */
 int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, cg_warnings *warn,
               cg_error *err);
-void cg_cells_release(cg_cells *cells);
-
-/* "os=linux, package=conda, python=3.7" for messages. */
-void cg_cell_describe(const cg_tree *t, const cg_cell *c, cg_strbuf *out);
 
 #endif

@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/expand.h"
 #include "lang/tree.h"
+#include "model/cell.h"
 
 typedef struct cg_pair {
     int d1, d2;              /* dimension ids, d1 < d2 */
@@ -30,11 +30,14 @@ typedef struct cg_coverage {
 
 /* Selects cells for a pairwise tier. `pinned` marks cells that must be in;
  * `cost` gives each cell's cost (NULL: all 1). `selected` receives the
- * choice (live cells only). */
+ * choice (live cells only).  All three arrays are the caller's, one entry
+ * per cell. */
 void cg_pairwise_select(const cg_tree *t, const cg_cells *cells, const int *dims, size_t ndims,
                         const bool *pinned, const double *cost, bool *selected);
 
-/* Which reachable pairs over `dims` the selected cells cover. */
+/* Which reachable pairs over `dims` the selected cells cover; cov owns its
+ * `missing` array (values borrowed from the cells), freed by
+ * cg_coverage_release. */
 void cg_coverage_compute(const cg_tree *t, const cg_cells *cells, const int *dims, size_t ndims,
                          const bool *selected, cg_coverage *cov);
 void cg_coverage_release(cg_coverage *cov);

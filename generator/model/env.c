@@ -1,0 +1,357 @@
+#include "model/env.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/yaml_scalar.h"
+
+void cg_env_init(cg_env *env, const cg_tree *t, cg_error *err)
+{
+    memset(env, 0, sizeof *env);
+    env->t = t;
+    env->err = err;
+    size_t n = t->nnames;
+    env->win = cg_xcalloc(n, sizeof *env->win);
+    env->win_ov = cg_xcalloc(n, sizeof *env->win_ov);
+    env->state = cg_xcalloc(n, sizeof *env->state);
+    env->val = cg_xcalloc(n, sizeof *env->val);
+    env->len = cg_xcalloc(n, sizeof *env->len);
+    env->typed = cg_xcalloc(n, sizeof *env->typed);
+    cg_arena_init(&env->arena);
+}
+
+void cg_env_release(cg_env *env)
+{
+    free(env->win);
+    free(env->win_ov);
+    free(env->state);
+    free(env->val);
+    free(env->len);
+    free(env->typed);
+    free(env->applied);
+    free(env->expanding);
+    cg_arena_release(&env->arena);
+    memset(env, 0, sizeof *env);
+}
+
+static void set_winners(cg_env *env, const cg_vardecl *vars, size_t n, const cg_override *ov)
+{
+    for (size_t i = 0; i < n; i++) {
+        env->win[vars[i].id] = &vars[i];
+        env->win_ov[vars[i].id] = ov;
+    }
+}
+
+static void reset_values(cg_env *env)
+{
+    memset(env->state, 0, env->t->nnames * sizeof *env->state);
+}
+
+int cg_env_bind(cg_env *env, const cg_cell *cell)
+{
+    const cg_tree *t = env->t;
+    env->cell = cell;
+    memset(env->win, 0, t->nnames * sizeof *env->win);
+    memset(env->win_ov, 0, t->nnames * sizeof *env->win_ov);
+    for (size_t b = 0; b < CG_NBUILTINS; b++) {
+        env->builtin[b] = NULL;
+        env->builtin_typed[b] = false;
+    }
+    env->builtin[CG_B_TREE] = t->name;
+    env->napplied = 0;
+    env->nexpanding = 0;
+    cg_arena_reset(&env->arena);
+    reset_values(env);
+    /* root first: collect the path from the leaf up, then walk it down */
+    const cg_tnode *chain[256];
+    size_t depth = 0;
+    for (const cg_tnode *n = cell->leaf; n && depth < CG_ARRAY_LEN(chain); n = n->parent)
+        chain[depth++] = n;
+    while (depth > 0) {
+        const cg_tnode *n = chain[--depth];
+        set_winners(env, n->vars, n->nvars, NULL);
+    }
+    for (uint32_t i = 0; i < cell->nzvars; i++) {
+        env->win[cell->zvars[i]->id] = cell->zvars[i];
+        env->win_ov[cell->zvars[i]->id] = NULL;
+    }
+    if (t->noverrides == 0)
+        return 0;
+    /* `when` sees the cell before any override applies */
+    for (size_t o = 0; o < t->noverrides; o++) {
+        if (cg_pattern_matches(t->overrides[o].when, env)) {
+            cg_grow(&env->applied, &env->applied_cap, env->napplied + 1, sizeof *env->applied);
+            env->applied[env->napplied++] = &t->overrides[o];
+        }
+        if (env->err && env->err->set)
+            return -1;
+    }
+    if (env->napplied == 0)
+        return 0;
+    for (size_t a = 0; a < env->napplied; a++)
+        set_winners(env, env->applied[a]->vars, env->applied[a]->nvars, env->applied[a]);
+    reset_values(env);
+    return 0;
+}
+
+void cg_env_set_builtin(cg_env *env, enum cg_builtin b, const char *value, bool typed)
+{
+    env->builtin[b] = value;
+    env->builtin_typed[b] = typed;
+}
+
+static void describe_for_error(cg_env *env, cg_strbuf *sb)
+{
+    if (env->builtin[CG_B_JOB])
+        cg_strbuf_addf(sb, "job '%s'", env->builtin[CG_B_JOB]);
+    else {
+        cg_strbuf_adds(sb, "cell ");
+        cg_cell_describe(env->t, env->cell, sb);
+    }
+}
+
+int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
+{
+    const cg_tree *t = env->t;
+    if (id < 0 || (size_t)id >= t->nnames)
+        return 0;
+    if (cg_tree_is_dim(t, id)) {
+        const char *v = env->cell->values[id];
+        if (!v)
+            return 0;
+        *s = v;
+        *n = strlen(v);
+        *typed = false;
+        return 1;
+    }
+    if ((size_t)id < t->ndims + CG_NBUILTINS) {
+        size_t b = (size_t)id - t->ndims;
+        if (!env->builtin[b])
+            return 0;
+        *s = env->builtin[b];
+        *n = strlen(*s);
+        *typed = env->builtin_typed[b];
+        return 1;
+    }
+    const cg_vardecl *d = env->win[id];
+    if (!d)
+        return 0;
+    if (env->state[id] == 2) {
+        *s = env->val[id];
+        *n = env->len[id];
+        *typed = env->typed[id];
+        return 1;
+    }
+    if (env->state[id] == 1) {
+        cg_strbuf ctx = CG_STRBUF_INIT, cycle = CG_STRBUF_INIT;
+        describe_for_error(env, &ctx);
+        size_t from = 0;
+        while (from < env->nexpanding && env->expanding[from] != id)
+            from++;
+        for (size_t i = from; i < env->nexpanding; i++)
+            cg_strbuf_addf(&cycle, "%s -> ", t->names[env->expanding[i]]);
+        cg_strbuf_adds(&cycle, t->names[id]);
+        cg_error_at(env->err, &d->pos, "variables refer to each other in a cycle: %s (for %s)", cycle.buf,
+                    ctx.buf);
+        cg_strbuf_release(&ctx);
+        cg_strbuf_release(&cycle);
+        return -1;
+    }
+    if (!d->text.has_names) {
+        env->val[id] = d->text.nsegs ? d->text.segs[0].text : "";
+        env->len[id] = d->text.nsegs ? d->text.segs[0].len : 0;
+        /* {{ "x" }} literals make a single text segment too: keep raw typing only for plain text */
+        if (d->text.nsegs > 1) {
+            cg_strbuf tmp = CG_STRBUF_INIT;
+            for (size_t i = 0; i < d->text.nsegs; i++)
+                cg_strbuf_add(&tmp, d->text.segs[i].text, d->text.segs[i].len);
+            env->val[id] = cg_arena_strndup(&env->arena, tmp.buf, tmp.len);
+            env->len[id] = tmp.len;
+            cg_strbuf_release(&tmp);
+        }
+        env->typed[id] = d->plain && cg_yaml_resolve(d->raw, d->len) != CG_T_STR;
+        env->state[id] = 2;
+        return cg_env_get(env, id, s, n, typed);
+    }
+    env->state[id] = 1;
+    cg_grow(&env->expanding, &env->expanding_cap, env->nexpanding + 1, sizeof *env->expanding);
+    env->expanding[env->nexpanding++] = id;
+    cg_strbuf out = CG_STRBUF_INIT;
+    char what[200];
+    snprintf(what, sizeof what, "variable '%s'", t->names[id]);
+    cg_src src = {t->doc, d->path, d->pos};
+    int rc = cg_env_expand(env, &d->text, false, NULL, &out, &src, what);
+    env->nexpanding--;
+    if (rc != 0) {
+        cg_strbuf_release(&out);
+        return -1;
+    }
+    /* a whole placeholder keeps the type of what it names */
+    bool ty = false;
+    if (d->text.whole) {
+        const char *x;
+        size_t xn;
+        if (cg_env_get(env, d->text.segs[0].id, &x, &xn, &ty) != 1)
+            ty = false;
+    }
+    env->val[id] = cg_arena_strndup(&env->arena, cg_strbuf_str(&out), out.len);
+    env->len[id] = out.len;
+    env->typed[id] = ty;
+    env->state[id] = 2;
+    cg_strbuf_release(&out);
+    return cg_env_get(env, id, s, n, typed);
+}
+
+static bool is_separator(char c)
+{
+    return c == '_' || c == '-' || c == '.';
+}
+
+int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tree *replace,
+                  cg_strbuf *out, const cg_src *src, const char *context)
+{
+    size_t start_len = out->len;
+    bool drop_next_sep = false;
+    for (size_t i = 0; i <= s->nsegs; i++) {
+        if (out->len - start_len > CG_MAX_VALUE_BYTES) {
+            /* "{{ v }}{{ v }}" chains double at each step: stop them early */
+            cg_pos at = src->pos.line ? src->pos : cg_src_pos(src, 0);
+            cg_error_at(env->err, &at, "%s expands to more than %d bytes; do its placeholders repeat "
+                        "each other (each doubling it)?", context, CG_MAX_VALUE_BYTES);
+            return -1;
+        }
+        if (i == s->nsegs)
+            break;
+        const cg_seg *seg = &s->segs[i];
+        if (seg->kind == CG_SEG_TEXT) {
+            const char *text = seg->text;
+            size_t len = seg->len;
+            if (drop_next_sep && len && is_separator(text[0])) {
+                text++;
+                len--;
+            }
+            drop_next_sep = false;
+            cg_strbuf_add(out, text, len);
+            continue;
+        }
+        const char *v;
+        size_t n;
+        bool typed;
+        int rc = cg_env_get(env, seg->id, &v, &n, &typed);
+        if (rc < 0)
+            return -1;
+        bool optional = seg->optional || (optional_dims && (cg_tree_is_dim(env->t, seg->id) ||
+                                                            seg->id == cg_tree_builtin(env->t, CG_B_PHASE)));
+        if (rc == 0) {
+            if (!optional) {
+                cg_strbuf ctx = CG_STRBUF_INIT;
+                describe_for_error(env, &ctx);
+                cg_pos p = cg_src_pos(src, seg->offset);
+                cg_error_at(env->err, &p, "%s uses '{{ %s }}', which is not set for %s; "
+                            "set it, or write '{{ %s? }}' to allow it to be empty",
+                            context, seg->text, ctx.buf, seg->text);
+                cg_strbuf_release(&ctx);
+                if (env->cell)
+                    cg_error_note(env->err, &env->cell->leaf->pos, "the cell comes from here");
+                return -1;
+            }
+            if (optional_dims) {
+                /* drop the separator written before the absent value */
+                if (out->len > start_len && is_separator(out->buf[out->len - 1]))
+                    cg_strbuf_truncate(out, out->len - 1);
+                else if (out->len == start_len)
+                    drop_next_sep = true;
+            }
+            continue;
+        }
+        drop_next_sep = false;
+        if (replace && replace->nreplace) {
+            for (size_t k = 0; k < n;) {
+                bool hit = false;
+                for (size_t r = 0; r < replace->nreplace && !hit; r++) {
+                    size_t fl = strlen(replace->replace_from[r]);
+                    if (fl <= n - k && memcmp(v + k, replace->replace_from[r], fl) == 0) {
+                        cg_strbuf_adds(out, replace->replace_to[r]);
+                        k += fl;
+                        hit = true;
+                    }
+                }
+                if (!hit)
+                    cg_strbuf_addc(out, v[k++]);
+            }
+        } else {
+            cg_strbuf_add(out, v, n);
+        }
+    }
+    return 0;
+}
+
+static bool glob_match(const cg_glob *g, const char *v)
+{
+    bool m = fnmatch(g->text, v, 0) == 0;
+    return g->negate ? !m : m;
+}
+
+bool cg_pattern_matches(const cg_pattern *p, cg_env *env)
+{
+    for (size_t i = 0; i < p->nitems; i++) {
+        const cg_match *m = &p->items[i];
+        const char *v;
+        size_t n;
+        bool typed;
+        int rc = cg_env_get(env, m->id, &v, &n, &typed);
+        if (rc < 0)
+            return false;
+        if (m->absent) {
+            if (rc == 1)
+                return false;
+            continue;
+        }
+        if (rc == 0)
+            return false;
+        bool any = false;
+        /* a negated glob alone means "anything but"; several globs are alternatives */
+        for (size_t g = 0; g < m->nglobs && !any; g++)
+            any = glob_match(&m->globs[g], v);
+        if (!any)
+            return false;
+    }
+    return true;
+}
+
+cg_pos cg_env_value_pos(cg_env *env, int id)
+{
+    const cg_tree *t = env->t;
+    if (id < 0 || (size_t)id >= t->nnames)
+        return (cg_pos){0};
+    if (!cg_tree_is_dim(t, id))
+        return env->win[id] ? env->win[id]->pos : (cg_pos){0};
+    return cg_cell_value_pos(env->cell, id);
+}
+
+size_t cg_env_history(cg_env *env, int id, cg_var_step *out, size_t max)
+{
+    const cg_tree *t = env->t;
+    const cg_cell *cell = env->cell;
+    size_t n = 0;
+    const cg_tnode *chain[256];
+    size_t depth = 0;
+    for (const cg_tnode *nd = cell->leaf; nd && depth < CG_ARRAY_LEN(chain); nd = nd->parent)
+        chain[depth++] = nd;
+    while (depth > 0) {
+        const cg_tnode *nd = chain[--depth];
+        for (size_t i = 0; i < nd->nvars; i++)
+            if (nd->vars[i].id == id && n < max)
+                out[n++] = (cg_var_step){&nd->vars[i], NULL};
+    }
+    for (uint32_t i = 0; i < cell->nzvars; i++)
+        if (cell->zvars[i]->id == id && n < max)
+            out[n++] = (cg_var_step){cell->zvars[i], NULL};
+    for (size_t a = 0; a < env->napplied; a++)
+        for (size_t i = 0; i < env->applied[a]->nvars; i++)
+            if (env->applied[a]->vars[i].id == id && n < max)
+                out[n++] = (cg_var_step){&env->applied[a]->vars[i], env->applied[a]};
+    (void)t;
+    return n;
+}

@@ -1,0 +1,80 @@
+/* env — the variables of one cell, resolved lazily with cycle detection.
+ *
+ * Variables: the tree's top-level `vars`, then each node's from the root down
+ * (deeper wins), then zipped variables, then every `override` whose `when`
+ * matches (in order; `when` is evaluated before any override applies).
+ *
+ * A cg_env owns its tables and the arena that holds expanded values: a value
+ * returned by cg_env_get() is borrowed and valid until the next
+ * cg_env_bind() (or cg_env_release()).  The tree and the bound cell are
+ * borrowed and must outlive the env.
+ */
+#ifndef CIGEN_ENV_H
+#define CIGEN_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+#include "lang/tree.h"
+#include "model/cell.h"
+
+/* One step of a variable's history, for `explain`. */
+typedef struct cg_var_step {
+    const cg_vardecl *decl;
+    const cg_override *override; /* set when an override applied it */
+} cg_var_step;
+
+typedef struct cg_env {
+    const cg_tree *t;
+    const cg_cell *cell;
+    const cg_vardecl **win;      /* [nnames]: the winning declaration */
+    const cg_override **win_ov;  /* [nnames]: the override that set it, if any */
+    uint8_t *state;              /* [nnames]: 0 new, 1 expanding, 2 done */
+    const char **val;            /* [nnames] */
+    size_t *len;
+    bool *typed;
+    const char *builtin[CG_NBUILTINS];
+    bool builtin_typed[CG_NBUILTINS];
+    const cg_override **applied; /* overrides that matched this cell */
+    size_t napplied, applied_cap;
+    cg_arena arena;
+    int *expanding;              /* variables being expanded, outermost first */
+    size_t nexpanding, expanding_cap;
+    cg_error *err;               /* where expansion errors go */
+} cg_env;
+
+void cg_env_init(cg_env *env, const cg_tree *t, cg_error *err);
+void cg_env_release(cg_env *env);
+/* Binds the env to a cell: computes winners and applies overrides.
+ * Returns -1 after recording an error. */
+int cg_env_bind(cg_env *env, const cg_cell *cell);
+/* Sets a built-in for what follows (job, phase, workflow, ...). */
+void cg_env_set_builtin(cg_env *env, enum cg_builtin b, const char *value, bool typed);
+/* The value of `id`: 1 and the value when set, 0 when unset, -1 on error
+ * (a cycle, or a variable using an unset name). */
+int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed);
+
+/* Expands a parsed string.  `optional_dims` makes every dimension optional
+ * and drops the separator before an absent one (job names).  `replace`
+ * rewrites substituted values (job names).  Unset required names are errors
+ * at the placeholder (found through `src`). */
+int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tree *replace,
+                  cg_strbuf *out, const cg_src *src, const char *context);
+
+bool cg_pattern_matches(const cg_pattern *p, cg_env *env);
+
+/* Where the value of `id` for the bound cell was written: a variable's
+ * winning declaration, or the listed dimension value; file NULL when
+ * unknown (built-ins, unset). */
+cg_pos cg_env_value_pos(cg_env *env, int id);
+
+/* The history of variable `id` for the bound cell (oldest first). */
+size_t cg_env_history(cg_env *env, int id, cg_var_step *out, size_t max);
+
+/* The most bytes one expanded value may hold (a variable, a template scalar). */
+#define CG_MAX_VALUE_BYTES (1 << 20)
+
+#endif
