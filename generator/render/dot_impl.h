@@ -1,0 +1,111 @@
+/* dot_impl — what the diagram renderers (render/dot.c, dot_tree.c,
+ * dot_workflow.c) share, defined in render/dot_common.c: looks, DOT
+ * escaping, the header line that marks a diagram as cigen's, a hash set of
+ * array indexes, the names of cells and jobs with collapsed values, and the
+ * note drawn instead of a diagram over the node limit.  Internal to
+ * render/dot*.c: the public interface is render/dot.h.
+ */
+#ifndef CIGEN_DOT_IMPL_H
+#define CIGEN_DOT_IMPL_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "base/util.h"
+#include "lang/tree.h"
+#include "model/cell.h"
+#include "model/env.h"
+#include "model/model.h"
+
+/* render/dot.h's (not included: a module and its parts never include each
+ * other) */
+typedef struct cg_dot_opts cg_dot_opts;
+
+/* Fill colours: of a dimension level (by dimension index) in the tree
+ * diagram, of a phase (by phase index) in the job graph. */
+extern const char *const cg_dot_palette[8];
+#define PALETTE(i) cg_dot_palette[(size_t)(i) % CG_ARRAY_LEN(cg_dot_palette)]
+#define STATIC_FILL "#eeeeee"
+/* what does not run: removed cells, their branches */
+#define GREY_ATTRS "fillcolor=\"#f2f2f2\", color=\"#a6a6a6\", fontcolor=\"#8c8c8c\""
+#define GREY_EDGE " [style=dashed, color=\"#bbbbbb\"]"
+#define NONE UINT32_MAX
+
+typedef struct cg_dot_htab {
+    uint32_t *slot; /* index + 1; 0: empty */
+    uint64_t *hash;
+    size_t cap, n;
+} cg_dot_htab;
+
+typedef bool (*cg_dot_htab_eq)(const void *ctx, uint32_t stored, uint32_t probe);
+
+typedef struct cg_dot_namer {
+    const cg_tree *t;
+    cg_env env;
+    cg_error err;          /* scratch: a name that cannot be made falls back */
+    const char **values;   /* [ndims] */
+} cg_dot_namer;
+
+/* How many nodes the diagram has with dimensions `names` collapsed. */
+typedef size_t (*cg_dot_count_fn)(const void *ctx, const char *const *names, size_t n);
+
+/* cg_dot_quote() of a NUL-terminated string, of a cg_strbuf. */
+void cg_dot_quotes(cg_strbuf *out, const char *s);
+void cg_dot_quote_sb(cg_strbuf *out, const cg_strbuf *s);
+
+/* One component of a node id: dim=value, with the bytes that separate
+ * components (and control bytes) percent-encoded; NULL is a collapsed "*".
+ * The path starts at out->buf[start]. */
+void cg_dot_path_add(cg_strbuf *out, size_t start, const char *dim, const char *value);
+
+/* The header line (CG_DOT_HEADER_PREFIX, the manifest, "do not edit"), a
+ * comment saying `what`, and `digraph "<kind>-<name>" {` with the graph's
+ * label and default looks. */
+void cg_dot_begin_graph(cg_strbuf *out, const cg_model *p, const char *what, const char *kind,
+                        const char *name, const cg_strbuf *label);
+
+/* "1 job", "2 jobs". */
+void cg_dot_plural(cg_strbuf *out, size_t n, const char *one, const char *many);
+
+/* "what: a, b, c". */
+void cg_dot_names_line(cg_strbuf *out, const char *what, const char *const *names, size_t n);
+
+/* Makes `id` unique in `used` (appending #2, #3, ...) and records it. */
+void cg_dot_unique_id(cg_map *used, cg_pool *pool, cg_strbuf *id);
+
+/* Which dimensions of a tree the options collapse ([ndims], malloc'd). */
+bool *cg_dot_collapse_mask(const cg_tree *t, const char *const *names, size_t n);
+
+/* A hash set of indexes into the caller's array (which holds the entries
+ * and is borrowed); the set owns its two tables. */
+void cg_dot_htab_release(cg_dot_htab *h);
+
+/* The stored entry equal to `probe`; when there is none, `probe` itself
+ * (now stored).  The caller has put the probe at index `probe` of its array
+ * and keeps it only when this returns `probe`. */
+uint32_t cg_dot_htab_intern(cg_dot_htab *h, uint64_t hash, uint32_t probe, cg_dot_htab_eq eq, const void *ctx);
+
+/* Hashing for the sets: one value into a running hash, a string's hash. */
+uint64_t cg_dot_mix(uint64_t h, uint64_t v);
+uint64_t cg_dot_str_hash(const char *s);
+
+/* Names cells and jobs the way the tree's job-name patterns do, with
+ * collapsed values shown as '*'; owns a scratch env and error. */
+void cg_dot_namer_init(cg_dot_namer *nm, const cg_tree *t);
+void cg_dot_namer_release(cg_dot_namer *nm);
+
+/* Appends the cell name (phase < 0: the tree's pattern without the phase) or
+ * the name of the cell's job in `phase`. */
+void cg_dot_namer_name(cg_dot_namer *nm, const cg_cell *c, const bool *mask, int phase, cg_strbuf *out);
+
+/* A graph of one note: how many nodes the diagram would have, and the
+ * collapses (chosen greedily, most nodes saved first, the later dimension on
+ * a tie) that bring it under the limit. */
+void cg_dot_emit_note(cg_strbuf *out, const cg_model *p, const char *kind, const char *name,
+                      const cg_dot_opts *o, size_t count, const char *const *cands, size_t ncands, cg_dot_count_fn fn,
+                      const void *ctx, const cg_strbuf *label, const char *what);
+
+#endif

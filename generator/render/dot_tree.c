@@ -1,0 +1,559 @@
+/* dot_tree — the diagram of one tree's dimensions (cg_dot_tree, render/dot.h). */
+#include "render/dot.h"
+#include "render/dot_impl.h"
+
+/* ---- the dimension tree ---- */
+
+#define ITEM(idx, leaf) (((uint32_t)(idx) << 1) | (leaf))
+
+typedef struct vnode {     /* a value of a dimension, on the path of some cells */
+    uint32_t parent;       /* NONE: the root */
+    int dim;               /* -1: the root */
+    const char *value;     /* NULL: the dimension is collapsed */
+    uint64_t hash;         /* of the whole path */
+    uint32_t ncells, nlive;
+    uint32_t nvalues;      /* collapsed: distinct values */
+    uint32_t nchildren, nleaves;
+    uint32_t group;        /* collapsed paths: the leaf (+1) of the cells ending here */
+    uint32_t first, last, next; /* child items (value nodes and leaves), in order */
+} vnode;
+
+typedef struct vleaf {     /* a cell, or cells differing only in collapsed dimensions */
+    uint32_t node;
+    uint32_t first_cell, last_cell;
+    uint32_t ncells, nlive, nextra, njobs;
+    uint32_t next;
+    bool group;
+} vleaf;
+
+typedef struct vseen {
+    uint32_t node;
+    const char *value;
+} vseen;
+
+typedef struct tmodel {
+    const cg_tree *t;
+    const cg_cells *cells;
+    vnode *v;
+    size_t n, cap;
+    vleaf *l;
+    size_t nl, lcap;
+    uint32_t *next_cell;   /* [cells->n]: the next cell of the same leaf */
+    vseen *seen;
+    size_t nseen, seen_cap;
+    cg_dot_htab nodes, seen_tab;
+} tmodel;
+
+static bool vnode_eq(const void *ctx, uint32_t a, uint32_t b)
+{
+    const tmodel *m = ctx;
+    const vnode *x = &m->v[a], *y = &m->v[b];
+    return x->parent == y->parent && x->dim == y->dim && cg_streq(x->value, y->value);
+}
+
+static bool vseen_eq(const void *ctx, uint32_t a, uint32_t b)
+{
+    const tmodel *m = ctx;
+    return m->seen[a].node == m->seen[b].node && strcmp(m->seen[a].value, m->seen[b].value) == 0;
+}
+
+static uint32_t *item_next(tmodel *m, uint32_t item)
+{
+    return item & 1 ? &m->l[item >> 1].next : &m->v[item >> 1].next;
+}
+
+static void link_item(tmodel *m, uint32_t parent, uint32_t item)
+{
+    vnode *p = &m->v[parent];
+    if (p->last == NONE)
+        p->first = item;
+    else
+        *item_next(m, p->last) = item;
+    m->v[parent].last = item;
+}
+
+static uint32_t tm_child(tmodel *m, uint32_t parent, int dim, const char *value)
+{
+    cg_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v);
+    vnode *c = &m->v[m->n];
+    memset(c, 0, sizeof *c);
+    c->parent = parent;
+    c->dim = dim;
+    c->value = value;
+    c->hash = cg_dot_mix(cg_dot_mix(m->v[parent].hash, (uint64_t)dim + 1), value ? cg_dot_str_hash(value) : 0x2a);
+    c->first = c->last = c->next = NONE;
+    uint32_t got = cg_dot_htab_intern(&m->nodes, c->hash, (uint32_t)m->n, vnode_eq, m);
+    if (got == m->n) {
+        m->n++;
+        link_item(m, parent, ITEM(got, 0));
+        m->v[parent].nchildren++;
+    }
+    return got;
+}
+
+static uint32_t tm_leaf(tmodel *m, uint32_t node, bool group)
+{
+    cg_grow(&m->l, &m->lcap, m->nl + 1, sizeof *m->l);
+    m->l[m->nl] = (vleaf){.node = node, .first_cell = NONE, .last_cell = NONE, .next = NONE, .group = group};
+    link_item(m, node, ITEM(m->nl, 1));
+    m->v[node].nleaves++;
+    return (uint32_t)m->nl++;
+}
+
+/* Builds the trie of the cells' values; njobs[cell] may be NULL. */
+static void tm_build(tmodel *m, const cg_tree *t, const cg_cells *cells, const bool *mask, const uint32_t *njobs)
+{
+    memset(m, 0, sizeof *m);
+    m->t = t;
+    m->cells = cells;
+    m->next_cell = cg_xcalloc(cells->n + 1, sizeof *m->next_cell);
+    cg_grow(&m->v, &m->cap, 1, sizeof *m->v);
+    m->v[0] = (vnode){.parent = NONE, .dim = -1, .hash = 0x243f6a8885a308d3ULL, .first = NONE, .last = NONE,
+                      .next = NONE};
+    m->n = 1;
+    for (size_t ci = 0; ci < cells->n; ci++) {
+        const cg_cell *c = &cells->v[ci];
+        bool live = c->status == CG_CELL_LIVE, any_collapsed = false;
+        uint32_t cur = 0;
+        m->v[0].ncells++;
+        m->v[0].nlive += live;
+        for (size_t d = 0; d < t->ndims; d++) {
+            const char *val = c->values[d];
+            if (!val)
+                continue;
+            cur = tm_child(m, cur, (int)d, mask[d] ? NULL : val);
+            m->v[cur].ncells++;
+            m->v[cur].nlive += live;
+            if (mask[d]) {
+                any_collapsed = true;
+                cg_grow(&m->seen, &m->seen_cap, m->nseen + 1, sizeof *m->seen);
+                m->seen[m->nseen] = (vseen){cur, val};
+                uint64_t h = cg_dot_mix(m->v[cur].hash, cg_dot_str_hash(val));
+                if (cg_dot_htab_intern(&m->seen_tab, h, (uint32_t)m->nseen, vseen_eq, m) == m->nseen) {
+                    m->nseen++;
+                    m->v[cur].nvalues++;
+                }
+            }
+        }
+        uint32_t lf;
+        if (any_collapsed) {
+            if (!m->v[cur].group)
+                m->v[cur].group = tm_leaf(m, cur, true) + 1;
+            lf = m->v[cur].group - 1;
+        } else {
+            lf = tm_leaf(m, cur, false);
+        }
+        vleaf *L = &m->l[lf];
+        L->ncells++;
+        L->nlive += live;
+        L->nextra += c->extra;
+        L->njobs += njobs ? njobs[ci] : 0;
+        m->next_cell[ci] = NONE;
+        if (L->last_cell == NONE)
+            L->first_cell = (uint32_t)ci;
+        else
+            m->next_cell[L->last_cell] = (uint32_t)ci;
+        L->last_cell = (uint32_t)ci;
+    }
+}
+
+static void tm_release(tmodel *m)
+{
+    free(m->v);
+    free(m->l);
+    free(m->next_cell);
+    free(m->seen);
+    cg_dot_htab_release(&m->nodes);
+    cg_dot_htab_release(&m->seen_tab);
+}
+
+/* A value node that holds exactly one leaf and nothing else is drawn as that leaf. */
+static bool tm_merged(const tmodel *m, uint32_t i)
+{
+    return i != 0 && m->v[i].nchildren == 0 && m->v[i].nleaves == 1;
+}
+
+
+/* The number of nodes tm_build() and tm_count() would give, without the
+ * model: a table of (parent, dimension, value) with the value as its
+ * pointer (cell values are interned), and per node whether it has children
+ * and how many leaves. */
+typedef struct tn_slot {
+    const char *value;
+    uint32_t parent, id; /* id 0: an empty slot */
+    int32_t dim;
+} tn_slot;
+
+typedef struct tn_table {
+    tn_slot *slot;
+    size_t cap;
+    uint8_t *has_child, *group; /* per node id */
+    uint32_t *leaves;
+    uint32_t n;                 /* nodes, the root (0) included */
+} tn_table;
+
+static uint64_t tn_hash(uint32_t parent, int32_t dim, const char *value)
+{
+    return cg_dot_mix(cg_dot_mix(parent, (uint64_t)dim + 1), (uint64_t)(uintptr_t)value);
+}
+
+static void tn_grow(tn_table *T)
+{
+    tn_slot *old = T->slot;
+    size_t old_cap = T->cap;
+    T->cap = old_cap ? old_cap * 2 : 1024;
+    T->slot = cg_xcalloc(T->cap, sizeof *T->slot);
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!old[i].id)
+            continue;
+        size_t h = (size_t)tn_hash(old[i].parent, old[i].dim, old[i].value) & (T->cap - 1);
+        while (T->slot[h].id)
+            h = (h + 1) & (T->cap - 1);
+        T->slot[h] = old[i];
+    }
+    free(old);
+    T->has_child = cg_xrealloc(T->has_child, T->cap / 2 + 1);
+    T->group = cg_xrealloc(T->group, T->cap / 2 + 1);
+    T->leaves = cg_xrealloc(T->leaves, (T->cap / 2 + 1) * sizeof *T->leaves);
+    memset(T->has_child + old_cap / 2, 0, T->cap / 2 + 1 - old_cap / 2);
+    memset(T->group + old_cap / 2, 0, T->cap / 2 + 1 - old_cap / 2);
+    memset(T->leaves + old_cap / 2, 0, (T->cap / 2 + 1 - old_cap / 2) * sizeof *T->leaves);
+}
+
+/* The number of nodes tm_build() would draw, without the model: a table
+ * of (parent, dimension, value) with the value as its pointer (cell values
+ * are interned), and per node whether it has children and how many leaves. */
+static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *mask)
+{
+    tn_table T = {0};
+    T.n = 1; /* the root */
+    tn_grow(&T);
+    size_t nl = 0;
+    /* cells come in tree order: a cell's path mostly repeats the previous
+     * one's, whose nodes are reused without a lookup */
+    const char **prev = cg_xcalloc(t->ndims + 1, sizeof *prev);
+    uint32_t *prev_node = cg_xcalloc(t->ndims + 1, sizeof *prev_node);
+    static const char absent = 0;
+    for (size_t ci = 0; ci < cells->n; ci++) {
+        const cg_cell *c = &cells->v[ci];
+        uint32_t cur = 0;
+        bool collapsed = false, same = ci > 0;
+        for (size_t d = 0; d < t->ndims; d++) {
+            const char *val = c->values[d];
+            const char *seen = !val ? &absent : mask[d] ? NULL : val;
+            same = same && prev[d] == seen;
+            prev[d] = seen;
+            if (!val)
+                continue;
+            if (mask[d]) {
+                val = NULL;
+                collapsed = true;
+            }
+            if (same) {
+                cur = prev_node[d];
+                continue;
+            }
+            if ((size_t)T.n + 1 > T.cap / 2)
+                tn_grow(&T);
+            size_t h = (size_t)tn_hash(cur, (int32_t)d, val) & (T.cap - 1);
+            while (T.slot[h].id && !(T.slot[h].parent == cur && T.slot[h].dim == (int32_t)d && T.slot[h].value == val))
+                h = (h + 1) & (T.cap - 1);
+            if (!T.slot[h].id) {
+                T.slot[h] = (tn_slot){val, cur, T.n++, (int32_t)d};
+                T.has_child[cur] = 1;
+            }
+            cur = prev_node[d] = T.slot[h].id;
+        }
+        if (!collapsed || !T.group[cur]) {
+            T.group[cur] |= collapsed;
+            T.leaves[cur]++;
+            nl++;
+        }
+    }
+    size_t count = T.n + nl;
+    for (uint32_t i = 1; i < T.n; i++)
+        count -= !T.has_child[i] && T.leaves[i] == 1; /* drawn as its leaf */
+    free(prev);
+    free(prev_node);
+    free(T.slot);
+    free(T.has_child);
+    free(T.group);
+    free(T.leaves);
+    return count;
+}
+
+typedef struct tree_counter {
+    const cg_model *p;
+    size_t ti;
+} tree_counter;
+
+static size_t tree_count(const void *ctx, const char *const *names, size_t n)
+{
+    const tree_counter *c = ctx;
+    const cg_tree *t = c->p->trees[c->ti];
+    bool *mask = cg_dot_collapse_mask(t, names, n);
+    size_t count = tree_nodes(t, &c->p->cells[c->ti], mask);
+    free(mask);
+    return count;
+}
+
+/* ---- rendering the dimension tree ---- */
+
+typedef struct trender {
+    const tmodel *m;
+    const bool *mask;
+    cg_dot_namer nm;
+    char **paths;          /* [m->n]: "os=linux/package=conda"; "" for the root */
+    cg_map used;           /* leaf ids */
+    cg_pool pool;
+    cg_strbuf *out;
+} trender;
+
+static void node_id(const trender *R, uint32_t i, cg_strbuf *id)
+{
+    if (i == 0)
+        cg_strbuf_adds(id, "root");
+    else
+        cg_strbuf_addf(id, "v:%s", R->paths[i]);
+}
+
+static void emit_edge(cg_strbuf *out, const cg_strbuf *from, const cg_strbuf *to, bool grey)
+{
+    cg_strbuf_adds(out, "  ");
+    cg_dot_quote_sb(out, from);
+    cg_strbuf_adds(out, " -> ");
+    cg_dot_quote_sb(out, to);
+    if (grey)
+        cg_strbuf_adds(out, GREY_EDGE);
+    cg_strbuf_adds(out, ";\n");
+}
+
+static void removal_reason(const cg_tree *t, const cg_cell *c, cg_strbuf *out)
+{
+    const cg_pos *pos = c->removed_by ? &c->removed_by->pos : &c->leaf->pos;
+    const char *file = pos->file ? pos->file : t->file;
+    if (c->status == CG_CELL_EXCLUDED)
+        cg_strbuf_addf(out, "excluded by %s:%u", file, (unsigned)pos->line);
+    else
+        cg_strbuf_addf(out, "not in 'only' at %s:%u", file, (unsigned)pos->line);
+}
+
+static void value_label(const tmodel *m, const vnode *v, cg_strbuf *label)
+{
+    const char *dim = m->t->dims[v->dim];
+    if (v->value) {
+        cg_strbuf_addf(label, "%s=%s", dim, v->value);
+    } else {
+        cg_strbuf_addf(label, "%s: ", dim);
+        cg_dot_plural(label, v->nvalues, "value", "values");
+    }
+}
+
+/* The distinct reasons the removed cells of a leaf are gone, a few. */
+static void leaf_reasons(const tmodel *m, const vleaf *L, cg_strbuf *label)
+{
+    enum { SHOWN = 3 };
+    cg_strbuf seen[SHOWN];
+    size_t n = 0;
+    bool more = false;
+    for (uint32_t ci = L->first_cell; ci != NONE && !more; ci = m->next_cell[ci]) {
+        const cg_cell *c = &m->cells->v[ci];
+        if (c->status == CG_CELL_LIVE)
+            continue;
+        cg_strbuf r = CG_STRBUF_INIT;
+        removal_reason(m->t, c, &r);
+        bool dup = false;
+        for (size_t i = 0; i < n && !dup; i++)
+            dup = cg_streq(seen[i].buf, r.buf);
+        if (dup)
+            cg_strbuf_release(&r);
+        else if (n < SHOWN)
+            seen[n++] = r;
+        else
+            more = true, cg_strbuf_release(&r);
+    }
+    for (size_t i = 0; i < n; i++) {
+        cg_strbuf_addf(label, "\n%s", seen[i].buf);
+        cg_strbuf_release(&seen[i]);
+    }
+    if (more)
+        cg_strbuf_adds(label, "\n...");
+}
+
+/* A leaf: one cell, or the cells that differ only in collapsed dimensions.
+ * `merged`: drawn in place of its value node (its only content). */
+static void emit_leaf(trender *R, uint32_t li, bool merged)
+{
+    const tmodel *m = R->m;
+    const vleaf *L = &m->l[li];
+    const vnode *at = &m->v[L->node];
+    const cg_cell *first = &m->cells->v[L->first_cell];
+    cg_strbuf id = CG_STRBUF_INIT, from = CG_STRBUF_INIT, label = CG_STRBUF_INIT;
+    if (merged) {
+        node_id(R, L->node, &id);
+        node_id(R, at->parent, &from);
+        value_label(m, at, &label);
+        cg_strbuf_addc(&label, '\n');
+    } else {
+        cg_strbuf_addf(&id, "%s:%s", L->group ? "g" : "c", R->paths[L->node]);
+        cg_dot_unique_id(&R->used, &R->pool, &id);
+        node_id(R, L->node, &from);
+    }
+    cg_dot_namer_name(&R->nm, first, L->ncells > 1 ? R->mask : NULL, -1, &label);
+    cg_strbuf_addc(&label, '\n');
+    if (!L->group) {
+        if (!L->nlive)
+            removal_reason(m->t, first, &label);
+        else if (L->njobs)
+            cg_dot_plural(&label, L->njobs, "job", "jobs");
+        else
+            cg_strbuf_adds(&label, "no job");
+        if (L->nextra)
+            cg_strbuf_adds(&label, "\n(extra cell)");
+    } else {
+        cg_dot_plural(&label, L->ncells, "cell", "cells");
+        if (L->nlive && L->nlive < L->ncells)
+            cg_strbuf_addf(&label, " (%u removed)", (unsigned)(L->ncells - L->nlive));
+        if (L->nlive) {
+            cg_strbuf_adds(&label, ", ");
+            cg_dot_plural(&label, L->njobs, "job", "jobs");
+        } else {
+            cg_strbuf_adds(&label, ", all removed");
+        }
+        if (L->nextra)
+            cg_strbuf_addf(&label, "\n(%u extra)", (unsigned)L->nextra);
+        leaf_reasons(m, L, &label);
+    }
+    cg_strbuf *out = R->out;
+    cg_strbuf_adds(out, "  ");
+    cg_dot_quote_sb(out, &id);
+    cg_strbuf_adds(out, " [label=");
+    cg_dot_quote_sb(out, &label);
+    if (L->nlive == 0)
+        cg_strbuf_adds(out, ", style=\"filled,dashed\", " GREY_ATTRS);
+    else
+        cg_strbuf_addf(out, ", style=filled, penwidth=1.5, fillcolor=\"%s\"",
+                       merged ? PALETTE(at->dim) : "#ffffff");
+    if (L->nextra)
+        cg_strbuf_adds(out, ", peripheries=2");
+    cg_strbuf_adds(out, "];\n");
+    emit_edge(out, &from, &id, L->nlive == 0);
+    cg_strbuf_release(&id);
+    cg_strbuf_release(&from);
+    cg_strbuf_release(&label);
+}
+
+/* A value node, then what hangs below it, depth first, in cell order. */
+static void emit_value(trender *R, uint32_t i)
+{
+    const tmodel *m = R->m;
+    const vnode *v = &m->v[i];
+    if (tm_merged(m, i)) {
+        emit_leaf(R, v->first >> 1, true);
+        return;
+    }
+    bool grey = v->nlive == 0 && v->ncells > 0;
+    cg_strbuf id = CG_STRBUF_INIT, label = CG_STRBUF_INIT;
+    node_id(R, i, &id);
+    cg_strbuf *out = R->out;
+    cg_strbuf_adds(out, "  ");
+    cg_dot_quote_sb(out, &id);
+    if (i == 0) {
+        cg_strbuf_adds(out, " [shape=folder, style=filled, label=");
+        cg_dot_quotes(out, m->t->name);
+        cg_strbuf_adds(out, grey ? ", " GREY_ATTRS "];\n" : ", fillcolor=\"" STATIC_FILL "\"];\n");
+    } else {
+        value_label(m, v, &label);
+        cg_strbuf_adds(out, " [label=");
+        cg_dot_quote_sb(out, &label);
+        if (grey)
+            cg_strbuf_adds(out, ", style=\"rounded,filled,dashed\", " GREY_ATTRS);
+        else
+            cg_strbuf_addf(out, ", fillcolor=\"%s\"", PALETTE(v->dim));
+        if (!v->value)
+            cg_strbuf_adds(out, ", penwidth=2");
+        cg_strbuf_adds(out, "];\n");
+        cg_strbuf from = CG_STRBUF_INIT;
+        node_id(R, v->parent, &from);
+        emit_edge(out, &from, &id, grey);
+        cg_strbuf_release(&from);
+    }
+    cg_strbuf_release(&id);
+    cg_strbuf_release(&label);
+    for (uint32_t item = v->first; item != NONE; item = item & 1 ? m->l[item >> 1].next : m->v[item >> 1].next) {
+        if (item & 1)
+            emit_leaf(R, item >> 1, false);
+        else
+            emit_value(R, item >> 1);
+    }
+}
+
+void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o, cg_strbuf *out)
+{
+    const cg_tree *t = p->trees[ti];
+    const cg_cells *cells = &p->cells[ti];
+    bool *mask = cg_dot_collapse_mask(t, o->collapse, o->ncollapse);
+    uint32_t *njobs = cg_xcalloc(cells->n + 1, sizeof *njobs);
+    size_t total_jobs = 0;
+    for (size_t k = 0; k < p->jobs.n; k++)
+        if (p->jobs.v[k].tree == t) {
+            njobs[p->jobs.v[k].cell->index]++;
+            total_jobs++;
+        }
+    /* count first: over the limit, only the note is drawn and no model built */
+    size_t count = tree_nodes(t, cells, mask);
+    bool note = o->max_nodes && count > o->max_nodes;
+    tmodel m;
+    if (!note)
+        tm_build(&m, t, cells, mask, njobs);
+    cg_strbuf label = CG_STRBUF_INIT, what = CG_STRBUF_INIT;
+    cg_strbuf_addf(&label, "tree %s (%s)\n", t->name, t->file);
+    cg_dot_plural(&label, cells->n, "cell", "cells");
+    cg_strbuf_addf(&label, ": %zu live, %zu removed; ", cells->nlive, cells->n - cells->nlive);
+    cg_dot_plural(&label, total_jobs, "job", "jobs");
+    cg_strbuf_adds(&label, "\nlevels:");
+    for (size_t d = 0; d < t->ndims; d++)
+        cg_strbuf_addf(&label, "%s %s", d ? " >" : "", t->dims[d]);
+    if (o->ncollapse) {
+        cg_strbuf_adds(&label, "\n");
+        cg_dot_names_line(&label, "collapsed", o->collapse, o->ncollapse);
+        cg_strbuf_addf(&label, " (drawn as %zu nodes)", count);
+    }
+    cg_strbuf_addf(&what, "The dimension tree of '%s' (%s): one level per dimension, cells as leaves, "
+                          "removed cells grey and dashed.", t->name, t->file);
+    if (note) {
+        tree_counter tc = {p, ti};
+        cg_dot_emit_note(out, p, "tree", t->name, o, count, t->dims, t->ndims, tree_count, &tc, &label, what.buf);
+    } else {
+        trender R = {.m = &m, .mask = mask, .out = out};
+        cg_dot_namer_init(&R.nm, t);
+        cg_map_init(&R.used);
+        cg_pool_init(&R.pool);
+        R.paths = cg_xcalloc(m.n + 1, sizeof *R.paths);
+        cg_strbuf path = CG_STRBUF_INIT;
+        R.paths[0] = cg_xstrdup("");
+        for (size_t i = 1; i < m.n; i++) { /* parents come first */
+            const vnode *v = &m.v[i];
+            cg_strbuf_reset(&path);
+            cg_strbuf_adds(&path, R.paths[v->parent]);
+            cg_dot_path_add(&path, 0, t->dims[v->dim], v->value);
+            R.paths[i] = cg_xstrdup(path.buf);
+        }
+        cg_strbuf_release(&path);
+        cg_dot_begin_graph(out, p, what.buf, "tree", t->name, &label);
+        emit_value(&R, 0);
+        cg_strbuf_adds(out, "}\n");
+        for (size_t i = 0; i < m.n; i++)
+            free(R.paths[i]);
+        free(R.paths);
+        cg_map_release(&R.used);
+        cg_pool_release(&R.pool);
+        cg_dot_namer_release(&R.nm);
+    }
+    cg_strbuf_release(&label);
+    cg_strbuf_release(&what);
+    if (!note)
+        tm_release(&m);
+    free(njobs);
+    free(mask);
+}
