@@ -1,0 +1,82 @@
+/* lint_impl — what the parts of lint share (check/lint.c: findings, the
+ * generated entries, limits and the result; check/lint_defs.c: definitions
+ * and parameter values; check/lint_workflows.c: workflow names, requires and
+ * cycles); each part defines the helpers of its concern.  Internal to
+ * check/lint*.c: the public interface is check/lint.h.
+ */
+#ifndef CIGEN_LINT_IMPL_H
+#define CIGEN_LINT_IMPL_H
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/expand.h"
+#include "model/model.h"
+#include "render/config.h"
+#include "lang/schema.h"
+#include "lang/template.h"
+#include "lang/yaml_scalar.h"
+#include "lang/yamlwrite.h"
+
+/* check/lint.h's (not included: a module and its parts never include each
+ * other) */
+typedef struct cg_lint cg_lint;
+typedef struct cg_def cg_def;
+
+static const char *const builtin_steps[] = {
+    "run", "checkout", "setup_remote_docker", "save_cache", "restore_cache", "deploy",
+    "store_artifacts", "store_test_results", "persist_to_workspace", "attach_workspace",
+    "add_ssh_keys", "when", "unless"};
+static const char *const invocation_keys[] = {
+    "requires", "name", "context", "filters", "matrix", "type", "pre-steps", "post-steps",
+    "serial-group", "override-with", "plan_name", "key"};
+
+static inline bool one_of(const char *s, const char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cg_streq(s, v[i]))
+            return true;
+    return false;
+}
+
+static inline bool templated(const char *s)
+{
+    return s && strstr(s, "<<") && strstr(s, ">>");
+}
+
+void cg_lint_add(cg_lint *l, bool error, const char *code, const cg_pos *pos, const cg_pos *note_pos,
+                 const char *note, int job, int wf, const char *fmt, ...) __attribute__((format(printf, 9, 10)));
+
+void cg_lint_hint(cg_strbuf *out, const char *word, const cg_def *defs, size_t n, const char *const *more,
+    size_t nmore);
+
+/* " (did you mean 'x'?)" over the names of a `parameters:` mapping (NULL: none). */
+void cg_lint_param_hint(cg_strbuf *out, const char *word, json_t *params);
+
+void cg_lint_collect(cg_lint *l, const char *section, cg_def **out, size_t *n, cg_map *index);
+
+cg_def *cg_lint_find(cg_def *defs, const cg_map *index, const char *name);
+
+bool cg_lint_orb_ok(cg_lint *l, const char *ref, const cg_pos *pos, const char *what);
+
+/* A parameter's type, as one letter: s string, b boolean, i integer,
+ * e enum, S steps, x executor, 0 anything else. */
+char cg_lint_type_code(json_t *pdef);
+
+/* Why `value` does not fit the parameter (NULL when it does). */
+const char *cg_lint_misfit(json_t *pdef, char kind, const char *text, bool typed, cg_strbuf *why);
+
+/* Arguments given in a loaded file (`given`, at doc/path) against a
+ * parameters declaration. `what`/`target`: "job 'x'", for messages. */
+void cg_lint_check_args(cg_lint *l, const char *what, const char *target, json_t *params, json_t *given,
+                        const cg_doc *doc, const char *path, const cg_pos *at, bool skip_invocation_keys,
+                        json_t *matrix_params);
+
+unsigned cg_lint_depth_of(json_t *v);
+
+void cg_lint_check_definitions(cg_lint *l);
+
+void cg_lint_check_workflows(cg_lint *l);
+
+#endif
