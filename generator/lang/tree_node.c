@@ -1,0 +1,312 @@
+/* tree_node — the nodes of a tree: dimensions and values, zips, vars,
+ * filters, children. */
+#include "lang/tree.h"
+#include "lang/tree_impl.h"
+
+/* ---- nodes ---- */
+
+static int tier_index(parser *P, const char *name, const cg_pos *pos)
+{
+    for (size_t i = 0; i < P->t->ntiers; i++)
+        if (cg_streq(P->t->tiers[i].name, name))
+            return (int)i;
+    const char **cands = cg_xmalloc((P->t->ntiers + 1) * sizeof *cands);
+    for (size_t i = 0; i < P->t->ntiers; i++)
+        cands[i] = P->t->tiers[i].name;
+    cg_strbuf hint = CG_STRBUF_INIT;
+    cg_did_you_mean(&hint, name, cands, P->t->ntiers);
+    free(cands);
+    cg_error_at(P->err, pos, "unknown tier '%s'%s; declare it under 'tiers' at the top of the tree",
+                name, cg_strbuf_str(&hint));
+    cg_strbuf_release(&hint);
+    return -1;
+}
+
+static int parse_values(parser *P, const char *path, int dim, json_t *v, cg_fan *fan)
+{
+    const char *dname = P->t->dims[dim];
+    fan->dim = dim;
+    size_t n = json_is_array(v) ? json_array_size(v) : 1;
+    if (json_is_object(v) || (json_is_array(v) && n == 0)) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        if (json_is_object(v))
+            return cg_error_at(P->err, &p, "the value of dimension '%s' must be a string or a list of strings, not a mapping", dname);
+        return cg_error_at(P->err, &p, "dimension '%s' has an empty list of values; give at least one", dname);
+    }
+    fan->n = n;
+    fan->values = palloc(P, n, sizeof *fan->values);
+    fan->pos = palloc(P, n, sizeof *fan->pos);
+    cg_strbuf ip = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
+        const char *ipath = path;
+        if (json_is_array(v)) {
+            cg_path_join_index(&ip, path, i);
+            ipath = ip.buf;
+        }
+        char what[200];
+        snprintf(what, sizeof what, "a value of dimension '%s'", dname);
+        if ((rc = cg_expect_nonempty(P->doc, ipath, item, what, P->err)) != 0)
+            break;
+        fan->values[i] = cg_intern(P->pool, json_string_value(item));
+        fan->pos[i] = cg_doc_where(P->doc, ipath);
+        for (size_t j = 0; j < i; j++) {
+            if (fan->values[j] == fan->values[i]) {
+                rc = cg_error_at(P->err, &fan->pos[i], "value '%s' of dimension '%s' is listed twice",
+                                 fan->values[i], dname);
+                cg_error_note(P->err, &fan->pos[j], "first listed here");
+                break;
+            }
+        }
+    }
+    cg_strbuf_release(&ip);
+    return rc;
+}
+
+static int bind_dim(parser *P, cg_tnode *node, int dim, const cg_pos *pos)
+{
+    if (P->bound_by[dim] == (int)node->index)
+        return cg_error_at(P->err, pos, "dimension '%s' is set twice on this node", P->t->dims[dim]);
+    if (P->bound_by[dim] >= 0) {
+        cg_tnode *other = P->t->nodes[P->bound_by[dim]];
+        cg_error_at(P->err, pos, "dimension '%s' is already set for this branch", P->t->dims[dim]);
+        cg_error_note(P->err, &other->pos, "set here, by an enclosing node");
+        return -1;
+    }
+    P->bound_by[dim] = (int)node->index;
+    return 0;
+}
+
+static int parse_zip(parser *P, const char *path, json_t *v, cg_tnode *node)
+{
+    if (cg_expect_object(P->doc, path, v, "'zip'", P->err) != 0)
+        return -1;
+    size_t ncols = json_object_size(v);
+    if (ncols < 2) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        return cg_error_at(P->err, &p, "'zip' needs at least two names that advance together");
+    }
+    cg_zip *z = palloc(P, 1, sizeof *z);
+    z->nnames = ncols;
+    z->ids = palloc(P, ncols, sizeof *z->ids);
+    z->pos = cg_doc_where(P->doc, path);
+    z->order = (int)P->t->ndims;
+    cg_strbuf kp = CG_STRBUF_INIT, ip = CG_STRBUF_INIT;
+    const char *k;
+    json_t *col;
+    size_t c = 0, branches = 0;
+    const char *first = NULL;
+    int rc = 0;
+    json_object_foreach(v, k, col) {
+        PATH(kp, path, k);
+        z->ids[c] = cg_tree_name_id(P->t, k);
+        if (!json_is_array(col) || json_array_size(col) == 0) {
+            cg_pos p = cg_doc_where(P->doc, kp.buf);
+            rc = cg_error_at(P->err, &p, "'%s' in 'zip' must be a non-empty list", k);
+            break;
+        }
+        if (c == 0) {
+            branches = json_array_size(col);
+            first = k;
+            z->n = branches;
+            z->cells = palloc(P, branches * ncols, sizeof *z->cells);
+        } else if (json_array_size(col) != branches) {
+            cg_pos p = cg_doc_where(P->doc, kp.buf);
+            rc = cg_error_at(P->err, &p, "'%s' has %zu value%s but '%s' has %zu; zipped lists advance together and must have the same length",
+                             k, json_array_size(col), json_array_size(col) == 1 ? "" : "s", first, branches);
+            break;
+        }
+        if (cg_tree_is_dim(P->t, z->ids[c])) {
+            cg_pos p = cg_doc_key_where(P->doc, kp.buf);
+            if ((rc = bind_dim(P, node, z->ids[c], &p)) != 0)
+                break;
+            if (z->ids[c] < z->order)
+                z->order = z->ids[c];
+        }
+        for (size_t b = 0; b < branches && rc == 0; b++) {
+            cg_path_join_index(&ip, kp.buf, b);
+            json_t *item = json_array_get(col, b);
+            cg_vardecl *cell = &z->cells[b * ncols + c];
+            if (cg_tree_is_dim(P->t, z->ids[c])) {
+                char what[200];
+                snprintf(what, sizeof what, "a value of dimension '%s'", k);
+                if ((rc = cg_expect_nonempty(P->doc, ip.buf, item, what, P->err)) != 0)
+                    break;
+                cell->id = z->ids[c];
+                cell->raw = cg_intern(P->pool, json_string_value(item));
+                cell->len = json_string_length(item);
+                cell->pos = cg_doc_where(P->doc, ip.buf);
+            } else {
+                rc = cg_tree_parse_vardecl(P, ip.buf, k, item, cell);
+            }
+        }
+        c++;
+        if (rc != 0)
+            break;
+    }
+    cg_strbuf_release(&kp);
+    cg_strbuf_release(&ip);
+    node->zip = z;
+    return rc;
+}
+
+static int fan_cmp(const void *a, const void *b)
+{
+    const cg_fan *x = a, *y = b;
+    return (x->dim > y->dim) - (x->dim < y->dim);
+}
+
+cg_tnode *cg_tree_new_node(parser *P, cg_tnode *parent, const char *path)
+{
+    cg_tree *t = P->t;
+    cg_tnode *n = palloc(P, 1, sizeof *n);
+    n->index = (uint32_t)t->nnodes;
+    n->parent = parent;
+    n->depth = parent ? parent->depth + 1 : 0;
+    n->path = cg_pool_strndup(P->pool, path, strlen(path));
+    n->pos = cg_doc_where(P->doc, path);
+    cg_grow(&t->nodes, &P->nodes_cap, t->nnodes + 1, sizeof *t->nodes);
+    t->nodes[t->nnodes++] = n;
+    return n;
+}
+
+int cg_tree_parse_node_body(parser *P, const char *path, json_t *obj, cg_tnode *node)
+{
+    cg_strbuf kp = CG_STRBUF_INIT;
+    int rc = 0;
+    json_t *v;
+    if ((v = json_object_get(obj, "vars")))
+        rc = cg_tree_parse_vars(P, PATH(kp, path, "vars"), v, &node->vars, &node->nvars);
+    if (rc == 0 && (v = json_object_get(obj, "exclude")))
+        rc = cg_tree_parse_patterns(P, PATH(kp, path, "exclude"), v, "exclude", "exclude", &node->exclude,
+            &node->nexclude);
+    if (rc == 0 && (v = json_object_get(obj, "only")))
+        rc = cg_tree_parse_patterns(P, PATH(kp, path, "only"), v, "only", "only", &node->only, &node->nonly);
+    if (rc == 0 && (v = json_object_get(obj, "tiers")) && node->parent) {
+        PATH(kp, path, "tiers");
+        size_t n = json_is_array(v) ? json_array_size(v) : 1;
+        if (!json_is_array(v) && !json_is_string(v)) {
+            cg_pos p = cg_doc_where(P->doc, kp.buf);
+            rc = cg_error_at(P->err, &p, "'tiers' of a node must be a tier name or a list of tier names");
+        }
+        node->tiers = palloc(P, n, sizeof *node->tiers);
+        cg_strbuf ip = CG_STRBUF_INIT;
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
+            cg_path_join_index(&ip, kp.buf, i);
+            const char *ipath = json_is_array(v) ? ip.buf : kp.buf;
+            if ((rc = cg_expect_nonempty(P->doc, ipath, item, "a tier name", P->err)) != 0)
+                break;
+            cg_pos p = cg_doc_where(P->doc, ipath);
+            int ti = tier_index(P, json_string_value(item), &p);
+            if (ti < 0)
+                rc = -1;
+            else
+                node->tiers[node->ntiers++] = ti;
+        }
+        cg_strbuf_release(&ip);
+    }
+    /* children first, then extras; the caller sized node->children */
+    json_t *kids = node->parent ? json_object_get(obj, "children") : NULL;
+    json_t *extras = json_object_get(obj, "extra");
+    if (rc == 0 && kids)
+        rc = cg_tree_parse_node_list(P, PATH(kp, path, "children"), kids, node, node->extra, "'children'");
+    if (rc == 0 && extras)
+        rc = cg_tree_parse_node_list(P, PATH(kp, path, "extra"), extras, node, true, "'extra'");
+    cg_strbuf_release(&kp);
+    return rc;
+}
+
+static int parse_node(parser *P, const char *path, json_t *obj, cg_tnode *parent, bool extra)
+{
+    cg_tree *t = P->t;
+    if (!json_is_object(obj)) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        return cg_error_at(P->err, &p,
+                           "a tree node must be a mapping of dimensions to values (e.g. {os: linux}), not %s",
+                           cg_kind_name(P->doc, path, obj));
+    }
+    cg_tnode *node = cg_tree_new_node(P, parent, path);
+    node->extra = extra;
+    parent->children[parent->nchildren++] = node;
+    json_t *kids = json_object_get(obj, "children"), *extras = json_object_get(obj, "extra");
+    node->children = palloc(P, (json_is_array(kids) ? json_array_size(kids) : 0) +
+                                   (json_is_array(extras) ? json_array_size(extras) : 0),
+                            sizeof *node->children);
+    /* keys: dimensions and keywords */
+    const char *k;
+    json_t *v;
+    size_t nfans = 0;
+    json_object_foreach(obj, k, v) {
+        int id = cg_tree_name_id(t, k);
+        bool kw = false;
+        for (size_t i = 0; i < CG_ARRAY_LEN(node_keywords); i++)
+            kw = kw || cg_streq(k, node_keywords[i]);
+        if (cg_tree_is_dim(t, id)) {
+            nfans++;
+            continue;
+        }
+        if (kw)
+            continue;
+        const char **cands = cg_xmalloc((t->ndims + CG_ARRAY_LEN(node_keywords)) * sizeof *cands);
+        for (size_t i = 0; i < t->ndims; i++)
+            cands[i] = t->dims[i];
+        for (size_t i = 0; i < CG_ARRAY_LEN(node_keywords); i++)
+            cands[t->ndims + i] = node_keywords[i];
+        cg_strbuf hint = CG_STRBUF_INIT;
+        cg_did_you_mean(&hint, k, cands, t->ndims + CG_ARRAY_LEN(node_keywords));
+        free(cands);
+        cg_pos p = cg_key_pos(P->doc, path, k);
+        cg_error_at(P->err, &p, "unknown dimension '%s'%s; this tree's dimensions are listed under 'dimensions'",
+                    k, cg_strbuf_str(&hint));
+        cg_strbuf_release(&hint);
+        return -1;
+    }
+    /* remember the bindings of the enclosing nodes, to restore them after */
+    int *saved = cg_xmalloc(t->ndims * sizeof *saved);
+    memcpy(saved, P->bound_by, t->ndims * sizeof *saved);
+    node->fans = palloc(P, nfans, sizeof *node->fans);
+    cg_strbuf kp = CG_STRBUF_INIT;
+    int rc = 0;
+    json_object_foreach(obj, k, v) {
+        int id = cg_tree_name_id(t, k);
+        if (!cg_tree_is_dim(t, id))
+            continue;
+        cg_pos p = cg_key_pos(P->doc, path, k);
+        if ((rc = bind_dim(P, node, id, &p)) != 0 ||
+            (rc = parse_values(P, PATH(kp, path, k), id, v, &node->fans[node->nfans])) != 0)
+            break;
+        node->nfans++;
+    }
+    qsort(node->fans, node->nfans, sizeof *node->fans, fan_cmp);
+    if (rc == 0 && (v = json_object_get(obj, "zip")))
+        rc = parse_zip(P, PATH(kp, path, "zip"), v, node);
+    if (rc == 0)
+        rc = cg_tree_parse_node_body(P, path, obj, node);
+    cg_strbuf_release(&kp);
+    memcpy(P->bound_by, saved, t->ndims * sizeof *saved);
+    free(saved);
+    return rc;
+}
+
+int cg_tree_parse_node_list(parser *P, const char *path, json_t *v, cg_tnode *parent,
+                            bool extra, const char *what)
+{
+    if (cg_expect_array(P->doc, path, v, what, P->err) != 0)
+        return -1;
+    if (json_array_size(v) == 0) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        return cg_error_at(P->err, &p, "%s is an empty list; remove it or add a node", what);
+    }
+    cg_strbuf ip = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < json_array_size(v) && rc == 0; i++) {
+        cg_path_join_index(&ip, path, i);
+        char *np = cg_xstrdup(ip.buf);
+        rc = parse_node(P, np, json_array_get(v, i), parent, extra);
+        free(np);
+    }
+    cg_strbuf_release(&ip);
+    return rc;
+}
