@@ -5,6 +5,7 @@
 
 #include "base/diff.h"
 #include "base/digest.h"
+#include "base/graph.h"
 #include "lang/placeholder.h"
 #include "testutil.h"
 #include "base/util.h"
@@ -262,12 +263,68 @@ START_TEST(index_finds_what_it_holds)
 }
 END_TEST
 
+/* A graph as edge lists, -1 for an edge to nowhere. */
+typedef struct edge_lists {
+    const int (*to)[3];
+} edge_lists;
+
+static size_t lists_degree(const void *ctx, size_t u)
+{
+    (void)ctx;
+    (void)u;
+    return 3;
+}
+
+static ptrdiff_t lists_target(const void *ctx, size_t u, size_t i)
+{
+    const edge_lists *e = ctx;
+    return e->to[u][i];
+}
+
+static const char *letter(const void *ctx, size_t u)
+{
+    (void)ctx;
+    static const char *const names[] = {"a", "b", "c", "d", "e"};
+    return names[u];
+}
+
+START_TEST(graph_finds_the_first_cycle)
+{
+    /* a -> b -> c, c -> d -> b (the cycle), e -> e (met later); -1 skipped */
+    static const int to[5][3] = {{1, -1, -1}, {2, -1, -1}, {-1, 3, -1}, {-1, -1, 1}, {4, -1, -1}};
+    edge_lists e = {to};
+    cg_cycle c;
+    ck_assert(cg_graph_find_cycle(&(cg_graph){5, lists_degree, lists_target, &e}, &c));
+    ck_assert_uint_eq(c.len, 3);
+    ck_assert_uint_eq(c.nodes[0], 1);
+    ck_assert_uint_eq(c.nodes[2], 3);
+    ck_assert_uint_eq(c.edge, 2); /* d's third edge closes it */
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_cycle_describe(&c, letter, NULL, &sb);
+    ck_assert_str_eq(sb.buf, "b -> c -> d -> b");
+    cg_strbuf_release(&sb);
+    cg_cycle_release(&c);
+    /* without d -> b the only cycle left is e -> e */
+    static const int to2[5][3] = {{1, -1, -1}, {2, -1, -1}, {-1, 3, -1}, {-1, -1, -1}, {4, -1, -1}};
+    e.to = to2;
+    ck_assert(cg_graph_find_cycle(&(cg_graph){5, lists_degree, lists_target, &e}, &c));
+    ck_assert_uint_eq(c.len, 1);
+    ck_assert_uint_eq(c.nodes[0], 4);
+    cg_cycle_release(&c);
+    static const int to3[5][3] = {{1, -1, -1}, {2, -1, -1}, {-1, 3, -1}, {-1, -1, -1}, {-1, -1, -1}};
+    e.to = to3;
+    ck_assert(!cg_graph_find_cycle(&(cg_graph){5, lists_degree, lists_target, &e}, &c));
+    ck_assert_uint_eq(c.len, 0);
+}
+END_TEST
+
 Suite *make_util_suite(void)
 {
     Suite *s = suite_create("util");
     TCase *tc = tcase_create("util");
     tcase_add_test(tc, count_newlines_matches_a_loop);
     tcase_add_test(tc, index_finds_what_it_holds);
+    tcase_add_test(tc, graph_finds_the_first_cycle);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,6 +2,8 @@
 #include "check/lint.h"
 #include "check/lint_impl.h"
 
+#include "base/graph.h"
+
 /* ---- workflows: names, requires, cycles ---- */
 
 typedef struct wnode {
@@ -207,6 +209,29 @@ static void written_entry(cg_lint *l, wgraph *g, json_t *e, const cg_doc *doc, c
     cg_strbuf_release(&ap);
 }
 
+/* The edges of node u: edges[first[u] .. first[u] + n[u]). */
+typedef struct adjacency {
+    const size_t *first, *n, *edges;
+} adjacency;
+
+static size_t adj_degree(const void *ctx, size_t u)
+{
+    const adjacency *a = ctx;
+    return a->n[u];
+}
+
+static ptrdiff_t adj_target(const void *ctx, size_t u, size_t i)
+{
+    const adjacency *a = ctx;
+    return (ptrdiff_t)a->edges[a->first[u] + i];
+}
+
+static const char *graph_node_name(const void *ctx, size_t u)
+{
+    const wgraph *g = ctx;
+    return g->v[u].name;
+}
+
 static void check_graph(cg_lint *l, wgraph *g, int wf, const char *wname)
 {
     /* requires name jobs of the same workflow; the edges of node i are
@@ -254,50 +279,21 @@ static void check_graph(cg_lint *l, wgraph *g, int wf, const char *wname)
             cg_strbuf_release(&h);
         }
     }
-    /* cycles: depth-first search with colours */
-    int *colour = cg_xcalloc(g->n + 1, sizeof *colour);
-    size_t *stack = cg_xmalloc((g->n + 1) * sizeof *stack), *next = cg_xcalloc(g->n + 1, sizeof *next);
-    for (size_t s = 0; s < g->n; s++) {
-        if (colour[s])
-            continue;
-        size_t depth = 0;
-        stack[depth++] = s;
-        colour[s] = 1;
-        bool found = false;
-        while (depth && !found) {
-            size_t u = stack[depth - 1];
-            if (next[u] < adj_n[u]) {
-                size_t w = edges[first[u] + next[u]++];
-                if (colour[w] == 1) {
-                    cg_strbuf cyc = CG_STRBUF_INIT;
-                    size_t from = 0;
-                    while (stack[from] != w)
-                        from++;
-                    for (size_t i = from; i < depth; i++)
-                        cg_strbuf_addf(&cyc, "%s -> ", g->v[stack[i]].name);
-                    cg_strbuf_adds(&cyc, g->v[w].name);
-                    cg_lint_add(l, true, "requires-cycle", &g->v[u].pos, NULL, NULL, g->v[u].job, wf,
-                        "the jobs of workflow '%s' require each other in a cycle: %s", wname, cyc.buf);
-                    cg_strbuf_release(&cyc);
-                    found = true;
-                } else if (colour[w] == 0) {
-                    colour[w] = 1;
-                    stack[depth++] = w;
-                }
-            } else {
-                colour[u] = 2;
-                depth--;
-            }
-        }
-        if (found)
-            break;
+    /* cycles */
+    adjacency adj = {first, adj_n, edges};
+    cg_cycle c;
+    if (cg_graph_find_cycle(&(cg_graph){g->n, adj_degree, adj_target, &adj}, &c)) {
+        cg_strbuf cyc = CG_STRBUF_INIT;
+        cg_cycle_describe(&c, graph_node_name, g, &cyc);
+        const wnode *u = &g->v[c.nodes[c.len - 1]];
+        cg_lint_add(l, true, "requires-cycle", &u->pos, NULL, NULL, u->job, wf,
+            "the jobs of workflow '%s' require each other in a cycle: %s", wname, cyc.buf);
+        cg_strbuf_release(&cyc);
+        cg_cycle_release(&c);
     }
     free(edges);
     free(first);
     free(adj_n);
-    free(colour);
-    free(stack);
-    free(next);
 }
 
 void cg_lint_check_workflows(cg_lint *l)

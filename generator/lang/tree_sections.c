@@ -3,6 +3,8 @@
 #include "lang/tree.h"
 #include "lang/tree_impl.h"
 
+#include "base/graph.h"
+
 /* ---- top level ---- */
 
 int cg_tree_parse_job_name(parser *P, json_t *root)
@@ -327,55 +329,36 @@ int cg_tree_parse_overrides(parser *P, json_t *root)
     return rc;
 }
 
+static size_t phase_degree(const void *ctx, size_t u)
+{
+    const cg_tree *t = ctx;
+    return t->phases[u].nrequires;
+}
+
+static ptrdiff_t phase_target(const void *ctx, size_t u, size_t i)
+{
+    const cg_tree *t = ctx;
+    return t->phases[u].requires_phase[i];
+}
+
+static const char *phase_name(const void *ctx, size_t u)
+{
+    const cg_tree *t = ctx;
+    return t->phases[u].name;
+}
+
 static int check_phase_cycles(parser *P)
 {
     cg_tree *t = P->t;
-    /* depth-first search with colours; phases are few */
-    int *colour = cg_xcalloc(t->nphases, sizeof *colour);
-    int *stack = cg_xmalloc((t->nphases + 1) * sizeof *stack);
-    int rc = 0;
-    for (size_t s = 0; s < t->nphases && rc == 0; s++) {
-        if (colour[s])
-            continue;
-        /* iterative DFS keeping the path for the message */
-        size_t *next = cg_xcalloc(t->nphases, sizeof *next);
-        size_t depth = 0;
-        stack[depth++] = (int)s;
-        colour[s] = 1;
-        while (depth && rc == 0) {
-            int u = stack[depth - 1];
-            cg_phase *ph = &t->phases[u];
-            if (next[u] < ph->nrequires) {
-                size_t r = next[u]++;
-                int w = ph->requires_phase[r];
-                if (w < 0)
-                    continue;
-                if (colour[w] == 1) {
-                    cg_strbuf cyc = CG_STRBUF_INIT;
-                    size_t from = 0;
-                    while (stack[from] != w)
-                        from++;
-                    for (size_t i = from; i < depth; i++)
-                        cg_strbuf_addf(&cyc, "%s -> ", t->phases[stack[i]].name);
-                    cg_strbuf_adds(&cyc, t->phases[w].name);
-                    rc = cg_error_at(P->err, &ph->requires_pos[r], "the phases' requires form a cycle: %s",
-                                     cyc.buf);
-                    cg_strbuf_release(&cyc);
-                    break;
-                }
-                if (colour[w] == 0) {
-                    colour[w] = 1;
-                    stack[depth++] = w;
-                }
-            } else {
-                colour[u] = 2;
-                depth--;
-            }
-        }
-        free(next);
-    }
-    free(colour);
-    free(stack);
+    cg_cycle c;
+    if (!cg_graph_find_cycle(&(cg_graph){t->nphases, phase_degree, phase_target, t}, &c))
+        return 0;
+    cg_strbuf cyc = CG_STRBUF_INIT;
+    cg_cycle_describe(&c, phase_name, t, &cyc);
+    const cg_phase *ph = &t->phases[c.nodes[c.len - 1]];
+    int rc = cg_error_at(P->err, &ph->requires_pos[c.edge], "the phases' requires form a cycle: %s", cyc.buf);
+    cg_strbuf_release(&cyc);
+    cg_cycle_release(&c);
     return rc;
 }
 
