@@ -100,20 +100,6 @@ int cg_check_keys(const cg_doc *doc, const char *path, const json_t *obj,
     return 0;
 }
 
-void cg_path_join_key(cg_strbuf *out, const char *path, const char *key)
-{
-    cg_strbuf_reset(out);
-    cg_strbuf_adds(out, path);
-    cg_path_push_key(out, key);
-}
-
-void cg_path_join_index(cg_strbuf *out, const char *path, size_t index)
-{
-    cg_strbuf_reset(out);
-    cg_strbuf_adds(out, path);
-    cg_path_push_index(out, index);
-}
-
 cg_pos cg_key_pos(const cg_doc *doc, const char *path, const char *key)
 {
     cg_strbuf p = CG_STRBUF_INIT;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "base/diag.h"
+#include "lang/yaml_path.h"
 #include "lang/yamlload.h"
 
 /* "a mapping", "a list", "a string" (all scalars are strings here) or, for
@@ -39,10 +40,6 @@ int cg_check_keys(const cg_doc *doc, const char *path, const json_t *obj,
 
 /* A "did you mean" suffix: " (did you mean 'x'?)" or "". */
 void cg_did_you_mean(cg_strbuf *sb, const char *word, const char *const *candidates, size_t n);
-
-/* Joins a path and a key/index into a fresh strbuf (caller releases). */
-void cg_path_join_key(cg_strbuf *out, const char *path, const char *key);
-void cg_path_join_index(cg_strbuf *out, const char *path, size_t index);
 
 /* Positions of a key or value given its parent path. */
 cg_pos cg_key_pos(const cg_doc *doc, const char *path, const char *key);

@@ -25,6 +25,7 @@
 
 #include "base/diag.h"
 #include "base/strbuf.h"
+#include "lang/yaml_path.h"
 
 typedef enum cg_style {
     CG_STYLE_NONE = 0,
@@ -93,9 +94,5 @@ const char *cg_doc_anchor(const cg_doc *doc, size_t i, cg_pos *pos);
 /* The aliases used in the file (*name), in order of appearance. */
 size_t cg_doc_alias_count(const cg_doc *doc);
 const char *cg_doc_alias(const cg_doc *doc, size_t i, cg_pos *pos);
-
-/* Path building: append "/<escaped key>" or "/<index>". */
-void cg_path_push_key(cg_strbuf *path, const char *key);
-void cg_path_push_index(cg_strbuf *path, size_t index);
 
 #endif
