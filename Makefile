@@ -1,7 +1,8 @@
 # cigen — CircleCI configuration generator.  See README.md.
 #
 #   make            build build/cigen (installs missing -dev packages when root)
-#   make check      build and run every test
+#   make check      build and run every test (and `make layers`)
+#   make layers     check the layering rule of generator/ (docs/architecture.md)
 #   make asan       the whole test suite under AddressSanitizer + UBSan
 #   make tsan       the whole test suite under ThreadSanitizer
 #   make memcheck   the whole test suite under valgrind (CK_FORK=no)
@@ -38,7 +39,7 @@ TEST_SRC := $(sort $(wildcard tests/check_*.c)) tests/run_tests.c tests/testutil
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 HEADERS  := $(wildcard generator/*/*.h tests/*.h)
 
-.PHONY: all check asan tsan memcheck install uninstall clean deps deps-tests
+.PHONY: all check layers asan tsan memcheck install uninstall clean deps deps-tests
 all: $(BUILD)/cigen
 
 deps:
@@ -55,6 +56,11 @@ $(BUILD)/.deps-tests-ok: build-aux/ensure-deps.sh | $(BUILD)
 
 $(BUILD):
 	@mkdir -p $(BUILD)/obj $(BUILD)/tests
+
+# The layering rule of generator/ (docs/architecture.md): fails on an upward
+# include, an include cycle, or file access or printing outside io/ and cmd/.
+layers:
+	@build-aux/check-layers.sh generator
 
 # `make V=1` shows the full commands.
 Q = $(if $(V),,@)
@@ -77,7 +83,7 @@ $(BUILD)/run_tests: $(LIB_OBJ) $(TEST_OBJ)
 
 # The runner finds the binary and the test data through these variables, so the
 # same runner works for the plain, sanitizer and valgrind builds.
-check: $(BUILD)/cigen $(BUILD)/run_tests
+check: layers $(BUILD)/cigen $(BUILD)/run_tests
 	@CIGEN=$(abspath $(BUILD)/cigen) CIGEN_SRCDIR=$(CURDIR) $(BUILD)/run_tests
 
 # sanitizers and valgrind reserve more address space than the bomb cases

@@ -15,58 +15,60 @@
 set -eu
 dir=${1:-generator}
 layers="base io lang model render check cmd"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-rank() {
-    r=0
-    for l in $layers; do
-        [ "$l" = "$1" ] && { echo $r; return; }
-        r=$((r + 1))
-    done
-    echo 99   # main.c and anything outside a layer: the top
-}
+# every quoted include, as FILE LINE INCLUDED
+files=$(cd "$dir" && ls ./*.c ./*/*.c ./*/*.h 2>/dev/null | sed 's|^\./||')
+(cd "$dir" && awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
+        s = $0; sub(/^[^"]*"/, "", s); sub(/".*$/, "", s); print FILENAME, FNR, s }' $files) >"$tmp/includes"
 
-status=0
-edges=$(mktemp)
-trap 'rm -f "$edges"' EXIT
-for f in "$dir"/*.c "$dir"/*/*.c "$dir"/*/*.h; do
-    [ -f "$f" ] || continue
-    rel=${f#"$dir"/}
-    case $rel in */*) from=${rel%%/*} ;; *) from=main ;; esac
-    mod=${rel%.*}
-    # include lines: `#include "layer/name.h"`
-    grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | while IFS= read -r line; do
-        n=${line%%:*}
-        inc=$(printf '%s\n' "$line" | sed 's/^[^"]*"\([^"]*\)".*/\1/')
-        case $inc in
-        */*) to=${inc%%/*} ;;
-        *) echo "$f:$n: error: include \"$inc\" without its folder (write \"layer/$inc\")"; echo x >>"$edges.bad"; continue ;;
-        esac
-        if [ ! -f "$dir/$inc" ]; then
-            echo "$f:$n: error: \"$inc\" is not a header of $dir/"; echo x >>"$edges.bad"; continue
-        fi
-        if [ "$(rank "$to")" -gt "$(rank "$from")" ]; then
-            echo "$f:$n: error: $from/ includes \"$inc\": $to/ is above $from/ (rule: $layers)"
-            echo x >>"$edges.bad"
-        fi
-        target=${inc%.*}
-        [ "$target" = "$mod" ] || echo "$mod $target" >>"$edges"
-    done
-done
+# one awk for the rules on includes; module edges for tsort
+(cd "$dir" && ls ./*/*.h | sed 's|^\./||') >"$tmp/headers"
+awk -v dir="$dir" -v layers="$layers" -v edges="$tmp/edges" '
+    BEGIN { n = split(layers, l, " "); for (i = 1; i <= n; i++) rank[l[i]] = i }
+    FILENAME ~ /headers$/ { header[$1] = 1; next }
+    function layer(path) { return index(path, "/") ? substr(path, 1, index(path, "/") - 1) : "main" }
+    function r(x) { return (x in rank) ? rank[x] : 99 }
+    function module(path) { sub(/\.[ch]$/, "", path); return path }
+    {
+        file = $1; line = $2; inc = $3; from = layer(file)
+        if (!index(inc, "/")) {
+            printf "%s/%s:%s: error: include \"%s\" without its folder (write \"layer/%s\")\n", dir, file, line, inc, inc
+            bad = 1; next
+        }
+        if (!(inc in header)) {
+            printf "%s/%s:%s: error: \"%s\" is not a header of %s/\n", dir, file, line, inc, dir
+            bad = 1; next
+        }
+        to = layer(inc)
+        if (r(to) > r(from)) {
+            printf "%s/%s:%s: error: %s/ includes \"%s\": %s/ is above %s/ (rule: %s)\n", dir, file, line, from, inc, to, from, layers
+            bad = 1
+        }
+        if (module(inc) != module(file)) print module(file), module(inc) > edges
+    }
+    END { exit bad }' "$tmp/headers" "$tmp/includes" || status=1
+status=${status:-0}
+
 # the pure layers: no file access, no printing, no threads
 for f in "$dir"/base/*.c "$dir"/lang/*.c "$dir"/model/*.c "$dir"/render/*.c "$dir"/check/*.c; do
-    [ -f "$f" ] || continue
-    grep -nE '(^|[^_a-z])(fopen|fdopen|open|openat|opendir|readdir|unlink|rename|mkdir|printf|fprintf|puts|fputs|fwrite|perror|pthread_create|getenv)[[:space:]]*\(' "$f" |
-        grep -v 'layers: allowed' | grep -vE '^[0-9]+:[[:space:]]*(/\*|\*)' |
-        grep -vE '__attribute__\(\(format\(printf' |
-        while IFS= read -r line; do
-            printf "%s:%s: error: file access, printing or a thread outside io/ and cmd/\n" "$f" "${line%%:*}"
-            echo x >>"$edges.bad"
-        done
-done
-if [ -s "$edges.bad" ] 2>/dev/null; then status=1; fi
-rm -f "$edges.bad"
+    [ -f "$f" ] && echo "$f"
+done >"$tmp/pure"
+if [ -s "$tmp/pure" ]; then
+    # shellcheck disable=SC2046
+    grep -nE '(^|[^_a-z])(fopen|fdopen|open|openat|opendir|readdir|unlink|rename|mkdir|printf|fprintf|puts|fputs|fwrite|perror|pthread_create|getenv)[[:space:]]*\(' $(cat "$tmp/pure") |
+        grep -v 'layers: allowed' | grep -vE '^[^:]*:[0-9]+:[[:space:]]*(/\*|\*)' |
+        grep -v '__attribute__((format(printf' >"$tmp/calls" || true
+    if [ -s "$tmp/calls" ]; then
+        awk -F: '{ printf "%s:%s: error: file access, printing or a thread outside io/ and cmd/\n", $1, $2 }' "$tmp/calls"
+        status=1
+    fi
+fi
+
 # tsort names the modules of every include cycle on stderr
-cycles=$(tsort "$edges" 2>&1 >/dev/null | sed -n 's/^tsort: //p' | grep -v 'input contains a loop' || true)
+touch "$tmp/edges"
+cycles=$(tsort "$tmp/edges" 2>&1 >/dev/null | sed -n 's/^tsort: //p' | grep -v 'input contains a loop' || true)
 if [ -n "$cycles" ]; then
     echo "$dir: error: include cycle among these modules:"
     printf '%s\n' "$cycles" | sed 's/^/  /'

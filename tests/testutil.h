@@ -56,5 +56,6 @@ Suite *make_cli_suite(void);
 Suite *make_default_suite(void);
 Suite *make_merge_suite(void);
 Suite *make_robust_suite(void);
+Suite *make_layers_suite(void);
 
 #endif
