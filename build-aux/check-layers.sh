@@ -19,11 +19,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # every quoted include, as FILE LINE INCLUDED
+# shellcheck disable=SC2012 # generator/ names are plain
 files=$(cd "$dir" && ls ./*.c ./*/*.c ./*/*.h 2>/dev/null | sed 's|^\./||')
+# shellcheck disable=SC2086 # one word per file
 (cd "$dir" && awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
         s = $0; sub(/^[^"]*"/, "", s); sub(/".*$/, "", s); print FILENAME, FNR, s }' $files) >"$tmp/includes"
 
 # one awk for the rules on includes; module edges for tsort
+# shellcheck disable=SC2012
 (cd "$dir" && ls ./*/*.h | sed 's|^\./||') >"$tmp/headers"
 awk -v dir="$dir" -v layers="$layers" -v edges="$tmp/edges" '
     BEGIN { n = split(layers, l, " "); for (i = 1; i <= n; i++) rank[l[i]] = i }
@@ -74,4 +77,4 @@ if [ -n "$cycles" ]; then
     printf '%s\n' "$cycles" | sed 's/^/  /'
     status=1
 fi
-exit $status
+exit "$status"
