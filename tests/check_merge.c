@@ -117,8 +117,9 @@ START_TEST(merge_driver_leaves_source_conflicts)
 }
 END_TEST
 
-/* A conflict inside a source that still parses (in a multi-line quoted
- * scalar): the markers must not be regenerated into config.yml. */
+/* A conflict inside a source that would still parse (in a multi-line
+ * quoted scalar): the markers must not be regenerated into config.yml, and
+ * the driver names the file and line. */
 START_TEST(merge_driver_leaves_conflicts_that_parse)
 {
     tu_run r = in_scratch(
@@ -139,7 +140,7 @@ START_TEST(merge_driver_leaves_conflicts_that_parse)
         "git status --porcelain | grep '^UU' || true\n"
         "cat merge.err\n");
     ck_assert_msg(strstr(r.out, "merge=1") && strstr(r.out, "UU config.yml") &&
-                      strstr(r.out, "the sources conflict: verbatim-sources/jobs.yml"),
+                      strstr(r.out, "verbatim-sources/jobs.yml:17:1: error: this file holds git's conflict markers"),
                   "expected config.yml left in conflict:\n%s%s", r.out, r.err);
     tu_run_free(&r);
 }
