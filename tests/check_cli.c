@@ -159,6 +159,28 @@ START_TEST(regenerate_script)
 }
 END_TEST
 
+/* regenerate.sh --help is its own usage (no build, no cigen); the build
+ * runs one job per core. */
+START_TEST(regenerate_script_help_and_parallel_build)
+{
+    tu_run r = run_in_copy("e2e-small",
+                           "cp \"$CIGEN_SRCDIR/regenerate.sh\" . && printf 'build/cigen:\\n\\t@false\\n' > Makefile && "
+                           "./regenerate.sh --help && ./regenerate.sh -h | head -n 1");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "usage: ./regenerate.sh [--check] [ARGS...]\n") &&
+                      strstr(r.out, "--check    exit 1") && strstr(r.out, "\nusage: ./regenerate.sh") &&
+                      !strstr(r.out, "usage: cigen") && !r.err_len,
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = run_in_copy("e2e-small",
+                    "cp \"$CIGEN_SRCDIR/regenerate.sh\" . && mkdir -p build && "
+                    "printf '#!/bin/sh\\nexec %s \"$@\"\\n' \"$CIGEN\" > build/cigen && chmod +x build/cigen && "
+                    "printf '.PHONY: build/cigen\\nbuild/cigen:\\n\\t@echo \"$(MAKEFLAGS)\" > flags\\n' > Makefile && "
+                    "./regenerate.sh -q && cat flags");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "-j"), "no parallel build: %d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 /* A report that cannot be written is an error, not a silent success. */
 START_TEST(stdout_write_error)
 {
@@ -462,6 +484,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, bad_usage_is_exit_2);
     tcase_add_test(tc, command_options);
     tcase_add_test(tc, regenerate_script);
+    tcase_add_test(tc, regenerate_script_help_and_parallel_build);
     tcase_add_test(tc, stdout_write_error);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
