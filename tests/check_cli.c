@@ -181,6 +181,41 @@ START_TEST(regenerate_script_help_and_parallel_build)
 }
 END_TEST
 
+/* init: a project that is in sync and lint-clean right after; never an
+ * overwrite (nothing written when one file exists). */
+START_TEST(init_project)
+{
+    char *dir = tu_mkdtemp();
+    tu_run r = tu_sh(dir, "$CIGEN init && $CIGEN check && $CIGEN lint && CIGEN=\"$CIGEN\" ./regenerate.sh --check "
+                          "&& ./regenerate.sh --help && ls -R . | tr '\\n' ' '");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "in sync") && strstr(r.out, "0 errors, 0 warnings") &&
+                      strstr(r.out, "./regenerate.sh --check") && strstr(r.out, "cigen.yml") &&
+                      strstr(r.out, "matrix.yml") && strstr(r.out, "test.yml") && strstr(r.out, "jobs.yml") &&
+                      strstr(r.out, "config.yml"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = tu_sh(dir, "$CIGEN init");
+    ck_assert_msg(r.status == 2 && cg_streq(r.err, "cigen: error: 'cigen.yml' already exists; init starts a new "
+                                                   "project and never overwrites a file (nothing was written)\n"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+    dir = tu_mkdtemp();
+    r = tu_sh(dir, "echo mine > regenerate.sh; mkdir templates; $CIGEN init; echo \"rc=$?\"; ls; cat regenerate.sh");
+    ck_assert_msg(cg_streq(r.out, "rc=2\nregenerate.sh\ntemplates\nmine\n") &&
+                      strstr(r.err, "'regenerate.sh' already exists"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = tu_sh(dir, "$CIGEN init --help && $CIGEN init extra");
+    ck_assert_msg(r.status == 2 && strstr(r.out, "usage: cigen [-C DIR] init") &&
+                      strstr(r.err, "init takes no arguments"), "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 /* A report that cannot be written is an error, not a silent success. */
 START_TEST(stdout_write_error)
 {
@@ -485,6 +520,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, command_options);
     tcase_add_test(tc, regenerate_script);
     tcase_add_test(tc, regenerate_script_help_and_parallel_build);
+    tcase_add_test(tc, init_project);
     tcase_add_test(tc, stdout_write_error);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
