@@ -216,6 +216,27 @@ START_TEST(init_project)
 }
 END_TEST
 
+/* .pre-commit-hooks.yaml: its entry with its args is `cigen check`, which
+ * passes on a project in sync and fails on a drifted one; -C DIR before
+ * `check` (the sub-folder form the README gives) works too. */
+START_TEST(pre_commit_hook)
+{
+    tu_run r = run_in_copy("e2e-small",
+                           "f=\"$CIGEN_SRCDIR/.pre-commit-hooks.yaml\"\n"
+                           "entry=$(sed -n 's/^  entry: //p' \"$f\")\n"
+                           "args=$(sed -n 's/^  args: \\[\\(.*\\)\\]$/\\1/p' \"$f\" | tr -d ,)\n"
+                           "grep -q '^- id: cigen-check$' \"$f\" && grep -q '^  language: system$' \"$f\" &&\n"
+                           "grep -q '^  pass_filenames: false$' \"$f\" || exit 9\n"
+                           "test \"$entry $args\" = 'cigen check' || exit 8\n"
+                           "mkdir bin && ln -s \"$CIGEN\" bin/cigen && PATH=\"$PWD/bin:$PATH\"\n"
+                           "$entry $args >/dev/null || exit 7\n"
+                           "mkdir -p sub && cp -r * sub/ 2>/dev/null; $entry -C sub $args >/dev/null || exit 6\n"
+                           "echo '# drift' >> config.yml; $entry $args >/dev/null; echo \"drift=$?\"");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "drift=1"), "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 /* A report that cannot be written is an error, not a silent success. */
 START_TEST(stdout_write_error)
 {
@@ -521,6 +542,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, regenerate_script);
     tcase_add_test(tc, regenerate_script_help_and_parallel_build);
     tcase_add_test(tc, init_project);
+    tcase_add_test(tc, pre_commit_hook);
     tcase_add_test(tc, stdout_write_error);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
