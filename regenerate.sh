@@ -7,11 +7,34 @@
 #                               differ from what the sources produce
 #   ./regenerate.sh ARGS...     other arguments go to `cigen generate` (or, after
 #                               --check, to `cigen check`)
+#   ./regenerate.sh --help      its usage
 #
 # Builds build/cigen first when it is missing or older than its sources.  Works
 # from any folder; everything it reads and writes is relative to this file.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
+  cat <<'EOF'
+usage: ./regenerate.sh [--check] [ARGS...]
+
+Regenerates config.yml and the diagrams from the sources cigen.yml names,
+building build/cigen first when it is missing or older than its sources.
+
+  ./regenerate.sh            write config.yml and diagrams/ (.svg pictures too
+                             when Graphviz is installed)
+  ./regenerate.sh --force    overwrite an output edited by hand, or one a merge
+                             left with conflict markers
+  ./regenerate.sh --check    exit 1 with a report when the committed outputs
+                             differ from what the sources produce
+  ./regenerate.sh ARGS...    other arguments go to `cigen generate` (after
+                             --check, to `cigen check`): see
+                             build/cigen generate --help, build/cigen check --help
+
+Exit status: 0 written or in sync, 1 refused or out of sync, 2 error.
+EOF
+  exit 0
+fi
 
 need=()
 command -v make >/dev/null 2>&1 || need+=(make)
@@ -26,8 +49,9 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-# Build output goes to stderr, so stdout is cigen's one summary line.
-make -s --no-print-directory -C "$here" build/cigen >&2 || exit 2
+# Build output goes to stderr, so stdout is cigen's one summary line.  The
+# first build compiles every file: one job per core.
+make -s --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" -C "$here" build/cigen >&2 || exit 2
 
 if [ "${1:-}" = "--check" ]; then
   shift

@@ -21,6 +21,7 @@ static const char usage[] =
     "  lint             find what CircleCI would reject, at the source that caused it\n"
     "  coverage         check that a tier covers every pair of values (pairwise)\n"
     "  merge-driver     git merge driver: regenerate outputs from the merged sources\n"
+    "  init             start a project here: manifest, tree, template, fragment, regenerate.sh\n"
     "\n"
     "options:\n"
     "  -C, --directory DIR   run as if started in DIR (the project folder)\n"
@@ -86,6 +87,8 @@ static int run(int argc, char **argv)
         return cg_cmd_coverage(&g, cargc, cargv);
     if (strcmp(cmd, "merge-driver") == 0)
         return cg_cmd_merge_driver(&g, cargc, cargv);
+    if (strcmp(cmd, "init") == 0)
+        return cg_cmd_init(&g, cargc, cargv);
     if (strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return 0;

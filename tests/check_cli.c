@@ -159,6 +159,84 @@ START_TEST(regenerate_script)
 }
 END_TEST
 
+/* regenerate.sh --help is its own usage (no build, no cigen); the build
+ * runs one job per core. */
+START_TEST(regenerate_script_help_and_parallel_build)
+{
+    tu_run r = run_in_copy("e2e-small",
+                           "cp \"$CIGEN_SRCDIR/regenerate.sh\" . && printf 'build/cigen:\\n\\t@false\\n' > Makefile && "
+                           "./regenerate.sh --help && ./regenerate.sh -h | head -n 1");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "usage: ./regenerate.sh [--check] [ARGS...]\n") &&
+                      strstr(r.out, "--check    exit 1") && strstr(r.out, "\nusage: ./regenerate.sh") &&
+                      !strstr(r.out, "usage: cigen") && !r.err_len,
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = run_in_copy("e2e-small",
+                    "cp \"$CIGEN_SRCDIR/regenerate.sh\" . && mkdir -p build && "
+                    "printf '#!/bin/sh\\nexec %s \"$@\"\\n' \"$CIGEN\" > build/cigen && chmod +x build/cigen && "
+                    "printf '.PHONY: build/cigen\\nbuild/cigen:\\n\\t@echo \"$(MAKEFLAGS)\" > flags\\n' > Makefile && "
+                    "./regenerate.sh -q && cat flags");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "-j"), "no parallel build: %d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
+/* init: a project that is in sync and lint-clean right after; never an
+ * overwrite (nothing written when one file exists). */
+START_TEST(init_project)
+{
+    char *dir = tu_mkdtemp();
+    tu_run r = tu_sh(dir, "$CIGEN init && $CIGEN check && $CIGEN lint && CIGEN=\"$CIGEN\" ./regenerate.sh --check "
+                          "&& ./regenerate.sh --help && ls -R . | tr '\\n' ' '");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "in sync") && strstr(r.out, "0 errors, 0 warnings") &&
+                      strstr(r.out, "./regenerate.sh --check") && strstr(r.out, "cigen.yml") &&
+                      strstr(r.out, "matrix.yml") && strstr(r.out, "test.yml") && strstr(r.out, "jobs.yml") &&
+                      strstr(r.out, "config.yml"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = tu_sh(dir, "$CIGEN init");
+    ck_assert_msg(r.status == 2 && cg_streq(r.err, "cigen: error: 'cigen.yml' already exists; init starts a new "
+                                                   "project and never overwrites a file (nothing was written)\n"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+    dir = tu_mkdtemp();
+    r = tu_sh(dir, "echo mine > regenerate.sh; mkdir templates; $CIGEN init; echo \"rc=$?\"; ls; cat regenerate.sh");
+    ck_assert_msg(cg_streq(r.out, "rc=2\nregenerate.sh\ntemplates\nmine\n") &&
+                      strstr(r.err, "'regenerate.sh' already exists"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = tu_sh(dir, "$CIGEN init --help && $CIGEN init extra");
+    ck_assert_msg(r.status == 2 && strstr(r.out, "usage: cigen [-C DIR] init") &&
+                      strstr(r.err, "init takes no arguments"), "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+/* .pre-commit-hooks.yaml: its entry with its args is `cigen check`, which
+ * passes on a project in sync and fails on a drifted one; -C DIR before
+ * `check` (the sub-folder form the README gives) works too. */
+START_TEST(pre_commit_hook)
+{
+    tu_run r = run_in_copy("e2e-small",
+                           "f=\"$CIGEN_SRCDIR/.pre-commit-hooks.yaml\"\n"
+                           "entry=$(sed -n 's/^  entry: //p' \"$f\")\n"
+                           "args=$(sed -n 's/^  args: \\[\\(.*\\)\\]$/\\1/p' \"$f\" | tr -d ,)\n"
+                           "grep -q '^- id: cigen-check$' \"$f\" && grep -q '^  language: system$' \"$f\" &&\n"
+                           "grep -q '^  pass_filenames: false$' \"$f\" || exit 9\n"
+                           "test \"$entry $args\" = 'cigen check' || exit 8\n"
+                           "mkdir bin && ln -s \"$CIGEN\" bin/cigen && PATH=\"$PWD/bin:$PATH\"\n"
+                           "$entry $args >/dev/null || exit 7\n"
+                           "mkdir -p sub && cp -r * sub/ 2>/dev/null; $entry -C sub $args >/dev/null || exit 6\n"
+                           "echo '# drift' >> config.yml; $entry $args >/dev/null; echo \"drift=$?\"");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "drift=1"), "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 /* A report that cannot be written is an error, not a silent success. */
 START_TEST(stdout_write_error)
 {
@@ -462,6 +540,9 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, bad_usage_is_exit_2);
     tcase_add_test(tc, command_options);
     tcase_add_test(tc, regenerate_script);
+    tcase_add_test(tc, regenerate_script_help_and_parallel_build);
+    tcase_add_test(tc, init_project);
+    tcase_add_test(tc, pre_commit_hook);
     tcase_add_test(tc, stdout_write_error);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);

@@ -117,8 +117,9 @@ START_TEST(merge_driver_leaves_source_conflicts)
 }
 END_TEST
 
-/* A conflict inside a source that still parses (in a multi-line quoted
- * scalar): the markers must not be regenerated into config.yml. */
+/* A conflict inside a source that would still parse (in a multi-line
+ * quoted scalar): the markers must not be regenerated into config.yml, and
+ * the driver names the file and line. */
 START_TEST(merge_driver_leaves_conflicts_that_parse)
 {
     tu_run r = in_scratch(
@@ -139,7 +140,7 @@ START_TEST(merge_driver_leaves_conflicts_that_parse)
         "git status --porcelain | grep '^UU' || true\n"
         "cat merge.err\n");
     ck_assert_msg(strstr(r.out, "merge=1") && strstr(r.out, "UU config.yml") &&
-                      strstr(r.out, "the sources conflict: verbatim-sources/jobs.yml"),
+                      strstr(r.out, "verbatim-sources/jobs.yml:17:1: error: this file holds git's conflict markers"),
                   "expected config.yml left in conflict:\n%s%s", r.out, r.err);
     tu_run_free(&r);
 }
@@ -167,6 +168,82 @@ START_TEST(merge_driver_resolves_every_output)
 }
 END_TEST
 
+/* Git runs the driver once per conflicted output; the merged sources are
+ * checked out and rendered by the first run only (one `git merge-tree`),
+ * whose reason for giving up is said once. */
+START_TEST(merge_driver_renders_once_per_merge)
+{
+    tu_run r = in_scratch(
+        "", REPO_SETUP
+        "for i in 1 2 3 4 5 6 7; do printf '  w%s:\\n    jobs: [setup]\\n' $i >> cigen.yml; done\n"
+        "sed -i 's/^trees:/diagrams: diagrams\\ntrees:/' cigen.yml\n"
+        "printf 'config.yml merge=cigen\\ndiagrams/*.dot merge=cigen\\n' > .gitattributes\n"
+        USE_DRIVER
+        "$CIGEN -q generate --force && git add -A && git commit -qm base\n"
+        TWO_BRANCHES
+        "set +e\n"
+        "GIT_TRACE=\"$PWD/../trace\" git merge py38 -m m >/dev/null 2>merge.err; echo \"merge=$?\"\n"
+        "echo \"merge-trees=$(grep -c 'built-in: git merge-tree' ../trace)\"\n"
+        "echo \"entries=$(ls \"$(git rev-parse --git-path cigen-merge)\" | wc -l)\"\n"
+        "$CIGEN check >/dev/null 2>&1; echo \"check=$?\"\n"
+        /* now a merge whose sources conflict: every output is left in
+         * conflict, the reason said once */
+        "git checkout -qb a && sed -i 's/\"3.8\"\\]/\"3.9\"]/' dimensions/builds.yml\n"
+        "$CIGEN -q generate && git commit -qam a && git checkout -q \"$MAIN\"\n"
+        "sed -i 's/\"3.8\"\\]/\"3.10\"]/' dimensions/builds.yml\n"
+        "$CIGEN -q generate && git commit -qam b\n"
+        "git merge a -m m2 >/dev/null 2>merge2.err; echo \"merge2=$?\"\n"
+        "echo \"said=$(grep -c 'could not regenerate' merge2.err)\"\n"
+        "cat merge.err merge2.err\n");
+    ck_assert_msg(strstr(r.out, "merge=0") && strstr(r.out, "check=0") && strstr(r.out, "merge-trees=1\n") &&
+                      strstr(r.out, "entries=1\n"),
+                  "expected one render for every output of the merge:\n%s%s", r.out, r.err);
+    ck_assert_msg(strstr(r.out, "merge2=1") && strstr(r.out, "said=1\n"),
+                  "expected the reason said once:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
+/* The project in .circleci/ of a larger repository, the driver run with -C
+ * .circleci; a fragment whose name does not end in .yml is found too. */
+START_TEST(merge_driver_project_in_subfolder)
+{
+    tu_run r = in_scratch(
+        "", "set -e\n"
+        "mkdir -p repo/src && cp -r \"$SRC/tests/golden/e2e-small/in\" repo/.circleci && cd repo\n"
+        "for i in 1 2 3 4 5; do echo \"file $i\" > src/f$i.c; done\n"
+        "git init -q && git config user.email t@example.com && git config user.name t\n"
+        "git config commit.gpgsign false\n"
+        "echo '.circleci/config.yml merge=cigen' > .gitattributes\n"
+        "git config merge.cigen.driver \"$CIGEN -C .circleci merge-driver %O %A %B %P\"\n"
+        "cd .circleci && git mv -f verbatim-sources/jobs.yml verbatim-sources/jobs.frag 2>/dev/null || "
+        "mv verbatim-sources/jobs.yml verbatim-sources/jobs.frag\n"
+        "sed -i 's|verbatim-sources/jobs.yml|verbatim-sources/jobs.frag|' cigen.yml\n"
+        "sed -i 's|verbatim-sources/jobs.yml|verbatim-sources/jobs.frag|' dimensions/builds.yml templates/build.yml\n"
+        "$CIGEN -q generate --force && git add -A && git commit -qm base\n"
+        "MAIN=$(git symbolic-ref --short HEAD)\n"
+        "git checkout -qb py38\n"
+        "sed -i 's/    python: \\[\"3.6\", \"3.7\"\\]/    python: [\"3.6\", \"3.7\", \"3.8\"]/' dimensions/builds.yml\n"
+        "$CIGEN -q generate && git commit -qam 'python 3.8'\n"
+        "git checkout -q \"$MAIN\"\n"
+        "printf 'build:\\n  python: \"{{ python }}\"\\n  cuda: \"{{ cuda? }}\"\\n  tag: nightly\\n' > templates/build.yml\n"
+        "sed -i 's/^      cuda: {type: string, default: cpu}$/&\\n      tag: {type: string, default: none}/' "
+        "verbatim-sources/jobs.frag\n"
+        "$CIGEN -q generate && git commit -qam 'tag'\n"
+        "cd ..\n"
+        "set +e\n"
+        "git merge py38 -m m >/dev/null 2>merge.err; echo \"merge=$?\"\n"
+        "git status --porcelain | grep '^UU' || true\n"
+        "grep -c 3.8 .circleci/config.yml >/dev/null && echo has38\n"
+        "$CIGEN -C .circleci check >/dev/null 2>&1; echo \"check=$?\"\n"
+        "cat merge.err\n");
+    ck_assert_msg(strstr(r.out, "merge=0") && strstr(r.out, "has38") && strstr(r.out, "check=0") &&
+                      !strstr(r.out, "UU"),
+                  "the driver did not resolve the sub-folder project:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 START_TEST(merge_driver_usage)
 {
     tu_run r = tu_sh(NULL, "$CIGEN merge-driver a b");
@@ -190,6 +267,8 @@ Suite *make_merge_suite(void)
     tcase_add_test(tc, merge_driver_leaves_source_conflicts);
     tcase_add_test(tc, merge_driver_leaves_conflicts_that_parse);
     tcase_add_test(tc, merge_driver_resolves_every_output);
+    tcase_add_test(tc, merge_driver_renders_once_per_merge);
+    tcase_add_test(tc, merge_driver_project_in_subfolder);
     tcase_add_test(tc, merge_driver_usage);
     suite_add_tcase(s, tc);
     return s;

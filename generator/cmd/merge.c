@@ -4,18 +4,30 @@
  * Git runs a merge driver before it writes the merged files, so the work
  * tree still holds "our" sources.  The driver therefore merges the sources
  * itself: `git merge-tree --write-tree` (git >= 2.38) computes the merged
- * tree without touching the work tree or the index; cigen regenerates from
- * that tree in a scratch folder and writes the result where git wants it.
+ * tree without touching the work tree or the index; cigen checks out the
+ * project folder's YAML files of that tree (never the rest of the
+ * repository) into a scratch folder, regenerates every output once, and
+ * writes the one git asked for where git wants it.
+ *
+ * Git runs the driver once per conflicted output (config.yml and each
+ * diagram).  The first run keeps all the outputs it rendered in one file
+ * under the git folder (`git rev-parse --git-path cigen-merge`), named by a
+ * digest of what they were made from (our commit, theirs, the base, the
+ * project folder, the options and the cigen binary); the runs for the other
+ * outputs of the same merge copy theirs from there.  Each new entry replaces
+ * the previous one, so the folder holds the last merge's outputs at most.
+ *
  * The other side is the merge head (git merge sets GITHEAD_<sha>) or the
  * commit a rebase is applying.  When the sources themselves conflict, or the
  * other side cannot be found, the driver falls back to git's textual merge
- * (conflict markers) and says what to do.
+ * (conflict markers) and says what to do, once per merge.
  *
  *   .gitattributes:  config.yml merge=cigen
  *                    diagrams/[a-z]*.dot merge=cigen
  *   git config merge.cigen.name "regenerate cigen outputs"
  *   git config merge.cigen.driver "build/cigen merge-driver %O %A %B %P"
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -27,15 +39,17 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "base/digest.h"
 #include "io/fsio.h"
 
 extern char **environ;
 
 #define NESTED "CIGEN_MERGE_DRIVER_NESTED"
 
-/* Runs git with `args`; stdout into out (may be NULL).  Returns the exit
- * status, or -1 when git cannot run. */
-static int git(const char *const args[], const char *const *env, cg_strbuf *out)
+/* Runs git with `args`, its stdin read from the file `in` (NULL: nothing);
+ * stdout into out (may be NULL).  Returns the exit status, or -1 when git
+ * cannot run. */
+static int git_in(const char *const args[], const char *const *env, const char *in, cg_strbuf *out)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -50,9 +64,13 @@ static int git(const char *const args[], const char *const *env, cg_strbuf *out)
     if (pid == 0) {
         close(fds[0]);
         dup2(fds[1], 1);
-        int null = open("/dev/null", O_WRONLY);
+        int null = open("/dev/null", O_RDWR);
         if (null >= 0)
             dup2(null, 2);
+        int input = in ? open(in, O_RDONLY) : null;
+        if (input < 0)
+            _exit(127);
+        dup2(input, 0);
         for (size_t i = 0; env && env[i]; i += 2)
             setenv(env[i], env[i + 1], 1);
         execvp("git", (char *const *)args);
@@ -70,6 +88,11 @@ static int git(const char *const args[], const char *const *env, cg_strbuf *out)
         if (errno != EINTR)
             return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int git(const char *const args[], const char *const *env, cg_strbuf *out)
+{
+    return git_in(args, env, NULL, out);
 }
 
 static void chomp(cg_strbuf *sb)
@@ -171,106 +194,355 @@ static const char *conflicted_source(const cg_project *p, const char *folder, co
     return NULL;
 }
 
-/* Regenerates `target` (a path from the top of the work tree) from the
- * merged sources into `dest`.  Returns 0, or -1 with a reason. */
-static int regenerate_merged(const cg_global *g, const char *theirs, const char *base, const char *target,
-                             const char *dest, cg_strbuf *why)
+static bool has_suffix(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* Checks out the files of the project folder (`folder`: "" or "sub/") of
+ * `tree` under `work` ("/tmp/.../work/"): its YAML files only, unless `all`.
+ * The scratch index (`index`) holds the project folder's tree alone, never
+ * the whole repository.  *skipped says whether files were left out.
+ * Returns 0, or -1. */
+static int checkout_project(const char *tree, const char *folder, bool all, const char *index, const char *work,
+                            bool *skipped)
+{
+    const char *env[] = {"GIT_INDEX_FILE", index, NESTED, "1", NULL};
+    cg_strbuf ish = CG_STRBUF_INIT, names = CG_STRBUF_INIT, pick = CG_STRBUF_INIT, list = CG_STRBUF_INIT;
+    size_t fl = strlen(folder);
+    cg_strbuf_addf(&ish, "%s:%.*s", tree, (int)(fl ? fl - 1 : 0), folder);
+    cg_strbuf_addf(&list, "%s.paths", index);
+    const char *rt[] = {"git", "read-tree", ish.buf, NULL};
+    const char *ls[] = {"git", "ls-files", "-z", NULL};
+    const char *co[] = {"git", "checkout-index", "-f", "-z", "--stdin", "--prefix", work, NULL};
+    int rc = -1;
+    *skipped = false;
+    if (git(rt, env, NULL) == 0 && git(ls, env, &names) == 0) {
+        for (size_t i = 0; i < names.len;) {
+            const char *name = names.buf + i;
+            size_t n = strlen(name);
+            if (all || has_suffix(name, n, ".yml") || has_suffix(name, n, ".yaml"))
+                cg_strbuf_add(&pick, name, n + 1);
+            else
+                *skipped = true;
+            i += n + 1;
+        }
+        FILE *f = fopen(list.buf, "wb");
+        bool wrote = f && fwrite(cg_strbuf_str(&pick), 1, pick.len, f) == pick.len;
+        if (f && fclose(f) != 0)
+            wrote = false;
+        if (wrote && git_in(co, env, list.buf, NULL) == 0)
+            rc = 0;
+    }
+    cg_strbuf_release(&ish);
+    cg_strbuf_release(&names);
+    cg_strbuf_release(&pick);
+    cg_strbuf_release(&list);
+    return rc;
+}
+
+/* Computes the merged tree of HEAD and theirs: 0 (*tree set; *conflicts
+ * points into it at git's conflicted-file lines, "" when none, *clean says
+ * whether there were none), or -1 with a reason. */
+static int merged_tree(const char *theirs, const char *base, cg_strbuf *tree, const char **conflicts, bool *clean,
+                       cg_strbuf *why)
 {
     static const char *const nested[] = {NESTED, "1", NULL};
-    cg_strbuf tree = CG_STRBUF_INIT, mb = CG_STRBUF_INIT;
+    cg_strbuf mb = CG_STRBUF_INIT;
     cg_strbuf_addf(&mb, "--merge-base=%s", base);
     const char *mt[] = {"git", "merge-tree", "--write-tree", base[0] ? mb.buf : "--no-messages", "HEAD",
-                  theirs, NULL};
-    int rc = git(mt, nested, &tree);
+                        theirs, NULL};
+    int rc = git(mt, nested, tree);
     if (rc != 0 && rc != 1 && base[0]) {
         /* --merge-base needs git 2.40; the merge base git finds itself (the
          * fork point) gives the same merged sources for a rebase */
         const char *plain[] = {"git", "merge-tree", "--write-tree", "HEAD", theirs, NULL};
-        cg_strbuf_reset(&tree);
-        rc = git(plain, nested, &tree);
+        cg_strbuf_reset(tree);
+        rc = git(plain, nested, tree);
     }
     cg_strbuf_release(&mb);
     if (rc != 0 && rc != 1) {
         cg_strbuf_adds(why, "`git merge-tree --write-tree` failed (cigen needs git 2.38 or later)");
-        cg_strbuf_release(&tree);
         return -1;
     }
     /* the tree, then (when git left conflicts) "MODE OID STAGE\tPATH" lines
      * up to an empty line */
-    char *nl = strchr(cg_strbuf_str(&tree), '\n');
-    const char *conflicts = nl ? nl + 1 : "";
+    char *nl = strchr(cg_strbuf_str(tree), '\n');
+    *conflicts = nl ? nl + 1 : "";
     if (nl)
         *nl = '\0';
+    *clean = rc == 0;
+    return 0;
+}
+
+/* Renders every output of the project (in folder `folder` of the work tree)
+ * from the merged sources into `blob`, in the cache's format:
+ *   "ok\n", then per output "LEN REL\0", then "\n" and the outputs' bytes
+ *   one after the other; or "fail\n" and the reason. */
+static void render_merged(const cg_global *g, const char *theirs, const char *base, const char *folder,
+                          cg_strbuf *blob)
+{
+    cg_strbuf tree = CG_STRBUF_INIT, why = CG_STRBUF_INIT;
+    const char *conflicts = "";
+    bool clean = true;
     char tmpl[] = "/tmp/cigen-merge-XXXXXX";
-    if (!mkdtemp(tmpl)) {
-        cg_strbuf_adds(why, "cannot create a scratch folder");
-        cg_strbuf_release(&tree);
+    if (merged_tree(theirs, base, &tree, &conflicts, &clean, &why) != 0) {
+        /* said */
+    } else if (!mkdtemp(tmpl)) {
+        cg_strbuf_adds(&why, "cannot create a scratch folder");
+    } else {
+        cg_strbuf index = CG_STRBUF_INIT, work = CG_STRBUF_INIT;
+        cg_strbuf_addf(&index, "%s/index", tmpl);
+        cg_strbuf_addf(&work, "%s/work/", tmpl);
+        cg_global sub = *g;
+        sub.opt.dir = work.buf;
+        /* the YAML files first; everything in the project folder only when
+         * the project does not load or render without the others */
+        for (int all = 0; all < 2; all++) {
+            bool skipped = false;
+            cg_strbuf_reset(&why);
+            if (mkdir(work.buf, 0700) != 0 && errno != EEXIST) {
+                cg_strbuf_adds(&why, "cannot create a scratch folder");
+                break;
+            }
+            if (checkout_project(tree.buf, folder, all, index.buf, work.buf, &skipped) != 0) {
+                cg_strbuf_addf(&why, "cannot check out %s of the merged tree",
+                               *folder ? folder : "the top folder");
+                break;
+            }
+            cg_project p;
+            cg_project_init(&p);
+            p.draw_diagrams = true;
+            cg_error err;
+            cg_error_init(&err);
+            const char *conflicted = NULL;
+            if (cg_project_load(&p, &sub.opt, &err) == 0 && !clean)
+                conflicted = conflicted_source(&p, folder, conflicts);
+            bool done = true;
+            if (conflicted) {
+                /* a conflict git left without markers, or markers in a
+                 * source that still parses: never a config */
+                cg_strbuf_addf(&why, "the sources conflict: %s%s", folder, conflicted);
+            } else if (err.set || cg_project_render(&p, &err) != 0) {
+                cg_strbuf_addf(&why, "the merged sources do not generate: %s", cg_strbuf_str(&err.text));
+                done = !skipped;
+            } else {
+                size_t max = cg_cli_output_count(&p);
+                cg_output_file *files = cg_xcalloc(max + 1, sizeof *files);
+                size_t n = cg_cli_outputs(&p, files, max);
+                cg_strbuf_adds(blob, "ok\n");
+                for (size_t i = 0; i < n; i++) {
+                    cg_strbuf_addf(blob, "%zu %s", files[i].len, files[i].rel);
+                    cg_strbuf_add(blob, "", 1);
+                }
+                cg_strbuf_adds(blob, "\n");
+                for (size_t i = 0; i < n; i++)
+                    cg_strbuf_add(blob, files[i].data, files[i].len);
+                free(files);
+            }
+            cg_error_release(&err);
+            cg_project_release(&p);
+            if (done)
+                break;
+        }
+        nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        cg_strbuf_release(&index);
+        cg_strbuf_release(&work);
+    }
+    if (!blob->len) {
+        cg_strbuf_adds(blob, "fail\n");
+        cg_strbuf_add(blob, cg_strbuf_str(&why), why.len);
+    }
+    cg_strbuf_release(&tree);
+    cg_strbuf_release(&why);
+}
+
+/* Writes the output `target` (a path from the top of the work tree) from a
+ * rendered blob into dest.  Returns 0, or -1 with a reason. */
+static int serve(const cg_strbuf *blob, const char *folder, const char *target, const char *dest,
+                 const cg_global *g, cg_strbuf *why)
+{
+    const char *s = cg_strbuf_str(blob), *end = s + blob->len;
+    if (strncmp(s, "fail\n", 5) == 0) {
+        cg_strbuf_add(why, s + 5, blob->len - 5);
         return -1;
     }
-    cg_strbuf index = CG_STRBUF_INIT, prefix = CG_STRBUF_INIT, dir = CG_STRBUF_INIT;
-    cg_strbuf_addf(&index, "%s/index", tmpl);
-    cg_strbuf_addf(&prefix, "%s/work/", tmpl);
-    const char *idx_env[] = {"GIT_INDEX_FILE", index.buf, NESTED, "1", NULL};
-    const char *rt[] = {"git", "read-tree", tree.buf, NULL};
-    const char *co[] = {"git", "checkout-index", "-a", "-f", "--prefix", prefix.buf, NULL};
+    if (strncmp(s, "ok\n", 3) != 0) {
+        cg_strbuf_adds(why, "the cached outputs are damaged");
+        return -1;
+    }
+    size_t fl = strlen(folder);
+    bool inside = strncmp(target, folder, fl) == 0;
+    const char *at = s + 3;
+    const char *hit = NULL;
+    size_t hit_len = 0, offset = 0;
+    while (at < end && *at != '\n') {
+        char *rel;
+        unsigned long long len = strtoull(at, &rel, 10);
+        if (*rel != ' ' || !memchr(rel, '\0', (size_t)(end - rel))) {
+            cg_strbuf_adds(why, "the cached outputs are damaged");
+            return -1;
+        }
+        rel++;
+        if (!hit && inside && cg_streq(rel, target + fl)) {
+            hit = rel;
+            hit_len = (size_t)len;
+        } else if (!hit) {
+            offset += (size_t)len;
+        }
+        at = rel + strlen(rel) + 1;
+    }
+    if (at >= end || (hit && offset + hit_len > (size_t)(end - at - 1))) {
+        cg_strbuf_adds(why, "the cached outputs are damaged");
+        return -1;
+    }
+    if (!hit) {
+        cg_strbuf_addf(why, "'%s' is not an output of %s%s", target, folder,
+                       g->opt.manifest ? g->opt.manifest : "cigen.yml");
+        return -1;
+    }
+    const char *data = at + 1 + offset;
+    FILE *f = fopen(dest, "wb");
+    bool ok = f && fwrite(data, 1, hit_len, f) == hit_len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok) {
+        cg_strbuf_addf(why, "cannot write %s", dest);
+        return -1;
+    }
+    return 0;
+}
+
+/* The name of the cache entry for this merge: what the outputs are made
+ * from (the commits, the project folder and the options) and which cigen
+ * makes them (a rebuilt binary never reuses an older one's outputs). */
+static void cache_key(const cg_global *g, const char *head, const char *theirs, const char *base,
+                      const char *folder, char hex[65])
+{
+    cg_strbuf k = CG_STRBUF_INIT;
+    struct stat st;
+    if (stat("/proc/self/exe", &st) == 0)
+        cg_strbuf_addf(&k, "%llu:%llu:%lld:%lld", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+                       (long long)st.st_size, (long long)st.st_mtime);
+    const cg_options *o = &g->opt;
+    cg_strbuf_addf(&k, "|" CIGEN_VERSION "|%s|%s|%s|%s|%s|%s|%d|%d|%d", head, theirs, base, folder,
+                   o->manifest ? o->manifest : "", o->overlay ? o->overlay : "", o->no_overlay, o->strict,
+                   o->selection != NULL);
+    cg_sha256_hex(k.buf, k.len, hex, 32);
+    cg_strbuf_release(&k);
+}
+
+/* Reads the cache entry `path` into blob: true when there is one. */
+static bool cache_read(const char *path, cg_strbuf *blob)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+        if (n > 0)
+            cg_strbuf_add(blob, buf, (size_t)n);
+    close(fd);
+    if (n < 0)
+        cg_strbuf_reset(blob);
+    return n == 0 && blob->len;
+}
+
+/* Replaces every entry of the cache folder with `name` holding blob.  A
+ * cache that cannot be written only costs the next run a render. */
+static void cache_write(const char *dir, const char *name, const cg_strbuf *blob)
+{
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    cg_strbuf path = CG_STRBUF_INIT;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        cg_strbuf_reset(&path);
+        cg_strbuf_addf(&path, "%s/%s", dir, e->d_name);
+        unlink(path.buf);
+    }
+    closedir(d);
+    cg_strbuf_reset(&path);
+    cg_strbuf_addf(&path, "%s/.%s.XXXXXX", dir, name);
+    int fd = mkstemp(path.buf);
+    if (fd >= 0) {
+        size_t off = 0;
+        while (off < blob->len) {
+            ssize_t w = write(fd, blob->buf + off, blob->len - off);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                break;
+            off += (size_t)w;
+        }
+        bool ok = close(fd) == 0 && off == blob->len;
+        cg_strbuf final = CG_STRBUF_INIT;
+        cg_strbuf_addf(&final, "%s/%s", dir, name);
+        if (!ok || rename(path.buf, final.buf) != 0)
+            unlink(path.buf);
+        cg_strbuf_release(&final);
+    }
+    cg_strbuf_release(&path);
+}
+
+/* Regenerates `target` (a path from the top of the work tree) from the
+ * merged sources into `dest`, rendering once per merge.  Returns 0, or -1
+ * with a reason; *repeat says the reason was given by an earlier run for
+ * this merge. */
+static int regenerate_merged(const cg_global *g, const char *theirs, const char *base, const char *target,
+                             const char *dest, cg_strbuf *why, bool *repeat)
+{
+    *repeat = false;
+    const char *dir = g->opt.dir ? g->opt.dir : ".";
+    cg_strbuf facts = CG_STRBUF_INIT, blob = CG_STRBUF_INIT, entry = CG_STRBUF_INIT;
+    /* one git for the project's folder from the top ("" or "sub/"), the
+     * cache folder (from dir) and our commit */
+    const char *rp[] = {"git", "-C", dir, "rev-parse", "--show-prefix", "--git-path", "cigen-merge", "HEAD", NULL};
     int result = -1;
-    if (git(rt, idx_env, NULL) != 0 || git(co, idx_env, NULL) != 0) {
-        cg_strbuf_adds(why, "cannot check out the merged tree");
+    char *lines[3] = {NULL, NULL, NULL};
+    if (git(rp, NULL, &facts) == 0) {
+        char *s = facts.buf;
+        for (int i = 0; s && i < 3; i++) {
+            char *nl = strchr(s, '\n');
+            if (!nl)
+                break;
+            *nl = '\0';
+            lines[i] = s;
+            s = nl + 1;
+        }
+    }
+    if (!lines[2]) {
+        cg_strbuf_addf(why, "cannot find the git folder and HEAD of '%s'", dir);
         goto out;
     }
-    cg_strbuf_addf(&dir, "%s%s", prefix.buf, g->opt.dir ? g->opt.dir : ".");
-    cg_global sub = *g;
-    sub.opt.dir = dir.buf;
-    cg_project p;
-    cg_project_init(&p);
-    p.draw_diagrams = true;
-    cg_error err;
-    cg_error_init(&err);
-    /* the project's folder from the top of the work tree: "" or "sub/" */
-    const char *d = g->opt.dir ? g->opt.dir : ".";
-    while (d[0] == '.' && d[1] == '/')
-        d += 2;
-    cg_strbuf want = CG_STRBUF_INIT, folder = CG_STRBUF_INIT;
-    if (!cg_streq(d, ".") && *d)
-        cg_strbuf_addf(&folder, "%s/", d);
-    const char *conflicted = NULL;
-    if (cg_project_load(&p, &sub.opt, &err) == 0 && rc == 1)
-        conflicted = conflicted_source(&p, cg_strbuf_str(&folder), conflicts);
-    if (conflicted) {
-        /* markers in a source that still parses must not become a config */
-        cg_strbuf_addf(why, "the sources conflict: %s", conflicted);
-    } else if (err.set || cg_project_render(&p, &err) != 0) {
-        cg_strbuf_addf(why, "the merged sources do not generate: %s", cg_strbuf_str(&err.text));
+    const char *folder = lines[0], *head = lines[2];
+    cg_strbuf cache = CG_STRBUF_INIT;
+    if (lines[1][0] != '/')
+        cg_strbuf_addf(&cache, "%s/", dir);
+    cg_strbuf_adds(&cache, lines[1]);
+    char key[65];
+    cache_key(g, head, theirs, base, folder, key);
+    cg_strbuf_addf(&entry, "%s/%s", cache.buf, key);
+    if (cache_read(entry.buf, &blob)) {
+        *repeat = true;
     } else {
-        /* which output is the conflicted file? */
-        size_t max = cg_cli_output_count(&p);
-        cg_output_file *files = cg_xcalloc(max + 1, sizeof *files);
-        size_t n = cg_cli_outputs(&p, files, max);
-        for (size_t i = 0; i < n && result != 0; i++) {
-            cg_strbuf_reset(&want);
-            cg_strbuf_addf(&want, "%s%s", cg_strbuf_str(&folder), files[i].rel);
-            if (!cg_streq(want.buf, target))
-                continue;
-            FILE *f = fopen(dest, "wb");
-            if (f && fwrite(files[i].data, 1, files[i].len, f) == files[i].len && fclose(f) == 0)
-                result = 0;
-            else
-                cg_strbuf_addf(why, "cannot write %s", dest);
-        }
-        if (result != 0 && !why->len)
-            cg_strbuf_addf(why, "'%s' is not an output of %s", target, sub.opt.manifest ? sub.opt.manifest : "cigen.yml");
-        free(files);
+        cg_strbuf_reset(&blob);
+        render_merged(g, theirs, base, folder, &blob);
+        cache_write(cache.buf, key, &blob);
     }
-    cg_strbuf_release(&want);
-    cg_strbuf_release(&folder);
-    cg_error_release(&err);
-    cg_project_release(&p);
+    cg_strbuf_release(&cache);
+    result = serve(&blob, folder, target, dest, g, why);
 out:
-    nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    cg_strbuf_release(&tree);
-    cg_strbuf_release(&index);
-    cg_strbuf_release(&prefix);
-    cg_strbuf_release(&dir);
+    cg_strbuf_release(&facts);
+    cg_strbuf_release(&blob);
+    cg_strbuf_release(&entry);
     return result;
 }
 
@@ -285,8 +557,11 @@ int cg_cmd_merge_driver(const cg_global *g, int argc, char **argv)
              "and in .gitattributes:  config.yml merge=cigen  and  diagrams/*.dot merge=cigen\n"
              "(with -C DIR when the project is a subfolder of the repository, e.g.\n"
              "\".circleci/build/cigen -C .circleci merge-driver %O %A %B %P\").\n"
-             "When the sources conflict too, it leaves git's usual conflict markers: resolve\n"
-             "the sources, run ./regenerate.sh --force, and add the result.\n\n"
+             "It checks out only the project folder's YAML files of the merged tree and\n"
+             "renders once per merge: the runs for the other conflicted outputs copy theirs\n"
+             "from the first run's (kept in the git folder under cigen-merge/).\n"
+             "When the sources conflict too, it says so once and leaves git's usual conflict\n"
+             "markers: resolve the sources, run ./regenerate.sh --force, and add the result.\n\n"
              "Exit status: 0 resolved, 1 conflict left, 2 bad usage.");
         return 0;
     }
@@ -295,23 +570,26 @@ int cg_cmd_merge_driver(const cg_global *g, int argc, char **argv)
         return CG_EXIT_ERROR;
     }
     const char *base_file = argv[1], *ours = argv[2], *theirs_file = argv[3], *path = argv[4];
+    /* run by our own `git merge-tree`, which only needs the sources
+     * merged: the outputs are regenerated from them, so leave ours */
+    if (getenv(NESTED))
+        return 1;
     cg_strbuf why = CG_STRBUF_INIT;
-    if (!getenv(NESTED)) {
-        char theirs[64], base[64];
-        if (!other_side(theirs, base)) {
-            cg_strbuf_adds(&why, "cannot tell which commit is being merged in");
-        } else if (regenerate_merged(g, theirs, base, path, ours, &why) == 0) {
-            if (!g->quiet)
-                fprintf(stderr, "cigen: regenerated %s from the merged sources\n", path);
-            cg_strbuf_release(&why);
-            return 0;
-        }
+    bool repeat = false;
+    char theirs[64], base[64];
+    if (!other_side(theirs, base)) {
+        cg_strbuf_adds(&why, "cannot tell which commit is being merged in");
+    } else if (regenerate_merged(g, theirs, base, path, ours, &why, &repeat) == 0) {
+        if (!g->quiet)
+            fprintf(stderr, "cigen: regenerated %s from the merged sources\n", path);
+        cg_strbuf_release(&why);
+        return 0;
     }
     /* fall back to git's own textual merge, with its conflict markers */
     const char *mf[] = {"git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", ours,
                         base_file, theirs_file, NULL};
     int rc = git(mf, NULL, NULL);
-    if (why.len)
+    if (why.len && !repeat)
         fprintf(stderr, "cigen: could not regenerate %s (%s); left git's merge of its text: resolve "
                 "the sources, then run ./regenerate.sh --force\n", path, why.buf);
     cg_strbuf_release(&why);

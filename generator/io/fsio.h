@@ -21,7 +21,8 @@
 char *cg_realdir(const char *dir, cg_error *err);
 
 /* Reads root/rel.  `ref` is where the path was named (for messages).
- * Returns 0 and a malloc'd buffer, or -1 after recording an error.
+ * Returns 0 and a malloc'd buffer, or -1 after recording an error (a file
+ * holding git's conflict markers is one, at the first marker's line).
  * `missing_ok`: a missing file returns 1 without an error. */
 int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
                    char **data, size_t *len, bool missing_ok, cg_error *err);

@@ -3,6 +3,8 @@
 #   make bench           synthetic projects of about 1k, 10k, 100k and 1M jobs
 #                        (written to build/bench/), then the embedded default
 #   make bench BENCH_SIZES="1k 10k" BENCH_RUNS=3    a quicker run
+#   make bench-merge     only the merge-driver benchmark (tests/bench/merge.sh):
+#                        a whole `git merge` in a 10,000-file repository
 #   make bench-profile   callgrind and massif of generate and check (100k jobs
 #                        by default, BENCH_PROFILE_SIZE=10k for a quick one)
 #
@@ -12,7 +14,7 @@ BENCH_DIR := $(BUILD)/bench
 BENCH_ENV = CIGEN=$(abspath $(BUILD)/cigen) GENPROJ=$(abspath $(BENCH_DIR)/genproj) \
             BENCH_DIR=$(abspath $(BENCH_DIR)) CIGEN_SRCDIR=$(CURDIR)
 
-.PHONY: bench bench-profile
+.PHONY: bench bench-merge bench-profile
 
 $(BENCH_DIR)/genproj: tests/bench/genproj.c tests/bench/bench.mk | $(BUILD)/.deps-ok
 	@mkdir -p $(BENCH_DIR)
@@ -21,6 +23,10 @@ $(BENCH_DIR)/genproj: tests/bench/genproj.c tests/bench/bench.mk | $(BUILD)/.dep
 
 bench: $(BUILD)/cigen $(BENCH_DIR)/genproj
 	@$(BENCH_ENV) bash tests/bench/run.sh
+	@$(BENCH_ENV) bash tests/bench/merge.sh
+
+bench-merge: $(BUILD)/cigen $(BENCH_DIR)/genproj
+	@$(BENCH_ENV) bash tests/bench/merge.sh
 
 bench-profile: $(BUILD)/cigen $(BENCH_DIR)/genproj
 	@$(BENCH_ENV) bash tests/bench/profile.sh

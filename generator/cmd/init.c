@@ -1,0 +1,236 @@
+/* cigen init — a minimal working project in the project folder.
+ *
+ * Writes a manifest, one tree, one template, one fragment and a
+ * regenerate.sh, then generates config.yml from them, so that `cigen check`
+ * and `cigen lint` pass right after.  It never overwrites anything: when
+ * any of the files it would write exists, it writes none and says which.
+ * Every file is created with O_EXCL; if one cannot be written, the ones
+ * already written are removed again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/cli.h"
+
+static const char manifest_text[] =
+    "# cigen.yml: how config.yml is made.  Every path is relative to this file.\n"
+    "# Nobody edits config.yml by hand: change a source below and run ./regenerate.sh.\n"
+    "output: config.yml\n"
+    "regenerate: ./regenerate.sh\n"
+    "\n"
+    "# Hand-written YAML, copied into config.yml: the version, executors, jobs.\n"
+    "fragments:\n"
+    "  - verbatim-sources/jobs.yml\n"
+    "\n"
+    "# The CI matrix: every cell of a tree invokes a job of the fragments, through\n"
+    "# the template its phase names.\n"
+    "trees:\n"
+    "  - dimensions/matrix.yml\n"
+    "\n"
+    "workflows:\n"
+    "  ci:\n"
+    "    jobs: []\n";
+
+static const char tree_text[] =
+    "# The matrix: every combination of the values below is a cell, and every\n"
+    "# cell runs each phase (here one job per cell).  Add a value, run\n"
+    "# ./regenerate.sh, and config.yml gains the jobs.\n"
+    "dimensions: [os, python]\n"
+    "job_name:\n"
+    "  pattern: \"{{ phase }}_{{ os }}_{{ python }}\"\n"
+    "  replace: {\".\": \"_\"}\n"
+    "workflows: [ci]\n"
+    "tree:\n"
+    "  - os: linux\n"
+    "    python: [\"3.11\", \"3.12\", \"3.13\"]\n"
+    "phases:\n"
+    "  test:\n"
+    "    template: templates/test.yml\n";
+
+static const char template_text[] =
+    "# How a cell of the matrix invokes its job (verbatim-sources/jobs.yml) and\n"
+    "# with which parameters.\n"
+    "test:\n"
+    "  python: \"{{ python }}\"\n";
+
+static const char fragment_text[] =
+    "version: 2.1\n"
+    "\n"
+    "jobs:\n"
+    "  test:\n"
+    "    parameters:\n"
+    "      python: {type: string}\n"
+    "    docker:\n"
+    "      - image: cimg/python:<< parameters.python >>\n"
+    "    steps:\n"
+    "      - checkout\n"
+    "      - run: python --version\n";
+
+static const char regenerate_text[] =
+    "#!/usr/bin/env bash\n"
+    "# Regenerate config.yml from its sources (cigen.yml names them).\n"
+    "#\n"
+    "#   ./regenerate.sh            write config.yml\n"
+    "#   ./regenerate.sh --check    exit 1 with a report when config.yml differs from\n"
+    "#                              what the sources produce\n"
+    "#   ./regenerate.sh ARGS...    other arguments go to `cigen generate` (after\n"
+    "#                              --check, to `cigen check`)\n"
+    "#\n"
+    "# Runs the cigen on the PATH, or $CIGEN.  Works from any folder.\n"
+    "set -euo pipefail\n"
+    "here=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n"
+    "cigen=\"${CIGEN:-cigen}\"\n"
+    "case \"${1:-}\" in\n"
+    "  -h|--help) sed -n '2,8s/^# \\{0,1\\}//p' \"${BASH_SOURCE[0]}\"; exit 0 ;;\n"
+    "esac\n"
+    "if ! command -v \"$cigen\" >/dev/null 2>&1; then\n"
+    "  echo \"regenerate.sh: error: cigen is not installed (make install in its repository, or set CIGEN)\" >&2\n"
+    "  exit 2\n"
+    "fi\n"
+    "if [ \"${1:-}\" = \"--check\" ]; then\n"
+    "  shift\n"
+    "  exec \"$cigen\" -C \"$here\" check \"$@\"\n"
+    "fi\n"
+    "exec \"$cigen\" -C \"$here\" generate \"$@\"\n";
+
+typedef struct init_file {
+    const char *rel;
+    const char *text;
+    mode_t mode;
+} init_file;
+
+/* Creates the folders leading to rel (inside dir); records the ones it made. */
+static int make_parents(const char *dir, const char *rel, char **made, size_t *nmade)
+{
+    const char *slash = strchr(rel, '/');
+    if (!slash)
+        return 0;
+    cg_strbuf path = CG_STRBUF_INIT;
+    cg_strbuf_addf(&path, "%s/%.*s", dir, (int)(slash - rel), rel);
+    int rc = 0;
+    if (mkdir(path.buf, 0777) == 0)
+        made[(*nmade)++] = cg_strbuf_detach(&path, NULL);
+    else if (errno != EEXIST)
+        rc = -1;
+    cg_strbuf_release(&path);
+    return rc;
+}
+
+static int write_new(const char *path, const char *text, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text), off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            close(fd);
+            unlink(path);
+            errno = e;
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        int e = errno;
+        unlink(path);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int cg_cmd_init(const cg_global *g, int argc, char **argv)
+{
+    if (argc == 2 && (cg_streq(argv[1], "--help") || cg_streq(argv[1], "-h"))) {
+        puts("usage: cigen [-C DIR] init\n\n"
+             "Starts a project in the current folder (or DIR): a manifest (cigen.yml), one\n"
+             "tree (dimensions/matrix.yml: os x python), its template (templates/test.yml),\n"
+             "one fragment (verbatim-sources/jobs.yml) and regenerate.sh, then generates\n"
+             "config.yml from them.  `cigen check` and `cigen lint` pass right after.\n"
+             "It never overwrites anything: when one of these files (or config.yml) exists,\n"
+             "it writes nothing and names it.\n\n"
+             "Exit status: 0 written, 2 a file exists or cannot be written.");
+        return 0;
+    }
+    if (argc != 1) {
+        fprintf(stderr, "cigen: error: init takes no arguments ('%s')\nTry 'cigen init --help'.\n", argv[1]);
+        return CG_EXIT_ERROR;
+    }
+    const char *dir = g->opt.dir ? g->opt.dir : ".";
+    const char *manifest = g->opt.manifest ? g->opt.manifest : "cigen.yml";
+    const init_file files[] = {
+        {manifest, manifest_text, 0666},
+        {"dimensions/matrix.yml", tree_text, 0666},
+        {"templates/test.yml", template_text, 0666},
+        {"verbatim-sources/jobs.yml", fragment_text, 0666},
+        {"regenerate.sh", regenerate_text, 0777},
+        {"config.yml", NULL, 0},
+    };
+    size_t nfiles = CG_ARRAY_LEN(files);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "cigen: error: '%s' is not a folder\n", dir);
+        return CG_EXIT_ERROR;
+    }
+    cg_strbuf path = CG_STRBUF_INIT;
+    for (size_t i = 0; i < nfiles; i++) {
+        cg_strbuf_reset(&path);
+        cg_strbuf_addf(&path, "%s/%s", dir, files[i].rel);
+        if (lstat(path.buf, &st) == 0 || errno != ENOENT) {
+            fprintf(stderr, "cigen: error: '%s' already exists; init starts a new project and never overwrites "
+                    "a file (nothing was written)\n", files[i].rel);
+            cg_strbuf_release(&path);
+            return CG_EXIT_ERROR;
+        }
+    }
+    char *made[8];
+    size_t nmade = 0, written = 0;
+    int rc = 0;
+    for (size_t i = 0; i < nfiles && files[i].text; i++) {
+        cg_strbuf_reset(&path);
+        cg_strbuf_addf(&path, "%s/%s", dir, files[i].rel);
+        if (make_parents(dir, files[i].rel, made, &nmade) != 0 ||
+            write_new(path.buf, files[i].text, files[i].mode) != 0) {
+            fprintf(stderr, "cigen: error: cannot write '%s': %s (nothing was written)\n", files[i].rel,
+                    strerror(errno));
+            rc = CG_EXIT_ERROR;
+            break;
+        }
+        written++;
+    }
+    if (rc != 0) {
+        /* take back what was written: a half project helps nobody */
+        for (size_t i = 0; i < written; i++) {
+            cg_strbuf_reset(&path);
+            cg_strbuf_addf(&path, "%s/%s", dir, files[i].rel);
+            unlink(path.buf);
+        }
+        while (nmade)
+            rmdir(made[--nmade]);
+    }
+    for (size_t i = 0; i < nmade; i++)
+        free(made[i]);
+    cg_strbuf_release(&path);
+    if (rc != 0)
+        return rc;
+    if (!g->quiet)
+        printf("cigen: wrote %s, dimensions/matrix.yml, templates/test.yml, verbatim-sources/jobs.yml and "
+               "regenerate.sh\n", manifest);
+    char name[] = "cigen generate";
+    char *gargv[] = {name, NULL};
+    rc = cg_cmd_generate(g, 1, gargv);
+    if (rc == 0 && !g->quiet)
+        printf("Next: change dimensions/matrix.yml (or the other sources), run ./regenerate.sh, and commit\n"
+               "the sources with config.yml; `cigen check` in CI keeps them in sync.\n");
+    return rc == 0 ? 0 : CG_EXIT_ERROR;
+}
