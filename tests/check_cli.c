@@ -6,12 +6,23 @@
 #include "testutil.h"
 #include "base/util.h"
 
-/* A copy of a small project from tests/golden (its in/ folder). */
+/* The folder of case `name`: tests/golden/NAME or tests/bad/NAME. */
+static void case_dir(cg_strbuf *dir, const char *name)
+{
+    cg_strbuf_addf(dir, "%s/tests/golden/%s", tu_srcdir(), name);
+    if (!tu_exists(dir->buf)) {
+        cg_strbuf_reset(dir);
+        cg_strbuf_addf(dir, "%s/tests/bad/%s", tu_srcdir(), name);
+    }
+}
+
+/* A copy of a small project: the in/ folder of case `name`, as p/. */
 static char *project(const char *name)
 {
     char *tmp = tu_mkdtemp();
     cg_strbuf from = CG_STRBUF_INIT, to = CG_STRBUF_INIT;
-    cg_strbuf_addf(&from, "%s/tests/golden/%s/in", tu_srcdir(), name);
+    case_dir(&from, name);
+    cg_strbuf_adds(&from, "/in");
     cg_strbuf_addf(&to, "%s/p", tmp);
     tu_copy_tree(from.buf, to.buf);
     cg_strbuf_release(&from);
@@ -19,7 +30,7 @@ static char *project(const char *name)
     return tmp;
 }
 
-/* Runs script in a fresh copy of golden case `name`'s project (in it). */
+/* Runs script in a fresh copy of case `name`'s project (in it). */
 static tu_run run_in_copy(const char *name, const char *script)
 {
     char *tmp = project(name);
@@ -378,12 +389,13 @@ START_TEST(streamed_check_same_report)
     static const char *const cases[] = {
         "check-changed-grouped", "check-drift-byte", "check-drift-comment", "check-foreign",
         "check-hand-edited-and-sources", "check-hand-edited", "check-json", "check-missing-output",
-        "check-sources-changed", "check-stale-diagram", "check-strict-lint-warning", "e2e-small",
+        "check-sources-changed", "check-stale-diagram", "lint-strict-warning-check", "e2e-small",
         "special-check-allowed", "special-check-overlay-allowed", "special-check-overlay", "special-check-refuses"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *t = project(cases[i]);
         cg_strbuf path = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT;
-        cg_strbuf_addf(&path, "%s/tests/golden/%s/cmd", tu_srcdir(), cases[i]);
+        case_dir(&path, cases[i]);
+        cg_strbuf_adds(&path, "/cmd");
         char *args = tu_read(path.buf, NULL);
         ck_assert_msg(args != NULL, "%s: no cmd", cases[i]);
         args[strcspn(args, "\n")] = '\0';

@@ -1,6 +1,8 @@
 /* Golden cases: one folder per case, no C needed to add one.
  *
- *   tests/golden/NAME/ and tests/bad/NAME/
+ *   tests/golden/NAME/   runs that succeed or report (exit status 0 or 1)
+ *   tests/bad/NAME/      input cigen must refuse (exit status 2)
+ *
  *     in/       the project (copied to a temporary folder, where cigen runs)
  *     cmd       the arguments (default "generate"); a line using $CIGEN is
  *               run as a shell command instead
@@ -126,6 +128,10 @@ START_TEST(golden_case)
     char *status = case_file(c, "status", &len);
     int want_status = status ? atoi(status) : 0;
     free(status);
+    bool in_bad = strstr(c, "/tests/bad/") != NULL;
+    ck_assert_msg(in_bad ? want_status == 2 : want_status == 0 || want_status == 1,
+                  "%s: status %d, but tests/%s holds the cases of exit status %s: move the case to tests/%s", c,
+                  want_status, in_bad ? "bad" : "golden", in_bad ? "2" : "0 or 1", in_bad ? "golden" : "bad");
     char *exp_out = case_file(c, "stdout", &len);
     if (exp_out)
         compare_text(c, "stdout", exp_out, len, r.out, r.out_len);

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Rebuilds the seed corpora of the fuzz targets from the golden cases and the
+# Rebuilds the seed corpora of the fuzz targets from the golden and bad cases and the
 # embedded default:  tests/fuzz/make-seeds.sh  (from the repository root).
 #
-#   corpus/yaml/      every YAML file of tests/golden/*/in and of the default
+#   corpus/yaml/      every YAML file of tests/golden/*/in, tests/bad/*/in and of the default
 #   corpus/pipeline/  every golden project and the default, as one input:
 #                     its files, each after a line "%% PATH" (targets.c)
 #   corpus/diff/      committed and expected config.yml of the golden cases
@@ -37,7 +37,7 @@ halves() {
     cat "$2"; [ "$b" -ge "$a" ] || head -c $((a - b)) /dev/zero | tr '\0' '\n'
 }
 
-for c in tests/golden/*/; do
+for c in tests/golden/*/ tests/bad/*/; do
     name=$(basename "$c")
     [ -d "$c/in" ] || continue
     (cd "$c/in" && find . -type f -name '*.yml' | sed 's|^\./||') | while IFS= read -r f; do
