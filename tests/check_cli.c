@@ -16,15 +16,14 @@ static void case_dir(cg_strbuf *dir, const char *name)
     }
 }
 
-/* A copy of a small project: the in/ folder of case `name`, as p/. */
+/* A copy of a small project: the input of case `name` (its base and in/), as p/. */
 static char *project(const char *name)
 {
     char *tmp = tu_mkdtemp();
     cg_strbuf from = CG_STRBUF_INIT, to = CG_STRBUF_INIT;
     case_dir(&from, name);
-    cg_strbuf_adds(&from, "/in");
     cg_strbuf_addf(&to, "%s/p", tmp);
-    tu_copy_tree(from.buf, to.buf);
+    tu_case_input(from.buf, to.buf);
     cg_strbuf_release(&from);
     cg_strbuf_release(&to);
     return tmp;

@@ -3,19 +3,25 @@
  *   tests/golden/NAME/   runs that succeed or report (exit status 0 or 1)
  *   tests/bad/NAME/      input cigen must refuse (exit status 2)
  *
- *     in/       the project (copied to a temporary folder, where cigen runs)
+ *     base      optional: the name of a base project, tests/bases/NAME,
+ *               copied first; further lines `without PATH` remove a file of it
+ *     in/       the project (copied to a temporary folder, where cigen runs);
+ *               with `base`, only the files that differ from the base or add
+ *               to it, copied over it
  *     cmd       the arguments (default "generate"); a line using $CIGEN is
  *               run as a shell command instead
  *     status    the expected exit status (default 0)
  *     stdout    the expected standard output (compared when present)
  *     stderr    the expected standard error (compared when present)
- *     expect/   files expected to differ from in/ after the run
+ *     expect/   files expected to differ from the input after the run
  *     gone      paths (one a line) expected to be removed by the run
  *
- * After the run the whole folder must equal in/ overlaid with expect/:
+ * After the run the whole folder must equal the input (base and in/)
+ * overlaid with expect/ (and without the paths of `gone`):
  * nothing else written, nothing left behind, and for an error case, every
  * output byte-identical.
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +38,20 @@ static void forget_cases(void)
     ncases = 0;
 }
 
+/* CIGEN_CASES, when set, keeps the cases whose SUITE/NAME or NAME matches
+ * it (a shell pattern: CIGEN_CASES='bad/yaml-*'). */
+static bool selected(const char *suite, const char *name)
+{
+    const char *pattern = getenv("CIGEN_CASES");
+    if (!pattern || !*pattern)
+        return true;
+    cg_strbuf full = CG_STRBUF_INIT;
+    cg_strbuf_addf(&full, "%s/%s", suite, name);
+    bool yes = fnmatch(pattern, full.buf, 0) == 0 || fnmatch(pattern, name, 0) == 0;
+    cg_strbuf_release(&full);
+    return yes;
+}
+
 static void discover(void)
 {
     atexit(forget_cases);
@@ -45,14 +65,16 @@ static void discover(void)
         for (size_t i = 0; i < n; i++) {
             cg_strbuf c = CG_STRBUF_INIT;
             cg_strbuf_addf(&c, "%s/%s", dir.buf, names[i]);
-            cg_strbuf in = CG_STRBUF_INIT;
+            cg_strbuf in = CG_STRBUF_INIT, base = CG_STRBUF_INIT;
             cg_strbuf_addf(&in, "%s/in", c.buf);
-            if (tu_exists(in.buf)) {
+            cg_strbuf_addf(&base, "%s/base", c.buf);
+            if ((tu_exists(in.buf) || tu_exists(base.buf)) && selected(roots[r] + 6, names[i])) {
                 cg_grow(&cases, &cap, ncases + 1, sizeof *cases);
                 cases[ncases++] = cg_strbuf_detach(&c, NULL);
             }
             cg_strbuf_release(&c);
             cg_strbuf_release(&in);
+            cg_strbuf_release(&base);
         }
         tu_free_list(names, n);
         cg_strbuf_release(&dir);
@@ -81,12 +103,11 @@ START_TEST(golden_case)
 {
     const char *c = cases[_i];
     char *tmp = tu_mkdtemp();
-    cg_strbuf in = CG_STRBUF_INIT, work = CG_STRBUF_INIT, want = CG_STRBUF_INIT;
-    cg_strbuf_addf(&in, "%s/in", c);
+    cg_strbuf work = CG_STRBUF_INIT, want = CG_STRBUF_INIT;
     cg_strbuf_addf(&work, "%s/work", tmp);
     cg_strbuf_addf(&want, "%s/want", tmp);
-    tu_copy_tree(in.buf, work.buf);
-    tu_copy_tree(in.buf, want.buf);
+    tu_case_input(c, work.buf);
+    tu_case_input(c, want.buf);
     cg_strbuf ex = CG_STRBUF_INIT;
     cg_strbuf_addf(&ex, "%s/expect", c);
     if (tu_exists(ex.buf)) {
@@ -145,7 +166,6 @@ START_TEST(golden_case)
     char *diff = tu_diff_trees(want.buf, work.buf);
     ck_assert_msg(diff == NULL, "%s: the project folder after the run is not as expected:\n%s", c, diff);
     tu_run_free(&r);
-    cg_strbuf_release(&in);
     cg_strbuf_release(&work);
     cg_strbuf_release(&want);
     cg_strbuf_release(&ex);

@@ -6,10 +6,10 @@
 #include "testutil.h"
 #include "base/util.h"
 
-/* A scratch repository holding tests/golden/e2e-small ($SRC: the source tree). */
+/* A scratch repository holding tests/bases/e2e-small ($SRC: the source tree). */
 #define REPO_SETUP                                                                  \
     "set -e\n"                                                                      \
-    "cp -r \"$SRC/tests/golden/e2e-small/in\" repo && cd repo\n"                    \
+    "cp -r \"$SRC/tests/bases/e2e-small\" repo && cd repo\n"                    \
     "git init -q && git config user.email t@example.com && git config user.name t\n" \
     "git config commit.gpgsign false\n"
 #define USE_DRIVER "git config merge.cigen.driver \"$CIGEN merge-driver %O %A %B %P\"\n"
