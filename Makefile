@@ -3,6 +3,8 @@
 #   make            build build/cigen (installs missing -dev packages when root)
 #   make check      build and run every test (and `make layers`)
 #   make layers     check the layering rule of generator/ (docs/architecture.md)
+#   make check-bless rewrite the golden and bad cases' expectations from the
+#                   current build (tests/README.md); review the diff; never in CI
 #   make asan       the whole test suite under AddressSanitizer + UBSan
 #   make tsan       the whole test suite under ThreadSanitizer
 #   make memcheck   the whole test suite under valgrind (CK_FORK=no)
@@ -39,7 +41,7 @@ TEST_SRC := $(sort $(wildcard tests/check_*.c)) tests/run_tests.c tests/testutil
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 HEADERS  := $(wildcard generator/*/*.h tests/*.h)
 
-.PHONY: all check layers asan tsan memcheck install uninstall clean deps deps-tests
+.PHONY: all check check-bless layers asan tsan memcheck install uninstall clean deps deps-tests
 all: $(BUILD)/cigen
 
 deps:
@@ -85,6 +87,12 @@ $(BUILD)/run_tests: $(LIB_OBJ) $(TEST_OBJ)
 # same runner works for the plain, sanitizer and valgrind builds.
 check: layers $(BUILD)/cigen $(BUILD)/run_tests
 	@CIGEN=$(abspath $(BUILD)/cigen) CIGEN_SRCDIR=$(CURDIR) $(BUILD)/run_tests
+
+# Records what the current binary does as the expectations of the golden and
+# bad cases (CIGEN_CASES=PATTERN limits it): for deliberate changes of output,
+# reviewed with git diff before committing. CI never runs it.
+check-bless: $(BUILD)/cigen $(BUILD)/run_tests
+	@CIGEN_BLESS=1 CK_RUN_SUITE=golden CIGEN=$(abspath $(BUILD)/cigen) CIGEN_SRCDIR=$(CURDIR) $(BUILD)/run_tests
 
 # sanitizers and valgrind reserve more address space than the bomb cases
 # memory limit allows: CIGEN_TEST_NO_ULIMIT lifts it

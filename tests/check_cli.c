@@ -1,25 +1,36 @@
 /* The command line as users meet it: usage, -C, and determinism. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
 #include "base/util.h"
 
-/* A copy of a small project from tests/golden (its in/ folder). */
+/* The folder of case `name`: tests/golden/NAME or tests/bad/NAME. */
+static void case_dir(cg_strbuf *dir, const char *name)
+{
+    cg_strbuf_addf(dir, "%s/tests/golden/%s", tu_srcdir(), name);
+    if (!tu_exists(dir->buf)) {
+        cg_strbuf_reset(dir);
+        cg_strbuf_addf(dir, "%s/tests/bad/%s", tu_srcdir(), name);
+    }
+}
+
+/* A copy of a small project: the input of case `name` (its base and in/), as p/. */
 static char *project(const char *name)
 {
     char *tmp = tu_mkdtemp();
     cg_strbuf from = CG_STRBUF_INIT, to = CG_STRBUF_INIT;
-    cg_strbuf_addf(&from, "%s/tests/golden/%s/in", tu_srcdir(), name);
+    case_dir(&from, name);
     cg_strbuf_addf(&to, "%s/p", tmp);
-    tu_copy_tree(from.buf, to.buf);
+    tu_case_input(from.buf, to.buf);
     cg_strbuf_release(&from);
     cg_strbuf_release(&to);
     return tmp;
 }
 
-/* Runs script in a fresh copy of golden case `name`'s project (in it). */
+/* Runs script in a fresh copy of case `name`'s project (in it). */
 static tu_run run_in_copy(const char *name, const char *script)
 {
     char *tmp = project(name);
@@ -254,17 +265,57 @@ START_TEST(stdout_write_error)
 }
 END_TEST
 
+/* -C DIR works on DIR as if run there: the same report from anywhere, the
+ * output written in DIR and nothing in the current folder, and a folder
+ * that does not exist refused. */
 START_TEST(directory_option)
 {
     char *tmp = project("e2e-small");
-    cg_strbuf cmd = CG_STRBUF_INIT;
-    cg_strbuf_addf(&cmd, "$CIGEN -C '%s/p' check", tmp);
+    cg_strbuf cmd = CG_STRBUF_INIT, dir = CG_STRBUF_INIT, cfg = CG_STRBUF_INIT, elsewhere = CG_STRBUF_INIT;
+    cg_strbuf_addf(&dir, "%s/p", tmp);
+    cg_strbuf_addf(&cfg, "%s/p/config.yml", tmp);
+    cg_strbuf_addf(&elsewhere, "%s/elsewhere", tmp);
+    tu_run here = tu_sh(dir.buf, "$CIGEN check");
+    cg_strbuf_addf(&cmd, "$CIGEN -C '%s' check", dir.buf);
     tu_run r = tu_sh("/", cmd.buf);
-    ck_assert_msg(r.status == 0, "check via -C from /: %d\n%s%s", r.status, r.out, r.err);
+    ck_assert_msg(r.status == 0 && here.status == 0, "check via -C from /: %d, in the folder: %d\n%s%s", r.status,
+                  here.status, r.out, r.err);
+    ck_assert_str_eq(r.out, here.out);
+    ck_assert_str_eq(r.err, here.err);
+    tu_run_free(&r);
+    tu_run_free(&here);
+
+    size_t len;
+    char *committed = tu_read(cfg.buf, &len);
+    ck_assert_ptr_nonnull(committed);
+    unlink(cfg.buf);
+    mkdir(elsewhere.buf, 0755);
+    cg_strbuf_reset(&cmd);
+    cg_strbuf_adds(&cmd, "$CIGEN -C ../p generate");
+    r = tu_sh(elsewhere.buf, cmd.buf);
+    ck_assert_msg(r.status == 0, "generate via -C: %d\n%s%s", r.status, r.out, r.err);
+    size_t glen;
+    char *generated = tu_read(cfg.buf, &glen);
+    ck_assert_msg(generated && glen == len && memcmp(generated, committed, len) == 0,
+                  "generate via -C did not write the same config.yml into the -C folder");
+    size_t n;
+    char **left = tu_list_dir(elsewhere.buf, &n);
+    ck_assert_msg(n == 0, "generate via -C wrote into the current folder: %s", left[0]);
+    tu_free_list(left, n);
+    free(generated);
+    free(committed);
+    tu_run_free(&r);
+
+    r = tu_sh(tmp, "$CIGEN -C no-such-folder check");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "error: cannot use folder 'no-such-folder'") != NULL, "-C no-such-folder: %s", r.err);
     tu_run_free(&r);
     tu_rm_rf(tmp);
     free(tmp);
     cg_strbuf_release(&cmd);
+    cg_strbuf_release(&dir);
+    cg_strbuf_release(&cfg);
+    cg_strbuf_release(&elsewhere);
 }
 END_TEST
 
@@ -378,12 +429,13 @@ START_TEST(streamed_check_same_report)
     static const char *const cases[] = {
         "check-changed-grouped", "check-drift-byte", "check-drift-comment", "check-foreign",
         "check-hand-edited-and-sources", "check-hand-edited", "check-json", "check-missing-output",
-        "check-sources-changed", "check-stale-diagram", "check-strict-lint-warning", "e2e-small",
+        "check-sources-changed", "check-stale-diagram", "lint-strict-warning-check", "e2e-small",
         "special-check-allowed", "special-check-overlay-allowed", "special-check-overlay", "special-check-refuses"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *t = project(cases[i]);
         cg_strbuf path = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT;
-        cg_strbuf_addf(&path, "%s/tests/golden/%s/cmd", tu_srcdir(), cases[i]);
+        case_dir(&path, cases[i]);
+        cg_strbuf_adds(&path, "/cmd");
         char *args = tu_read(path.buf, NULL);
         ck_assert_msg(args != NULL, "%s: no cmd", cases[i]);
         args[strcspn(args, "\n")] = '\0';

@@ -249,7 +249,7 @@ static void check_counts(const char *rel)
 
 START_TEST(counts_small)
 {
-    check_counts("tests/golden/graph-tree/in");
+    check_counts("tests/bases/graph");
 }
 END_TEST
 
@@ -304,7 +304,7 @@ static size_t distinct_keys(const cg_project *p, size_t t, const char *const *co
 START_TEST(collapse_counts)
 {
     cg_project p;
-    load(&p, "tests/golden/graph-tree/in");
+    load(&p, "tests/bases/graph");
     static const char *const collapse[] = {"python", "numpy"};
     cg_dot_opts o;
     cg_dot_opts_init(&o);
@@ -336,7 +336,7 @@ END_TEST
 START_TEST(node_limit)
 {
     cg_project p;
-    load(&p, "tests/golden/graph-tree/in");
+    load(&p, "tests/bases/graph");
     cg_dot_opts o;
     cg_dot_opts_init(&o);
     o.max_nodes = 5;
@@ -396,7 +396,7 @@ END_TEST
 START_TEST(outputs)
 {
     cg_project p;
-    load(&p, "tests/golden/graph-tree/in");
+    load(&p, "tests/bases/graph");
     cg_dot_output outs[4];
     size_t n = cg_dot_outputs(&p.m, &p.m.pool, outs, 1); /* says how many there are */
     ck_assert_uint_eq(n, 3);
@@ -466,7 +466,7 @@ END_TEST
 static tu_run graph(const char *cwd, const char *args)
 {
     cg_strbuf cmd = CG_STRBUF_INIT;
-    cg_strbuf_addf(&cmd, "$CIGEN -C '%s/tests/golden/graph-tree/in' graph %s", tu_srcdir(), args);
+    cg_strbuf_addf(&cmd, "$CIGEN -C '%s/tests/bases/graph' graph %s", tu_srcdir(), args);
     tu_run r = tu_sh(cwd, cmd.buf);
     cg_strbuf_release(&cmd);
     return r;
@@ -515,7 +515,7 @@ START_TEST(cli_output_relative_to_cwd)
     ck_assert(cg_dot_is_generated(data, len));
     ck_assert_ptr_nonnull(strstr(data, "digraph \"workflow-ci\""));
     cg_strbuf_reset(&path);
-    cg_strbuf_addf(&path, "%s/tests/golden/graph-tree/in/ci.dot", tu_srcdir());
+    cg_strbuf_addf(&path, "%s/tests/bases/graph/ci.dot", tu_srcdir());
     ck_assert_msg(!tu_exists(path.buf), "-o wrote into the -C folder");
     free(data);
     cg_strbuf_release(&path);

@@ -1,21 +1,34 @@
 /* Golden cases: one folder per case, no C needed to add one.
  *
- *   tests/golden/NAME/ and tests/bad/NAME/
- *     in/       the project (copied to a temporary folder, where cigen runs)
+ *   tests/golden/NAME/   runs that succeed or report (exit status 0 or 1)
+ *   tests/bad/NAME/      input cigen must refuse (exit status 2)
+ *
+ *     base      optional: the name of a base project, tests/bases/NAME,
+ *               copied first; further lines `without PATH` remove a file of it
+ *     in/       the project (copied to a temporary folder, where cigen runs);
+ *               with `base`, only the files that differ from the base or add
+ *               to it, copied over it
  *     cmd       the arguments (default "generate"); a line using $CIGEN is
  *               run as a shell command instead
  *     status    the expected exit status (default 0)
  *     stdout    the expected standard output (compared when present)
  *     stderr    the expected standard error (compared when present)
- *     expect/   files expected to differ from in/ after the run
+ *     expect/   files expected to differ from the input after the run
  *     gone      paths (one a line) expected to be removed by the run
  *
- * After the run the whole folder must equal in/ overlaid with expect/:
+ * After the run the whole folder must equal the input (base and in/)
+ * overlaid with expect/ (and without the paths of `gone`):
  * nothing else written, nothing left behind, and for an error case, every
  * output byte-identical.
+ *
+ * CIGEN_BLESS=1 (make check-bless) rewrites the expectations from the
+ * current binary instead (see bless() and tests/README.md); never in CI.
  */
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "testutil.h"
 #include "base/util.h"
@@ -28,6 +41,20 @@ static void forget_cases(void)
     tu_free_list(cases, ncases);
     cases = NULL;
     ncases = 0;
+}
+
+/* CIGEN_CASES, when set, keeps the cases whose SUITE/NAME or NAME matches
+ * it (a shell pattern: CIGEN_CASES='bad/yaml-*'). */
+static bool selected(const char *suite, const char *name)
+{
+    const char *pattern = getenv("CIGEN_CASES");
+    if (!pattern || !*pattern)
+        return true;
+    cg_strbuf full = CG_STRBUF_INIT;
+    cg_strbuf_addf(&full, "%s/%s", suite, name);
+    bool yes = fnmatch(pattern, full.buf, 0) == 0 || fnmatch(pattern, name, 0) == 0;
+    cg_strbuf_release(&full);
+    return yes;
 }
 
 static void discover(void)
@@ -43,14 +70,16 @@ static void discover(void)
         for (size_t i = 0; i < n; i++) {
             cg_strbuf c = CG_STRBUF_INIT;
             cg_strbuf_addf(&c, "%s/%s", dir.buf, names[i]);
-            cg_strbuf in = CG_STRBUF_INIT;
+            cg_strbuf in = CG_STRBUF_INIT, base = CG_STRBUF_INIT;
             cg_strbuf_addf(&in, "%s/in", c.buf);
-            if (tu_exists(in.buf)) {
+            cg_strbuf_addf(&base, "%s/base", c.buf);
+            if ((tu_exists(in.buf) || tu_exists(base.buf)) && selected(roots[r] + 6, names[i])) {
                 cg_grow(&cases, &cap, ncases + 1, sizeof *cases);
                 cases[ncases++] = cg_strbuf_detach(&c, NULL);
             }
             cg_strbuf_release(&c);
             cg_strbuf_release(&in);
+            cg_strbuf_release(&base);
         }
         tu_free_list(names, n);
         cg_strbuf_release(&dir);
@@ -75,16 +104,11 @@ static void compare_text(const char *c, const char *what, const char *expected, 
                  (int)alen, actual);
 }
 
-START_TEST(golden_case)
+/* Makes at `want` what the case folder must hold after the run: its input
+ * overlaid with expect/, without the paths of `gone`. */
+static void make_want(const char *c, const char *want)
 {
-    const char *c = cases[_i];
-    char *tmp = tu_mkdtemp();
-    cg_strbuf in = CG_STRBUF_INIT, work = CG_STRBUF_INIT, want = CG_STRBUF_INIT;
-    cg_strbuf_addf(&in, "%s/in", c);
-    cg_strbuf_addf(&work, "%s/work", tmp);
-    cg_strbuf_addf(&want, "%s/want", tmp);
-    tu_copy_tree(in.buf, work.buf);
-    tu_copy_tree(in.buf, want.buf);
+    tu_case_input(c, want);
     cg_strbuf ex = CG_STRBUF_INIT;
     cg_strbuf_addf(&ex, "%s/expect", c);
     if (tu_exists(ex.buf)) {
@@ -94,7 +118,7 @@ START_TEST(golden_case)
         for (size_t i = 0; i < n; i++) {
             cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
             cg_strbuf_addf(&a, "%s/%s", ex.buf, names[i]);
-            cg_strbuf_addf(&b, "%s/%s", want.buf, names[i]);
+            cg_strbuf_addf(&b, "%s/%s", want, names[i]);
             tu_rm_rf(b.buf);
             tu_copy_tree(a.buf, b.buf);
             cg_strbuf_release(&a);
@@ -102,15 +126,170 @@ START_TEST(golden_case)
         }
         tu_free_list(names, n);
     }
+    cg_strbuf_release(&ex);
     size_t len;
     char *gone = case_file(c, "gone", &len);
     for (char *line = gone ? strtok(gone, "\n") : NULL; line; line = strtok(NULL, "\n")) {
         cg_strbuf g = CG_STRBUF_INIT;
-        cg_strbuf_addf(&g, "%s/%s", want.buf, line);
+        cg_strbuf_addf(&g, "%s/%s", want, line);
         tu_rm_rf(g.buf);
         cg_strbuf_release(&g);
     }
     free(gone);
+}
+
+/* Writes the case file `name` when it differs from data (or is missing and
+ * `create`); says so in `what`. */
+static void bless_file(const char *c, const char *name, const char *data, size_t dlen, bool create,
+                       cg_strbuf *what)
+{
+    cg_strbuf p = CG_STRBUF_INIT;
+    cg_strbuf_addf(&p, "%s/%s", c, name);
+    size_t len;
+    char *old = tu_read(p.buf, &len);
+    if ((old || create) && (!old || len != dlen || memcmp(old, data, dlen) != 0)) {
+        tu_write(p.buf, data, dlen);
+        cg_strbuf_addf(what, " %s", name);
+    }
+    free(old);
+    cg_strbuf_release(&p);
+}
+
+/* When folder `work` is folder `input` (both folders) with entries removed
+ * and nothing added or changed, lists the removed ones (as REL/NAME lines) in gone. */
+static bool only_removed(const char *input, const char *work, const char *rel, cg_strbuf *gone)
+{
+    size_t n;
+    char **names = tu_list_dir(work, &n);
+    bool only = true;
+    for (size_t i = 0; i < n && only; i++) {
+        cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+        cg_strbuf_addf(&a, "%s/%s", input, names[i]);
+        cg_strbuf_addf(&b, "%s/%s", work, names[i]);
+        struct stat sa, sb;
+        if (lstat(a.buf, &sa) != 0 || lstat(b.buf, &sb) != 0) {
+            only = false;
+        } else if (S_ISDIR(sa.st_mode) && S_ISDIR(sb.st_mode)) {
+            cg_strbuf r = CG_STRBUF_INIT;
+            cg_strbuf_addf(&r, "%s/%s", rel, names[i]);
+            only = only_removed(a.buf, b.buf, r.buf, gone);
+            cg_strbuf_release(&r);
+        } else {
+            char *d = tu_diff_trees(a.buf, b.buf);
+            only = d == NULL;
+            free(d);
+        }
+        cg_strbuf_release(&a);
+        cg_strbuf_release(&b);
+    }
+    tu_free_list(names, n);
+    names = tu_list_dir(input, &n);
+    for (size_t i = 0; i < n && only; i++) {
+        cg_strbuf b = CG_STRBUF_INIT;
+        cg_strbuf_addf(&b, "%s/%s", work, names[i]);
+        if (!tu_exists(b.buf))
+            cg_strbuf_addf(gone, "%s/%s\n", rel, names[i]);
+        cg_strbuf_release(&b);
+    }
+    tu_free_list(names, n);
+    return only;
+}
+
+/* CIGEN_BLESS=1 (make check-bless): records what the current binary did as
+ * the case's expectations. stdout, stderr and status are rewritten when the
+ * case has them (a new case, with none of them, gets all three); expect/ and
+ * gone are made again from the folder after the run when it is not as they
+ * say: every top-level entry that changed goes to expect/ (a folder that only
+ * lost files lists them in gone instead), every one removed to gone. in/ and
+ * base are never touched. */
+static void bless(const char *c, const tu_run *r, const char *work, const char *tmp)
+{
+    cg_strbuf p = CG_STRBUF_INIT, what = CG_STRBUF_INIT;
+    bool fresh = true;
+    static const char *const recorded[] = {"stdout", "stderr", "status"};
+    for (size_t i = 0; i < 3; i++) {
+        cg_strbuf_reset(&p);
+        cg_strbuf_addf(&p, "%s/%s", c, recorded[i]);
+        fresh = fresh && !tu_exists(p.buf);
+    }
+    bless_file(c, "stdout", r->out, r->out_len, fresh, &what);
+    bless_file(c, "stderr", r->err, r->err_len, fresh, &what);
+    char st[16];
+    snprintf(st, sizeof st, "%d\n", r->status);
+    bless_file(c, "status", st, strlen(st), fresh && r->status != 0, &what);
+
+    cg_strbuf want = CG_STRBUF_INIT, input = CG_STRBUF_INIT, ex = CG_STRBUF_INIT, gone = CG_STRBUF_INIT;
+    cg_strbuf_addf(&want, "%s/bless-want", tmp);
+    cg_strbuf_addf(&input, "%s/bless-input", tmp);
+    cg_strbuf_addf(&ex, "%s/expect", c);
+    make_want(c, want.buf);
+    char *diff = tu_diff_trees(want.buf, work);
+    if (diff) {
+        tu_case_input(c, input.buf);
+        tu_rm_rf(ex.buf);
+        size_t n;
+        char **names = tu_list_dir(work, &n);
+        for (size_t i = 0; i < n; i++) {
+            cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+            cg_strbuf_addf(&a, "%s/%s", work, names[i]);
+            cg_strbuf_addf(&b, "%s/%s", input.buf, names[i]);
+            char *d = tu_diff_trees(b.buf, a.buf);
+            size_t mark = gone.len;
+            struct stat sa, sb;
+            bool dirs = lstat(a.buf, &sa) == 0 && S_ISDIR(sa.st_mode) && lstat(b.buf, &sb) == 0 && S_ISDIR(sb.st_mode);
+            if (d && dirs && only_removed(b.buf, a.buf, names[i], &gone)) {
+                free(d);
+                d = NULL;
+            } else {
+                cg_strbuf_truncate(&gone, mark);
+            }
+            if (d) {
+                cg_strbuf_reset(&b);
+                cg_strbuf_addf(&b, "%s/%s", ex.buf, names[i]);
+                mkdir(ex.buf, 0755);
+                tu_copy_tree(a.buf, b.buf);
+            }
+            free(d);
+            cg_strbuf_release(&a);
+            cg_strbuf_release(&b);
+        }
+        tu_free_list(names, n);
+        names = tu_list_dir(input.buf, &n);
+        for (size_t i = 0; i < n; i++) {
+            cg_strbuf a = CG_STRBUF_INIT;
+            cg_strbuf_addf(&a, "%s/%s", work, names[i]);
+            if (!tu_exists(a.buf))
+                cg_strbuf_addf(&gone, "%s\n", names[i]);
+            cg_strbuf_release(&a);
+        }
+        tu_free_list(names, n);
+        cg_strbuf_reset(&p);
+        cg_strbuf_addf(&p, "%s/gone", c);
+        tu_rm_rf(p.buf);
+        if (gone.len)
+            tu_write(p.buf, gone.buf, gone.len);
+        cg_strbuf_adds(&what, " expect/ gone");
+    }
+    free(diff);
+    if (what.len)
+        fprintf(stderr, "blessed %s:%s\n", c, what.buf);
+    cg_strbuf_release(&want);
+    cg_strbuf_release(&input);
+    cg_strbuf_release(&ex);
+    cg_strbuf_release(&gone);
+    cg_strbuf_release(&p);
+    cg_strbuf_release(&what);
+}
+
+START_TEST(golden_case)
+{
+    const char *c = cases[_i];
+    char *tmp = tu_mkdtemp();
+    cg_strbuf work = CG_STRBUF_INIT, want = CG_STRBUF_INIT;
+    cg_strbuf_addf(&work, "%s/work", tmp);
+    cg_strbuf_addf(&want, "%s/want", tmp);
+    tu_case_input(c, work.buf);
+    size_t len;
     char *cmdfile = case_file(c, "cmd", &len);
     cg_strbuf cmd = CG_STRBUF_INIT;
     if (cmdfile) {
@@ -123,9 +302,17 @@ START_TEST(golden_case)
         cg_strbuf_addf(&cmd, "$CIGEN %s", cmdfile ? cmdfile : "generate");
     free(cmdfile);
     tu_run r = tu_sh(work.buf, cmd.buf);
+    const char *blessing = getenv("CIGEN_BLESS");
+    if (blessing && strcmp(blessing, "1") == 0)
+        bless(c, &r, work.buf, tmp);
+    make_want(c, want.buf);
     char *status = case_file(c, "status", &len);
     int want_status = status ? atoi(status) : 0;
     free(status);
+    bool in_bad = strstr(c, "/tests/bad/") != NULL;
+    ck_assert_msg(in_bad ? want_status == 2 : want_status == 0 || want_status == 1,
+                  "%s: status %d, but tests/%s holds the cases of exit status %s: move the case to tests/%s", c,
+                  want_status, in_bad ? "bad" : "golden", in_bad ? "2" : "0 or 1", in_bad ? "golden" : "bad");
     char *exp_out = case_file(c, "stdout", &len);
     if (exp_out)
         compare_text(c, "stdout", exp_out, len, r.out, r.out_len);
@@ -139,10 +326,8 @@ START_TEST(golden_case)
     char *diff = tu_diff_trees(want.buf, work.buf);
     ck_assert_msg(diff == NULL, "%s: the project folder after the run is not as expected:\n%s", c, diff);
     tu_run_free(&r);
-    cg_strbuf_release(&in);
     cg_strbuf_release(&work);
     cg_strbuf_release(&want);
-    cg_strbuf_release(&ex);
     cg_strbuf_release(&cmd);
     tu_rm_rf(tmp);
     free(tmp);

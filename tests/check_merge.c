@@ -6,10 +6,10 @@
 #include "testutil.h"
 #include "base/util.h"
 
-/* A scratch repository holding tests/golden/e2e-small ($SRC: the source tree). */
+/* A scratch repository holding tests/bases/e2e-small ($SRC: the source tree). */
 #define REPO_SETUP                                                                  \
     "set -e\n"                                                                      \
-    "cp -r \"$SRC/tests/golden/e2e-small/in\" repo && cd repo\n"                    \
+    "cp -r \"$SRC/tests/bases/e2e-small\" repo && cd repo\n"                    \
     "git init -q && git config user.email t@example.com && git config user.name t\n" \
     "git config commit.gpgsign false\n"
 #define USE_DRIVER "git config merge.cigen.driver \"$CIGEN merge-driver %O %A %B %P\"\n"
@@ -210,7 +210,7 @@ START_TEST(merge_driver_project_in_subfolder)
 {
     tu_run r = in_scratch(
         "", "set -e\n"
-        "mkdir -p repo/src && cp -r \"$SRC/tests/golden/e2e-small/in\" repo/.circleci && cd repo\n"
+        "mkdir -p repo/src && cp -r \"$SRC/tests/bases/e2e-small\" repo/.circleci && cd repo\n"
         "for i in 1 2 3 4 5; do echo \"file $i\" > src/f$i.c; done\n"
         "git init -q && git config user.email t@example.com && git config user.name t\n"
         "git config commit.gpgsign false\n"

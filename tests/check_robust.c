@@ -270,19 +270,19 @@ static size_t check_after_kill(const char *dir, const snapshot *old, const snaps
     return changed;
 }
 
-/* A copy of tests/golden/e2e-small with diagrams (several outputs), in its
+/* A copy of tests/bases/e2e-small with diagrams (several outputs), in its
  * generated state; `new_dir` gets the sources changed (one more cell) and
  * their outputs.  Returns the temporary folder. */
 static char *kill_setup(snapshot *old, snapshot *new, char **work)
 {
     char *tmp = tu_mkdtemp();
-    char *src = path_join(tu_srcdir(), "tests/golden/e2e-small/in");
+    char *src = path_join(tu_srcdir(), "tests/bases/e2e-small");
     char *p = path_join(tmp, "p"), *q = path_join(tmp, "q");
     tu_copy_tree(src, p);
     char *manifest = path_join(p, "cigen.yml"), *tree = path_join(p, "dimensions/builds.yml");
     size_t len;
     char *m = tu_read(manifest, &len);
-    ck_assert_msg(m && !strstr(m, "diagrams:"), "tests/golden/e2e-small changed: update check_robust.c");
+    ck_assert_msg(m && !strstr(m, "diagrams:"), "tests/bases/e2e-small changed: update check_robust.c");
     cg_strbuf sb = CG_STRBUF_INIT;
     cg_strbuf_add(&sb, m, len);
     cg_strbuf_adds(&sb, "diagrams: diagrams\n");
@@ -290,7 +290,7 @@ static char *kill_setup(snapshot *old, snapshot *new, char **work)
     generate_ok(p);
     /* one more cell: config.yml and two diagrams change */
     char *t = tu_read(tree, &len);
-    ck_assert_msg(t && !strstr(t, "\nextra:"), "tests/golden/e2e-small changed: update check_robust.c");
+    ck_assert_msg(t && !strstr(t, "\nextra:"), "tests/bases/e2e-small changed: update check_robust.c");
     cg_strbuf_reset(&sb);
     cg_strbuf_add(&sb, t, len);
     cg_strbuf_adds(&sb, "extra:\n  - {os: linux, python: \"3.8\", cuda: cpu}\n");

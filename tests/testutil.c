@@ -161,6 +161,62 @@ void tu_copy_tree(const char *from, const char *to)
     free(data);
 }
 
+void tu_overlay_tree(const char *from, const char *to)
+{
+    struct stat sf, st;
+    if (lstat(from, &sf) == 0 && S_ISDIR(sf.st_mode) && lstat(to, &st) == 0 && S_ISDIR(st.st_mode)) {
+        size_t n;
+        char **names = tu_list_dir(from, &n);
+        for (size_t i = 0; i < n; i++) {
+            cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+            cg_strbuf_addf(&a, "%s/%s", from, names[i]);
+            cg_strbuf_addf(&b, "%s/%s", to, names[i]);
+            tu_overlay_tree(a.buf, b.buf);
+            cg_strbuf_release(&a);
+            cg_strbuf_release(&b);
+        }
+        tu_free_list(names, n);
+        return;
+    }
+    tu_rm_rf(to);
+    tu_copy_tree(from, to);
+}
+
+void tu_case_input(const char *case_dir, const char *to)
+{
+    cg_strbuf p = CG_STRBUF_INIT;
+    cg_strbuf_addf(&p, "%s/base", case_dir);
+    char *base = tu_read(p.buf, NULL);
+    bool has_base = base != NULL;
+    if (has_base) {
+        char *save = NULL;
+        char *name = strtok_r(base, "\n", &save);
+        ck_assert_msg(name != NULL, "%s: empty, expected the name of a folder of tests/bases", p.buf);
+        cg_strbuf from = CG_STRBUF_INIT;
+        cg_strbuf_addf(&from, "%s/tests/bases/%s", tu_srcdir(), name);
+        ck_assert_msg(!strchr(name, '/') && tu_exists(from.buf), "%s: no base project '%s' (tests/bases/%s)", p.buf,
+                      name, name);
+        tu_copy_tree(from.buf, to);
+        for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            ck_assert_msg(strncmp(line, "without ", 8) == 0, "%s: '%s': expected 'without PATH'", p.buf, line);
+            cg_strbuf drop = CG_STRBUF_INIT;
+            cg_strbuf_addf(&drop, "%s/%s", to, line + 8);
+            ck_assert_msg(tu_exists(drop.buf), "%s: '%s': base '%s' has no such file", p.buf, line, name);
+            tu_rm_rf(drop.buf);
+            cg_strbuf_release(&drop);
+        }
+        cg_strbuf_release(&from);
+        free(base);
+    }
+    cg_strbuf_reset(&p);
+    cg_strbuf_addf(&p, "%s/in", case_dir);
+    if (!has_base)
+        tu_copy_tree(p.buf, to);
+    else if (tu_exists(p.buf))
+        tu_overlay_tree(p.buf, to);
+    cg_strbuf_release(&p);
+}
+
 static void diff_into(cg_strbuf *msg, const char *exp, const char *act, const char *rel)
 {
     struct stat se, sa;

@@ -24,6 +24,13 @@ void tu_copy_tree(const char *from, const char *to);
 /* The sorted list of entries of a folder (names only; free with tu_free_list). */
 char **tu_list_dir(const char *dir, size_t *n);
 void tu_free_list(char **v, size_t n);
+/* Copies the tree `from` over the folder `to`: folders present in both are
+ * merged, every other entry of `from` replaces the one of `to`. */
+void tu_overlay_tree(const char *from, const char *to);
+/* The project of case folder `case_dir` (tests/golden/NAME, tests/bad/NAME),
+ * made at `to`: the base project named by its file `base` (tests/bases/NAME,
+ * minus the paths of its `without PATH` lines), then its in/ over it. */
+void tu_case_input(const char *case_dir, const char *to);
 /* Compares two folder trees; returns NULL when equal, else a message. */
 char *tu_diff_trees(const char *expected, const char *actual);
 

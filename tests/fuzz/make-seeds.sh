@@ -1,8 +1,8 @@
 #!/bin/sh
-# Rebuilds the seed corpora of the fuzz targets from the golden cases and the
+# Rebuilds the seed corpora of the fuzz targets from the golden and bad cases and the
 # embedded default:  tests/fuzz/make-seeds.sh  (from the repository root).
 #
-#   corpus/yaml/      every YAML file of tests/golden/*/in and of the default
+#   corpus/yaml/      every YAML file of tests/golden/*/in, tests/bad/*/in and of the default
 #   corpus/pipeline/  every golden project and the default, as one input:
 #                     its files, each after a line "%% PATH" (targets.c)
 #   corpus/diff/      committed and expected config.yml of the golden cases
@@ -30,6 +30,24 @@ project_input() { # DIR STRICT
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# a case's project (tests/README.md): its base project, without the paths of
+# its `without` lines, then its in/ over it
+case_input() { # CASE DEST
+    rm -rf "$2" && mkdir -p "$2"
+    if [ -f "$1/base" ]; then
+        cp -R "tests/bases/$(head -n 1 "$1/base")/." "$2/"
+        sed -n 's/^without //p' "$1/base" | while IFS= read -r p; do rm -rf "${2:?}/$p"; done
+    fi
+    [ -d "$1/in" ] || return 0
+    # an entry of in/ replaces the base's, unless both are folders (merged)
+    (cd "$1/in" && find . -mindepth 1) | while IFS= read -r p; do
+        if [ ! -d "$1/in/$p" ] || [ -L "$1/in/$p" ] || [ ! -d "$2/$p" ] || [ -L "$2/$p" ]; then
+            rm -rf "${2:?}/$p"
+        fi
+    done
+    cp -R "$1/in/." "$2/"
+}
+
 # two texts -> two halves of equal length (the shorter padded with newlines)
 halves() {
     a=$(wc -c <"$1"); b=$(wc -c <"$2")
@@ -37,21 +55,22 @@ halves() {
     cat "$2"; [ "$b" -ge "$a" ] || head -c $((a - b)) /dev/zero | tr '\0' '\n'
 }
 
-for c in tests/golden/*/; do
+for c in tests/golden/*/ tests/bad/*/; do
     name=$(basename "$c")
-    [ -d "$c/in" ] || continue
-    (cd "$c/in" && find . -type f -name '*.yml' | sed 's|^\./||') | while IFS= read -r f; do
-        cp "$c/in/$f" "$out/yaml/$name--$(echo "$f" | tr / _)"
+    [ -d "$c/in" ] || [ -f "$c/base" ] || continue
+    case_input "$c" "$tmp/in"
+    (cd "$tmp/in" && find . -type f -name '*.yml' | sed 's|^\./||') | while IFS= read -r f; do
+        cp "$tmp/in/$f" "$out/yaml/$name--$(echo "$f" | tr / _)"
     done
     strict=no
     grep -q -- --strict "$c/cmd" 2>/dev/null && strict=strict
-    project_input "$c/in" "$strict" >"$out/pipeline/$name"
+    project_input "$tmp/in" "$strict" >"$out/pipeline/$name"
     # committed config.yml against what cigen generates (build/cigen)
-    if [ -f "$c/in/config.yml" ] && [ -x build/cigen ]; then
-        rm -rf "$tmp/g" && cp -R "$c/in" "$tmp/g"
+    if [ -f "$tmp/in/config.yml" ] && [ -x build/cigen ]; then
+        rm -rf "$tmp/g" && cp -R "$tmp/in" "$tmp/g"
         build/cigen -q -C "$tmp/g" generate --force >/dev/null 2>&1 || build/cigen -q -C "$tmp/g" generate >/dev/null 2>&1 || true
-        if ! cmp -s "$c/in/config.yml" "$tmp/g/config.yml"; then
-            halves "$c/in/config.yml" "$tmp/g/config.yml" >"$out/diff/$name"
+        if ! cmp -s "$tmp/in/config.yml" "$tmp/g/config.yml"; then
+            halves "$tmp/in/config.yml" "$tmp/g/config.yml" >"$out/diff/$name"
         fi
     fi
 done

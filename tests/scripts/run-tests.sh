@@ -5,6 +5,7 @@
 #   run-tests.sh            run every case; print "ok K name" or "FAIL K name" (with the details,
 #                           indented) per case, then "N passed, M failed"; exit 1 if any failed
 #   run-tests.sh --count    print the number of cases
+#   run-tests.sh --list     print the name of every case, one a line, in order
 #   run-tests.sh --name K   print the name of case K (0-based)
 #   run-tests.sh --case K   run case K: exit 0 if it passes, else exit 1 with expected vs actual
 #                           on stderr
@@ -621,6 +622,7 @@ check_index() {
 collect_cases
 case ${1:-} in
   --count) echo "${#CASE_KIND[@]}" ;;
+  --list) printf '%s\n' "${CASE_NAME[@]}" ;;
   --name)
     check_index "${2:-}"
     echo "${CASE_NAME[$2]}"
@@ -647,7 +649,7 @@ case ${1:-} in
     echo "$passed passed, $failed failed"
     ((failed == 0))
     ;;
-  -h | --help) sed -n '2,10s/^# \{0,1\}//p' "$SELF" ;;
+  -h | --help) sed -n '2,11s/^# \{0,1\}//p' "$SELF" ;;
   *)
     echo "run-tests.sh: error: unknown argument '$1' (see --help)" >&2
     exit 2

@@ -1,0 +1,115 @@
+/* base/diff: the unified diff of check's report. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/diff.h"
+#include "testutil.h"
+#include "base/util.h"
+
+static char *unified(const char *a, const char *b, size_t max)
+{
+    cg_diff d;
+    cg_diff_compute(a, strlen(a), b, strlen(b), &d);
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_diff_unified(&d, a, strlen(a), b, strlen(b), "a", "b", 1, max, &out);
+    cg_diff_release(&d);
+    return cg_strbuf_detach(&out, NULL);
+}
+
+START_TEST(diff_basic)
+{
+    char *u = unified("1\n2\n3\n4\n5\n", "1\n2\nthree\n4\n5\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -2,3 +2,3 @@\n 2\n-3\n+three\n 4\n");
+    free(u);
+    u = unified("a\nb\n", "a\nb\n", 0);
+    ck_assert_str_eq(u, "");
+    free(u);
+    u = unified("", "x\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n");
+    free(u);
+    u = unified("a\nb\nc\n", "a\nc\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -1,3 +1,2 @@\n a\n-b\n c\n");
+    free(u);
+}
+END_TEST
+
+/* An added entry that repeats its neighbours is shown whole, from its least
+ * indented line, wherever the shortest edit script happened to put it. */
+START_TEST(diff_places_blocks)
+{
+    const char *a = "jobs:\n  - build:\n      name: x\n  - build:\n      name: z\n";
+    const char *b = "jobs:\n  - build:\n      name: x\n  - build:\n      name: y\n  - build:\n      name: z\n";
+    char *u = unified(a, b, 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -3,2 +3,4 @@\n       name: x\n+  - build:\n+      name: y\n   - build:\n");
+    free(u);
+    /* the same for removed lines */
+    u = unified(b, a, 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -3,4 +3,2 @@\n       name: x\n-  - build:\n-      name: y\n   - build:\n");
+    free(u);
+}
+END_TEST
+
+/* A missing final newline is a difference, and says so. */
+START_TEST(diff_final_newline)
+{
+    char *u = unified("a\nb", "a\nb\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+    free(u);
+    u = unified("a\x01\n", "a\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -1,1 +1,1 @@\n-a\\x01\n+a\n");
+    free(u);
+}
+END_TEST
+
+START_TEST(diff_counts_and_bound)
+{
+    cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+    for (int i = 0; i < 100; i++) {
+        cg_strbuf_addf(&a, "line %d\n", i);
+        cg_strbuf_addf(&b, i % 10 == 0 ? "changed %d\n" : "line %d\n", i);
+    }
+    cg_diff d;
+    cg_diff_compute(a.buf, a.len, b.buf, b.len, &d);
+    ck_assert_uint_eq(d.n, 10);
+    ck_assert_uint_eq(d.removed, 10);
+    ck_assert_uint_eq(d.added, 10);
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_diff_unified(&d, a.buf, a.len, b.buf, b.len, "a", "b", 3, 4, &out);
+    ck_assert(strstr(out.buf, "more changed lines not shown") != NULL);
+    cg_strbuf_release(&out);
+    cg_diff_release(&d);
+    cg_strbuf_release(&a);
+    cg_strbuf_release(&b);
+}
+END_TEST
+
+START_TEST(diff_large_distance_falls_back)
+{
+    cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+    for (int i = 0; i < 6000; i++) {
+        cg_strbuf_addf(&a, "a%d\n", i);
+        cg_strbuf_addf(&b, "b%d\n", i);
+    }
+    cg_diff d;
+    cg_diff_compute(a.buf, a.len, b.buf, b.len, &d);
+    ck_assert_uint_eq(d.n, 1);
+    ck_assert_uint_eq(d.removed, 6000);
+    ck_assert_uint_eq(d.added, 6000);
+    cg_diff_release(&d);
+    cg_strbuf_release(&a);
+    cg_strbuf_release(&b);
+}
+END_TEST
+
+Suite *make_diff_suite(void)
+{
+    Suite *s = suite_create("diff");
+    TCase *tc = tcase_create("diff");
+    tcase_add_test(tc, diff_basic);
+    tcase_add_test(tc, diff_places_blocks);
+    tcase_add_test(tc, diff_final_newline);
+    tcase_add_test(tc, diff_counts_and_bound);
+    tcase_add_test(tc, diff_large_distance_falls_back);
+    suite_add_tcase(s, tc);
+    return s;
+}
