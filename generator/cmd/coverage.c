@@ -101,7 +101,8 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
         json_object_set_new(o, "tree", json_string(t->name));
         json_object_set_new(o, "tier", json_string(tier->name));
         json_object_set_new(o, "kind", json_string(tier->kind == CG_TIER_PAIRWISE ? "pairwise" :
-                                                   tier->kind == CG_TIER_ALL ? "all" : "cells"));
+                                                   tier->kind == CG_TIER_ALL ? "all" :
+                                                   tier->kind == CG_TIER_NONE ? "none" : "cells"));
         jdims = json_array();
         for (size_t i = 0; i < nd; i++)
             json_array_append_new(jdims, json_string(t->dims[dims[i]]));
@@ -113,7 +114,8 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
             json_object_set_new(o, "cost", json_real(selection_cost(tier, cells, selected, &env)));
     } else {
         cg_strbuf_addf(out, "tree %s, tier %s (%s over", t->name, tier->name,
-                       tier->kind == CG_TIER_PAIRWISE ? "pairwise" : tier->kind == CG_TIER_ALL ? "all cells" : "listed cells");
+                       tier->kind == CG_TIER_PAIRWISE ? "pairwise" : tier->kind == CG_TIER_ALL ? "all cells" :
+                       tier->kind == CG_TIER_NONE ? "no cells" : "listed cells");
         for (size_t i = 0; i < nd; i++)
             cg_strbuf_addf(out, "%s %s", i ? "," : "", t->dims[dims[i]]);
         cg_strbuf_addf(out, ")\n  pairs covered: %zu/%zu\n  cells: %zu of %zu live cells", cov.covered,
@@ -217,6 +219,8 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
             continue;
         for (size_t k = 0; k < t->ntiers && rc == 0; k++) {
             const cg_tier *tier = &t->tiers[k];
+            if (tier->kind == CG_TIER_NONE) /* the tree takes no part: nothing to cover */
+                continue;
             if (want_tier ? !cg_streq(tier->name, want_tier) : tier->kind == CG_TIER_ALL)
                 continue;
             int r = report_tier(&p, ti, k, dims, json, arr, &out, &err);

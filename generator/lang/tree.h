@@ -123,7 +123,9 @@ typedef struct cg_override {
     cg_pos pos;
 } cg_override;
 
-enum cg_tier_kind { CG_TIER_ALL, CG_TIER_CELLS, CG_TIER_PAIRWISE };
+/* NONE: written `none`, the tree takes no part in the workflows that name
+ * the tier (it declares it so that leaving them out is visibly on purpose). */
+enum cg_tier_kind { CG_TIER_ALL, CG_TIER_CELLS, CG_TIER_PAIRWISE, CG_TIER_NONE };
 
 typedef struct cg_tier {
     const char *name;

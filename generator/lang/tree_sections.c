@@ -175,6 +175,19 @@ int cg_tree_parse_tier_bodies(parser *P, json_t *root)
             tier->kind = CG_TIER_ALL;
             continue;
         }
+        if (json_is_string(def) && cg_streq(json_string_value(def), "none")) {
+            tier->kind = CG_TIER_NONE;
+            for (size_t n = 0; n < t->nnodes && rc == 0; n++)
+                for (size_t k = 0; k < t->nodes[n]->ntiers; k++)
+                    if (t->nodes[n]->tiers[k] == (int)i) {
+                        cg_pos p = cg_doc_where(P->doc, t->nodes[n]->path);
+                        rc = cg_error_at(P->err, &p, "this node joins tier '%s', which is declared 'none' "
+                                         "(the tree takes no part in it)", tier->name);
+                        cg_error_note(P->err, &tier->pos, "declared here");
+                        break;
+                    }
+            continue;
+        }
         if (json_is_string(def) && json_string_length(def) == 0 && cg_doc_is_plain(P->doc, tp.buf)) {
             tier->kind = CG_TIER_CELLS; /* declared, filled by node-level `tiers:` */
             continue;
@@ -182,7 +195,7 @@ int cg_tree_parse_tier_bodies(parser *P, json_t *root)
         if (!json_is_object(def)) {
             cg_pos p = cg_doc_where(P->doc, tp.buf);
             rc = cg_error_at(P->err, &p,
-                             "tier '%s' must be 'all', or a mapping with 'cells' or 'pairwise'", tier->name);
+                             "tier '%s' must be 'all', 'none', or a mapping with 'cells' or 'pairwise'", tier->name);
             break;
         }
         static const char *const keys[] = {"cells", "pairwise", "pin", "cost"};

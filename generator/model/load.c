@@ -126,6 +126,39 @@ static int check_workflow_tiers(cg_model *p, cg_error *err)
     return 0;
 }
 
+/* A tree that sends jobs to a workflow must declare every tier the workflow
+ * names (`none` to take no part): otherwise it would silently add nothing. */
+static int check_tree_tiers(cg_model *p, cg_error *err)
+{
+    const cg_manifest *m = &p->manifest;
+    for (size_t t = 0; t < p->ntrees; t++) {
+        const cg_tree *tr = p->trees[t];
+        for (size_t ph = 0; ph < tr->nphases; ph++) {
+            const cg_phase *phase = &tr->phases[ph];
+            for (size_t k = 0; k < phase->nworkflows; k++) {
+                const cg_workflow_decl *wd = &m->workflows[phase->workflows[k]];
+                for (size_t i = 0; i < wd->ntiers + wd->non_request; i++) {
+                    bool gated = i >= wd->ntiers;
+                    const char *name = gated ? wd->on_request[i - wd->ntiers] : wd->tiers[i];
+                    const cg_pos *at = gated ? &wd->on_request_pos[i - wd->ntiers] : &wd->tier_pos[i];
+                    bool found = false;
+                    for (size_t x = 0; x < tr->ntiers && !found; x++)
+                        found = cg_streq(tr->tiers[x].name, name);
+                    if (found)
+                        continue;
+                    cg_error_at(err, &phase->workflow_pos[k],
+                                "phase '%s' lands in workflow '%s', which takes tier '%s', but tree '%s' does "
+                                "not declare it; declare '%s' under 'tiers' (or '%s: none' to take no part)",
+                                phase->name, wd->name, name, tr->name, name, name);
+                    cg_error_note(err, at, "workflow '%s' takes tier '%s' here", wd->name, name);
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 const char *cg_model_source_kind(const cg_model *p, const char *rel)
 {
     const cg_manifest *m = &p->manifest;
@@ -373,7 +406,7 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
         if (cg_expand(t, &p->pool, &p->cells[i], m->max_cells, p->opt.strict, &p->warnings, err) != 0)
             return -1;
     }
-    if (check_workflow_tiers(p, err) != 0)
+    if (check_workflow_tiers(p, err) != 0 || check_tree_tiers(p, err) != 0)
         return -1;
     for (size_t i = 0; i < p->ntrees; i++)
         if (cg_jobs_build(&p->jobs, p->trees[i], &p->cells[i], m, &p->pool, err) != 0)
