@@ -276,7 +276,7 @@ static int check_cron(parse *P, const char *cron, const cg_pos *pos)
 static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_decl *w)
 {
     static const char *const keys[] = {"jobs", "schedule", "branches", "tags", "when",
-                                       "tier", "on_request", "per_change", "max_jobs"};
+                                       "tier", "on_request", "per_change", "max_jobs", "order"};
     cg_strbuf p = CG_STRBUF_INIT, sub = CG_STRBUF_INIT;
     cg_path_join_key(&p, "/workflows", name);
     w->name = cg_intern(P->pool, name);
@@ -350,6 +350,49 @@ static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_de
         }
         w->per_change = cg_streq(s, "true");
     }
+    if ((v = json_object_get(wf, "order"))) {
+        cg_path_join_key(&sub, p.buf, "order");
+        w->order_pos = cg_doc_where(P->doc, sub.buf);
+        if (json_is_string(v) && (cg_streq(json_string_value(v), "cell") || cg_streq(json_string_value(v), "phase"))) {
+            w->order = cg_streq(json_string_value(v), "cell") ? CG_ORDER_CELL : CG_ORDER_PHASE;
+        } else if (json_is_array(v) && json_array_size(v) > 0) {
+            w->order = CG_ORDER_LIST;
+            w->order_list = v;
+            cg_strbuf ip = CG_STRBUF_INIT, kp = CG_STRBUF_INIT;
+            for (size_t i = 0; i < json_array_size(v) && rc == 0; i++) {
+                json_t *e = json_array_get(v, i);
+                cg_path_join_index(&ip, sub.buf, i);
+                if (json_is_string(e)) {
+                    rc = cg_expect_nonempty(P->doc, ip.buf, e, "a static entry's name", P->err);
+                    continue;
+                }
+                static const char *const okeys[] = {"phase"};
+                json_t *ph = json_is_object(e) ? json_object_get(e, "phase") : NULL;
+                if (!json_is_object(e) || !ph) {
+                    cg_pos ep = cg_doc_where(P->doc, ip.buf);
+                    rc = cg_error_at(P->err, &ep, "an item of 'order' is the name of a static entry of 'jobs' or "
+                                     "{phase: NAME} (or a list of phases): the generated jobs of those phases");
+                    break;
+                }
+                if ((rc = cg_check_keys(P->doc, ip.buf, e, okeys, 1, "in an item of 'order'", P->err)) != 0)
+                    break;
+                cg_path_join_key(&kp, ip.buf, "phase");
+                const char **names;
+                cg_pos *npos;
+                size_t nn;
+                rc = name_list(P, kp.buf, ph, "phase", "a phase name", &names, &npos, &nn);
+            }
+            cg_strbuf_release(&ip);
+            cg_strbuf_release(&kp);
+            if (rc != 0)
+                goto done;
+        } else {
+            rc = cg_error_at(P->err, &w->order_pos, "'order' must be 'cell' (each cell's jobs together, the "
+                             "default), 'phase' (all jobs of a phase together) or a list placing static entries "
+                             "and phases, e.g. [setup, {phase: build}, {phase: test}]");
+            goto done;
+        }
+    }
     if ((v = json_object_get(wf, "max_jobs"))) {
         cg_path_join_key(&sub, p.buf, "max_jobs");
         const char *s = json_is_string(v) ? json_string_value(v) : "";
@@ -394,7 +437,7 @@ static int parse_limits(parse *P, json_t *v, cg_manifest *m)
 int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error *err)
 {
     static const char *const keys[] = {"output", "diagrams", "regenerate", "fragments",
-                                       "trees", "workflows", "limits"};
+                                       "trees", "lists", "workflows", "limits"};
     memset(m, 0, sizeof *m);
     m->doc = doc;
     m->regenerate = "cigen generate";
@@ -428,7 +471,8 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         m->regenerate = pooled(&P, v);
     }
     if (path_list(&P, root, "fragments", &m->fragments, &m->fragment_pos, &m->nfragments) != 0 ||
-        path_list(&P, root, "trees", &m->trees, &m->tree_pos, &m->ntrees) != 0)
+        path_list(&P, root, "trees", &m->trees, &m->tree_pos, &m->ntrees) != 0 ||
+        path_list(&P, root, "lists", &m->lists, &m->list_pos, &m->nlists) != 0)
         return -1;
     if ((v = json_object_get(root, "limits")) && parse_limits(&P, v, m) != 0)
         return -1;

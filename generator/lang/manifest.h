@@ -5,12 +5,14 @@
  *   regenerate: ./regenerate.sh     # the command the header and `check` name
  *   fragments: [verbatim-sources/header.yml, ...]   # verbatim YAML, in order
  *   trees: [dimensions/binary_builds.yml, ...]      # dimension trees
+ *   lists: [dimensions/lists.yml]   # named value lists the trees share
  *   workflows:                      # the generated workflows, in order
  *     binary_builds:
  *       schedule: "5 5 * * *"       # cron (UTC) -> triggers
  *       branches: [main]            # trigger filter, or per-job filter
  *       tier: nightly               # which cells' jobs land here
  *       jobs: [setup]               # entries written before generated ones
+ *       order: phase                # or cell, or [setup, {phase: build}, ...]
  *   limits: {max_config_bytes: 8388608, max_jobs_per_workflow: 500,
  *            max_cells: 1000000}    # cells per tree, checked before expanding
  *
@@ -38,6 +40,11 @@ typedef struct cg_ref_filter {
     bool set;
 } cg_ref_filter;
 
+/* A workflow's entries: its static `jobs` then the generated ones cell by
+ * cell (CELL, the default), or phase by phase (PHASE), or as `order` lists
+ * them (LIST: static entries by name, generated ones by phase). */
+enum cg_order { CG_ORDER_CELL, CG_ORDER_PHASE, CG_ORDER_LIST };
+
 typedef struct cg_workflow_decl {
     const char *name;
     cg_pos pos;          /* of its key */
@@ -54,6 +61,9 @@ typedef struct cg_workflow_decl {
     cg_pos *on_request_pos;
     size_t non_request;
     bool per_change;     /* the workflow special-PR configs put jobs into */
+    int order;           /* CG_ORDER_*: the order of its entries */
+    json_t *order_list;  /* CG_ORDER_LIST: static names and {phase: ...} (borrowed) */
+    cg_pos order_pos;
     long max_jobs;       /* lint threshold; 0: the manifest's default */
 } cg_workflow_decl;
 
@@ -70,6 +80,9 @@ typedef struct cg_manifest {
     const char **trees;
     cg_pos *tree_pos;
     size_t ntrees;
+    const char **lists;      /* files of shared value lists (lang/lists.h) */
+    cg_pos *list_pos;
+    size_t nlists;
     cg_workflow_decl *workflows;
     size_t nworkflows;
     long max_config_bytes;

@@ -327,7 +327,7 @@ static const char *tree_name(cg_pool *pool, const char *file)
     return cg_internn(pool, base, n);
 }
 
-cg_tree *cg_tree_parse(const cg_doc *doc, size_t index, const cg_manifest *m, cg_pool *pool,
+cg_tree *cg_tree_parse(const cg_doc *doc, size_t index, const cg_manifest *m, cg_lists *lists, cg_pool *pool,
                        cg_error *err)
 {
     cg_tree *t = cg_xcalloc(1, sizeof *t);
@@ -336,7 +336,7 @@ cg_tree *cg_tree_parse(const cg_doc *doc, size_t index, const cg_manifest *m, cg
     t->name = tree_name(pool, t->file);
     t->index = index;
     cg_map_init(&t->name_ids);
-    parser P = {t, doc, m, pool, err, 0, 0, NULL};
+    parser P = {t, doc, m, pool, err, 0, 0, NULL, lists};
     json_t *root = cg_doc_root(doc);
     int rc;
     if (!root)

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "base/diag.h"
+#include "lang/lists.h"
 #include "lang/manifest.h"
 #include "lang/placeholder.h"
 #include "base/util.h"
@@ -46,9 +47,15 @@ enum cg_builtin {
 };
 extern const char *const cg_builtin_names[CG_NBUILTINS];
 
+/* A glob, or a position: `@first` / `@last` match the first / last value of
+ * the list that gives the cell its value of the dimension (a node's list,
+ * a zip's column, a shared list), whatever that value is. */
+enum cg_glob_kind { CG_GLOB_TEXT, CG_GLOB_FIRST, CG_GLOB_LAST };
+
 typedef struct cg_glob {
     const char *text;
     bool negate;     /* written "!glob" */
+    uint8_t kind;    /* cg_glob_kind */
 } cg_glob;
 
 typedef struct cg_match {
@@ -158,6 +165,8 @@ typedef struct cg_phase {
     int *requires_phase;    /* index of the phase, or -1: an external job */
     cg_pattern **skip;
     size_t nskip;
+    cg_pattern **only;      /* the phase runs only for cells matching one of these */
+    size_t nonly;
     int *workflows;         /* indexes into the manifest's workflows */
     cg_pos *workflow_pos;
     size_t nworkflows;
@@ -192,8 +201,10 @@ typedef struct cg_tree {
     size_t npatterns;
 } cg_tree;
 
-/* Parses a loaded tree file.  `index` is its position in the manifest. */
-cg_tree *cg_tree_parse(const cg_doc *doc, size_t index, const cg_manifest *m, cg_pool *pool,
+/* Parses a loaded tree file.  `index` is its position in the manifest;
+ * `lists` holds the shared value lists (`{list: NAME}`; may be NULL), whose
+ * `uses` count the references. */
+cg_tree *cg_tree_parse(const cg_doc *doc, size_t index, const cg_manifest *m, cg_lists *lists, cg_pool *pool,
                        cg_error *err);
 void cg_tree_free(cg_tree *t);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/lists.h"
 #include "lang/schema.h"
 #include "lang/yaml_scalar.h"
 #include "lang/manifest.h"
@@ -35,6 +36,7 @@ typedef struct parser {
     size_t nodes_cap;
     size_t patterns_cap;
     int *bound_by;      /* [ndims]: index of the node binding each dimension on the current path, or -1 */
+    cg_lists *lists;    /* the manifest's shared lists (may be NULL) */
 } parser;
 
 #define PATH(sb, parent, key) (cg_path_join_key(&(sb), (parent), (key)), cg_strbuf_str(&(sb)))
@@ -70,6 +72,11 @@ cg_pattern *cg_tree_parse_pattern(parser *P, const char *path, json_t *v, const 
 /* A pattern or a list of patterns, under the key `key`. */
 int cg_tree_parse_patterns(parser *P, const char *path, json_t *v, const char *key, const char *kind,
                            cg_pattern ***out, size_t *n);
+
+/* A dimension's values as written: a value, a list, {list: NAME} or a list
+ * mixing values and {list: NAME}; duplicates are an error unless `dups`. */
+int cg_tree_dim_values(parser *P, const char *path, int dim, json_t *v, bool dups, const char ***values,
+                       cg_pos **pos, size_t *n);
 
 cg_tnode *cg_tree_new_node(parser *P, cg_tnode *parent, const char *path);
 

@@ -22,46 +22,126 @@ static int tier_index(parser *P, const char *name, const cg_pos *pos)
     return -1;
 }
 
-static int parse_values(parser *P, const char *path, int dim, json_t *v, cg_fan *fan)
+/* `{list: NAME}`: a shared list of the manifest's list files. */
+static int list_ref(parser *P, const char *path, json_t *v, const cg_list **out)
+{
+    static const char *const keys[] = {"list"};
+    if (cg_check_keys(P->doc, path, v, keys, 1, "in a list reference ({list: NAME})", P->err) != 0)
+        return -1;
+    cg_strbuf kp = CG_STRBUF_INIT;
+    PATH(kp, path, "list");
+    json_t *name = json_object_get(v, "list");
+    int rc = cg_expect_nonempty(P->doc, kp.buf, name, "a list name", P->err);
+    cg_pos p = cg_doc_where(P->doc, kp.buf);
+    cg_strbuf_release(&kp);
+    if (rc != 0)
+        return -1;
+    cg_list *list = P->lists ? cg_lists_find(P->lists, json_string_value(name)) : NULL;
+    if (!list) {
+        size_t n = P->lists ? P->lists->n : 0;
+        const char **cands = cg_xmalloc((n + 1) * sizeof *cands);
+        for (size_t i = 0; i < n; i++)
+            cands[i] = P->lists->v[i].name;
+        cg_strbuf hint = CG_STRBUF_INIT;
+        cg_did_you_mean(&hint, json_string_value(name), cands, n);
+        free(cands);
+        cg_error_at(P->err, &p, "unknown list '%s'%s; lists are declared in the files the manifest names "
+                    "under 'lists'", json_string_value(name), cg_strbuf_str(&hint));
+        cg_strbuf_release(&hint);
+        return -1;
+    }
+    list->uses++;
+    *out = list;
+    return 0;
+}
+
+/* The values of a dimension as written at `path`: a value, a list of values,
+ * `{list: NAME}`, or a list mixing values and `{list: NAME}` (spliced in
+ * place).  Values are interned, each with its position (in the list file
+ * for a shared list's).  Duplicates are an error unless `dups` (a zip's
+ * column may repeat a value). */
+int cg_tree_dim_values(parser *P, const char *path, int dim, json_t *v, bool dups, const char ***values,
+                       cg_pos **pos, size_t *n)
 {
     const char *dname = P->t->dims[dim];
-    fan->dim = dim;
-    size_t n = json_is_array(v) ? json_array_size(v) : 1;
-    if (json_is_object(v) || (json_is_array(v) && n == 0)) {
-        cg_pos p = cg_doc_where(P->doc, path);
-        if (json_is_object(v))
-            return cg_error_at(P->err, &p, "the value of dimension '%s' must be a string or a list of strings, not a mapping", dname);
-        return cg_error_at(P->err, &p, "dimension '%s' has an empty list of values; give at least one", dname);
-    }
-    fan->n = n;
-    fan->values = palloc(P, n, sizeof *fan->values);
-    fan->pos = palloc(P, n, sizeof *fan->pos);
+    *n = 0;
+    size_t count = 0;
+    size_t items = json_is_array(v) ? json_array_size(v) : 1;
     cg_strbuf ip = CG_STRBUF_INIT;
     int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
+    if (json_is_array(v) && items == 0) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        return cg_error_at(P->err, &p, "dimension '%s' has an empty list of values; give at least one", dname);
+    }
+    /* pass 1: count, resolving the shared lists */
+    const cg_list **refs = cg_xcalloc(items, sizeof *refs);
+    for (size_t i = 0; i < items && rc == 0; i++) {
         json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
         const char *ipath = path;
         if (json_is_array(v)) {
             cg_path_join_index(&ip, path, i);
             ipath = ip.buf;
         }
-        char what[200];
-        snprintf(what, sizeof what, "a value of dimension '%s'", dname);
-        if ((rc = cg_expect_nonempty(P->doc, ipath, item, what, P->err)) != 0)
-            break;
-        fan->values[i] = cg_intern(P->pool, json_string_value(item));
-        fan->pos[i] = cg_doc_where(P->doc, ipath);
-        for (size_t j = 0; j < i; j++) {
-            if (fan->values[j] == fan->values[i]) {
-                rc = cg_error_at(P->err, &fan->pos[i], "value '%s' of dimension '%s' is listed twice",
-                                 fan->values[i], dname);
-                cg_error_note(P->err, &fan->pos[j], "first listed here");
+        if (json_is_object(item)) {
+            if (json_object_get(item, "list") == NULL) {
+                cg_pos p = cg_doc_where(P->doc, ipath);
+                rc = cg_error_at(P->err, &p, "%s of dimension '%s' must be a string%s or {list: NAME} (a shared "
+                                 "list), not a mapping", json_is_array(v) ? "a value" : "the value", dname,
+                                 json_is_array(v) ? "" : ", a list of strings");
                 break;
             }
+            if ((rc = list_ref(P, ipath, item, &refs[i])) == 0)
+                count += refs[i]->n;
+        } else {
+            count++;
         }
     }
+    if (rc == 0) {
+        *values = palloc(P, count, sizeof **values);
+        *pos = palloc(P, count, sizeof **pos);
+    }
+    char what[200];
+    snprintf(what, sizeof what, "a value of dimension '%s'", dname);
+    for (size_t i = 0; i < items && rc == 0; i++) {
+        json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
+        const char *ipath = path;
+        if (json_is_array(v)) {
+            cg_path_join_index(&ip, path, i);
+            ipath = ip.buf;
+        }
+        size_t from = *n;
+        if (refs[i]) {
+            for (size_t k = 0; k < refs[i]->n; k++) {
+                (*values)[*n] = refs[i]->values[k];
+                (*pos)[(*n)++] = refs[i]->value_pos[k];
+            }
+        } else {
+            if ((rc = cg_expect_nonempty(P->doc, ipath, item, what, P->err)) != 0)
+                break;
+            (*values)[*n] = cg_intern(P->pool, json_string_value(item));
+            (*pos)[(*n)++] = cg_doc_where(P->doc, ipath);
+        }
+        for (size_t a = from; a < *n && rc == 0 && !dups; a++)
+            for (size_t j = 0; j < a; j++)
+                if ((*values)[j] == (*values)[a]) {
+                    cg_pos here = refs[i] ? cg_doc_where(P->doc, ipath) : (*pos)[a];
+                    rc = cg_error_at(P->err, &here, "value '%s' of dimension '%s' is listed twice", (*values)[a],
+                                     dname);
+                    if (refs[i])
+                        cg_error_note(P->err, &(*pos)[a], "list '%s' holds it", refs[i]->name);
+                    cg_error_note(P->err, &(*pos)[j], "first listed here");
+                    break;
+                }
+    }
+    free(refs);
     cg_strbuf_release(&ip);
     return rc;
+}
+
+static int parse_values(parser *P, const char *path, int dim, json_t *v, cg_fan *fan)
+{
+    fan->dim = dim;
+    return cg_tree_dim_values(P, path, dim, v, false, &fan->values, &fan->pos, &fan->n);
 }
 
 static int bind_dim(parser *P, cg_tnode *node, int dim, const cg_pos *pos)
@@ -92,6 +172,8 @@ static int parse_zip(parser *P, const char *path, json_t *v, cg_tnode *node)
     z->ids = palloc(P, ncols, sizeof *z->ids);
     z->pos = cg_doc_where(P->doc, path);
     z->order = (int)P->t->ndims;
+    const char ***dvals = palloc(P, ncols, sizeof *dvals); /* a dimension's values (shared lists spliced) */
+    cg_pos **dpos = palloc(P, ncols, sizeof *dpos);
     cg_strbuf kp = CG_STRBUF_INIT, ip = CG_STRBUF_INIT;
     const char *k;
     json_t *col;
@@ -101,23 +183,29 @@ static int parse_zip(parser *P, const char *path, json_t *v, cg_tnode *node)
     json_object_foreach(v, k, col) {
         PATH(kp, path, k);
         z->ids[c] = cg_tree_name_id(P->t, k);
-        if (!json_is_array(col) || json_array_size(col) == 0) {
+        bool dim = cg_tree_is_dim(P->t, z->ids[c]);
+        size_t len = json_is_array(col) ? json_array_size(col) : 0;
+        if (dim && json_is_object(col) && json_object_get(col, "list")) {
+            /* {list: NAME}: a shared list as the column */
+        } else if (!json_is_array(col) || len == 0) {
             cg_pos p = cg_doc_where(P->doc, kp.buf);
             rc = cg_error_at(P->err, &p, "'%s' in 'zip' must be a non-empty list", k);
             break;
         }
+        if (dim && (rc = cg_tree_dim_values(P, kp.buf, z->ids[c], col, true, &dvals[c], &dpos[c], &len)) != 0)
+            break;
         if (c == 0) {
-            branches = json_array_size(col);
+            branches = len;
             first = k;
             z->n = branches;
             z->cells = palloc(P, branches * ncols, sizeof *z->cells);
-        } else if (json_array_size(col) != branches) {
+        } else if (len != branches) {
             cg_pos p = cg_doc_where(P->doc, kp.buf);
             rc = cg_error_at(P->err, &p, "'%s' has %zu value%s but '%s' has %zu; zipped lists advance together and must have the same length",
-                             k, json_array_size(col), json_array_size(col) == 1 ? "" : "s", first, branches);
+                             k, len, len == 1 ? "" : "s", first, branches);
             break;
         }
-        if (cg_tree_is_dim(P->t, z->ids[c])) {
+        if (dim) {
             cg_pos p = cg_doc_key_where(P->doc, kp.buf);
             if ((rc = bind_dim(P, node, z->ids[c], &p)) != 0)
                 break;
@@ -125,20 +213,15 @@ static int parse_zip(parser *P, const char *path, json_t *v, cg_tnode *node)
                 z->order = z->ids[c];
         }
         for (size_t b = 0; b < branches && rc == 0; b++) {
-            cg_path_join_index(&ip, kp.buf, b);
-            json_t *item = json_array_get(col, b);
             cg_vardecl *cell = &z->cells[b * ncols + c];
-            if (cg_tree_is_dim(P->t, z->ids[c])) {
-                char what[200];
-                snprintf(what, sizeof what, "a value of dimension '%s'", k);
-                if ((rc = cg_expect_nonempty(P->doc, ip.buf, item, what, P->err)) != 0)
-                    break;
+            if (dim) {
                 cell->id = z->ids[c];
-                cell->raw = cg_intern(P->pool, json_string_value(item));
-                cell->len = json_string_length(item);
-                cell->pos = cg_doc_where(P->doc, ip.buf);
+                cell->raw = dvals[c][b];
+                cell->len = strlen(dvals[c][b]);
+                cell->pos = dpos[c][b];
             } else {
-                rc = cg_tree_parse_vardecl(P, ip.buf, k, item, cell);
+                cg_path_join_index(&ip, kp.buf, b);
+                rc = cg_tree_parse_vardecl(P, ip.buf, k, json_array_get(col, b), cell);
             }
         }
         c++;

@@ -43,13 +43,29 @@ void cg_pattern_describe(const cg_tree *t, const cg_pattern *p, cg_strbuf *out)
     cg_strbuf_addc(out, '}');
 }
 
-static int parse_glob(parser *P, const char *path, json_t *v, cg_glob *g)
+static int parse_glob(parser *P, const char *path, json_t *v, const cg_match *m, cg_glob *g)
 {
     if (cg_expect_string(P->doc, path, v, "a pattern value", P->err) != 0)
         return -1;
     const char *s = json_string_value(v);
     g->negate = s[0] == '!';
     g->text = cg_pool_strndup(P->pool, s + g->negate, strlen(s + g->negate));
+    if (g->text[0] != '@')
+        return 0;
+    if (cg_streq(g->text, "@first"))
+        g->kind = CG_GLOB_FIRST;
+    else if (cg_streq(g->text, "@last"))
+        g->kind = CG_GLOB_LAST;
+    else {
+        cg_pos p = cg_doc_where(P->doc, path);
+        return cg_error_at(P->err, &p, "'%s' is not a position; write '@first' or '@last' (the first or last "
+                           "value of the list that sets it), or quote a glob such as '[@]x'", g->text);
+    }
+    if (!cg_tree_is_dim(P->t, m->id)) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        return cg_error_at(P->err, &p, "'%s' needs a dimension, and '%s' is a variable (a variable has no "
+                           "list of values)", g->text, P->t->names[m->id]);
+    }
     return 0;
 }
 
@@ -95,7 +111,7 @@ cg_pattern *cg_tree_parse_pattern(parser *P, const char *path, json_t *v, const 
             m->globs = palloc(P, m->nglobs, sizeof *m->globs);
             for (size_t i = 0; i < m->nglobs; i++) {
                 cg_path_join_index(&ip, kp.buf, i);
-                if (parse_glob(P, ip.buf, json_array_get(val, i), &m->globs[i]) != 0)
+                if (parse_glob(P, ip.buf, json_array_get(val, i), m, &m->globs[i]) != 0)
                     goto fail;
             }
         } else if (json_is_string(val) && cg_doc_is_plain(P->doc, kp.buf) &&
@@ -104,7 +120,7 @@ cg_pattern *cg_tree_parse_pattern(parser *P, const char *path, json_t *v, const 
         } else {
             m->nglobs = 1;
             m->globs = palloc(P, 1, sizeof *m->globs);
-            if (parse_glob(P, kp.buf, val, &m->globs[0]) != 0)
+            if (parse_glob(P, kp.buf, val, m, &m->globs[0]) != 0)
                 goto fail;
         }
         pat->nitems++;

@@ -408,7 +408,7 @@ int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_
             break;
         }
         ph->name = cg_intern(P->pool, k);
-        static const char *const keys[] = {"template", "job_name", "requires", "skip", "workflows"};
+        static const char *const keys[] = {"template", "job_name", "requires", "skip", "only", "workflows"};
         char where[160];
         snprintf(where, sizeof where, "in phase '%s'", k);
         if (json_is_string(def) && json_string_length(def) == 0 && cg_doc_is_plain(P->doc, pp.buf)) {
@@ -476,6 +476,10 @@ int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_
         json_t *skip = json_object_get(def, "skip");
         if (skip && (rc = cg_tree_parse_patterns(P, PATH(kp, pp.buf, "skip"), skip, "skip", "skip", &ph->skip,
             &ph->nskip)) != 0)
+            break;
+        json_t *only = json_object_get(def, "only");
+        if (only && (rc = cg_tree_parse_patterns(P, PATH(kp, pp.buf, "only"), only, "only", "phase only",
+                                                 &ph->only, &ph->nonly)) != 0)
             break;
         json_t *wfs = json_object_get(def, "workflows");
         if (wfs) {

@@ -24,6 +24,28 @@ cg_pos cg_cell_value_pos(const cg_cell *cell, int dim)
     return (cg_pos){0};
 }
 
+bool cg_cell_value_ends(const cg_cell *cell, int dim, const char **first, const char **last)
+{
+    if (!cell->values[dim])
+        return false;
+    for (const cg_tnode *n = cell->leaf; n; n = n->parent) {
+        for (size_t f = 0; f < n->nfans; f++)
+            if (n->fans[f].dim == dim) {
+                *first = n->fans[f].values[0];
+                *last = n->fans[f].values[n->fans[f].n - 1];
+                return true;
+            }
+        if (n->zip)
+            for (size_t c = 0; c < n->zip->nnames; c++)
+                if (n->zip->ids[c] == dim) {
+                    *first = n->zip->cells[c].raw;
+                    *last = n->zip->cells[(n->zip->n - 1) * n->zip->nnames + c].raw;
+                    return true;
+                }
+    }
+    return false;
+}
+
 void cg_cell_describe(const cg_tree *t, const cg_cell *c, cg_strbuf *out)
 {
     bool first = true;

@@ -42,6 +42,10 @@ void cg_cells_release(cg_cells *cells);
 /* Where the value of dimension `dim` of a cell is written in the tree. */
 cg_pos cg_cell_value_pos(const cg_cell *cell, int dim);
 
+/* The first and last values of the list that gives the cell its value of
+ * `dim` (a node's values, a zip's column); false when the cell has none. */
+bool cg_cell_value_ends(const cg_cell *cell, int dim, const char **first, const char **last);
+
 /* "os=linux,package=conda,python=3.7" for messages (appended to out). */
 void cg_cell_describe(const cg_tree *t, const cg_cell *c, cg_strbuf *out);
 

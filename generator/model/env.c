@@ -181,7 +181,7 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     char what[200];
     snprintf(what, sizeof what, "variable '%s'", t->names[id]);
     cg_src src = {t->doc, d->path, d->pos};
-    int rc = cg_env_expand(env, &d->text, false, NULL, &out, &src, what);
+    int rc = cg_env_expand(env, &d->text, CG_EXPAND_VAR, NULL, &out, &src, what);
     env->nexpanding--;
     if (rc != 0) {
         cg_strbuf_release(&out);
@@ -203,14 +203,15 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     return cg_env_get(env, id, s, n, typed);
 }
 
-static bool is_separator(char c)
+static bool is_separator(char c, enum cg_expand_mode mode)
 {
-    return c == '_' || c == '-' || c == '.';
+    return c == '_' || c == '-' || c == '.' || (mode == CG_EXPAND_VAR && c == ' ');
 }
 
-int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tree *replace,
+int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const cg_tree *replace,
                   cg_strbuf *out, const cg_src *src, const char *context)
 {
+    bool optional_dims = mode == CG_EXPAND_NAME;
     size_t start_len = out->len;
     bool drop_next_sep = false;
     for (size_t i = 0; i <= s->nsegs; i++) {
@@ -227,7 +228,7 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tr
         if (seg->kind == CG_SEG_TEXT) {
             const char *text = seg->text;
             size_t len = seg->len;
-            if (drop_next_sep && len && is_separator(text[0])) {
+            if (drop_next_sep && len && is_separator(text[0], mode)) {
                 text++;
                 len--;
             }
@@ -256,9 +257,9 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tr
                     cg_error_note(env->err, &env->cell->leaf->pos, "the cell comes from here");
                 return -1;
             }
-            if (optional_dims) {
+            if (mode != CG_EXPAND_PLAIN) {
                 /* drop the separator written before the absent value */
-                if (out->len > start_len && is_separator(out->buf[out->len - 1]))
+                if (out->len > start_len && is_separator(out->buf[out->len - 1], mode))
                     cg_strbuf_truncate(out, out->len - 1);
                 else if (out->len == start_len)
                     drop_next_sep = true;
@@ -287,9 +288,16 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tr
     return 0;
 }
 
-static bool glob_match(const cg_glob *g, const char *v)
+static bool glob_match(const cg_glob *g, cg_env *env, int id, const char *v)
 {
-    bool m = fnmatch(g->text, v, 0) == 0;
+    bool m;
+    if (g->kind == CG_GLOB_TEXT) {
+        m = fnmatch(g->text, v, 0) == 0;
+    } else {
+        const char *first, *last;
+        m = cg_cell_value_ends(env->cell, id, &first, &last) &&
+            cg_streq(v, g->kind == CG_GLOB_FIRST ? first : last);
+    }
     return g->negate ? !m : m;
 }
 
@@ -313,7 +321,7 @@ bool cg_pattern_matches(const cg_pattern *p, cg_env *env)
         bool any = false;
         /* a negated glob alone means "anything but"; several globs are alternatives */
         for (size_t g = 0; g < m->nglobs && !any; g++)
-            any = glob_match(&m->globs[g], v);
+            any = glob_match(&m->globs[g], env, m->id, v);
         if (!any)
             return false;
     }

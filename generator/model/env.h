@@ -57,11 +57,18 @@ void cg_env_set_builtin(cg_env *env, enum cg_builtin b, const char *value, bool 
  * (a cycle, or a variable using an unset name). */
 int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed);
 
-/* Expands a parsed string.  `optional_dims` makes every dimension optional
- * and drops the separator before an absent one (job names).  `replace`
- * rewrites substituted values (job names).  Unset required names are errors
- * at the placeholder (found through `src`). */
-int cg_env_expand(cg_env *env, const cg_pstr *s, bool optional_dims, const cg_tree *replace,
+/* How cg_env_expand treats absent values:
+ *   CG_EXPAND_PLAIN  only `{{ name? }}` may be absent; it gives nothing
+ *   CG_EXPAND_NAME   every dimension (and phase) is optional and an absent one
+ *                    drops the '_', '-' or '.' written before it (job names)
+ *   CG_EXPAND_VAR    an absent `{{ name? }}` drops the separator before it,
+ *                    a space included, as names do (variables) */
+enum cg_expand_mode { CG_EXPAND_PLAIN, CG_EXPAND_NAME, CG_EXPAND_VAR };
+
+/* Expands a parsed string (see cg_expand_mode).  `replace` rewrites
+ * substituted values (job names).  Unset required names are errors at the
+ * placeholder (found through `src`). */
+int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const cg_tree *replace,
                   cg_strbuf *out, const cg_src *src, const char *context);
 
 bool cg_pattern_matches(const cg_pattern *p, cg_env *env);

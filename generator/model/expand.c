@@ -161,7 +161,8 @@ static int report_unmatched(cg_tree *t, bool strict, cg_warnings *warn, cg_error
     for (size_t i = 0; i < t->npatterns; i++) {
         const cg_pattern *p = t->patterns[i];
         /* tiers must match (an error, in assign_tiers); skips are counted with the jobs */
-        if (p->hits || cg_streq(p->kind, "tier") || cg_streq(p->kind, "cost") || cg_streq(p->kind, "skip"))
+        if (p->hits || cg_streq(p->kind, "tier") || cg_streq(p->kind, "cost") || cg_streq(p->kind, "skip") ||
+            cg_streq(p->kind, "phase only"))
             continue;
         const char *why = cg_streq(p->kind, "only") ? " (a typo? cells must match one 'only' pattern of their scope)" : "";
         if (strict)

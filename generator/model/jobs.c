@@ -96,7 +96,7 @@ static int resolve_requires(const cg_tree *t, cg_jobs *jobs, cg_job *j, const ce
 }
 
 int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const cg_manifest *m,
-                  cg_pool *pool, cg_error *err)
+                  cg_pool *pool, size_t *skipped, cg_error *err)
 {
     if (m->nworkflows > 64)
         return cg_error_at(err, &m->workflows[64].pos, "cigen supports at most 64 workflows");
@@ -142,6 +142,15 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
                     ph->skip[s]->hits++;
                 }
             }
+            bool kept = ph->nonly == 0;
+            for (size_t s = 0; s < ph->nonly; s++)
+                if (cg_pattern_matches(ph->only[s], &env)) {
+                    kept = true;
+                    ph->only[s]->hits++;
+                }
+            cj.skipped[p] = cj.skipped[p] || !kept;
+            if (cj.skipped[p] && skipped)
+                skipped[p]++;
             if (err->set) {
                 rc = -1;
                 break;
@@ -162,7 +171,7 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
             cg_strbuf_reset(&name);
             cg_env_set_builtin(&env, CG_B_PHASE, ph->name, false);
             bool own = ph->job_name.nsegs > 0;
-            if ((rc = cg_env_expand(&env, own ? &ph->job_name : &t->job_name, true, t, &name,
+            if ((rc = cg_env_expand(&env, own ? &ph->job_name : &t->job_name, CG_EXPAND_NAME, t, &name,
                                     own ? &ph->job_name_src : &t->job_name_src, "the job name pattern")) != 0)
                 break;
             if (name.len == 0) {
@@ -253,8 +262,7 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
     return rc;
 }
 
-/* The effective name of a static workflow entry ("setup" or {setup: {name: x}}). */
-static const char *static_name(json_t *entry)
+const char *cg_static_entry_name(json_t *entry)
 {
     if (json_is_string(entry))
         return json_string_value(entry);
@@ -282,7 +290,7 @@ int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *
                 bool found = false;
                 json_t *st = m->workflows[w].jobs;
                 for (size_t i = 0; st && i < json_array_size(st) && !found; i++)
-                    found = cg_streq(static_name(json_array_get(st, i)), need);
+                    found = cg_streq(cg_static_entry_name(json_array_get(st, i)), need);
                 if (found)
                     continue;
                 cg_error_at(err, j->requires_pos[r],
@@ -298,7 +306,7 @@ int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *
     for (size_t w = 0; w < m->nworkflows; w++) {
         json_t *st = m->workflows[w].jobs;
         for (size_t i = 0; st && i < json_array_size(st); i++) {
-            const char *sn = static_name(json_array_get(st, i));
+            const char *sn = cg_static_entry_name(json_array_get(st, i));
             const cg_job *j = sn ? cg_jobs_find(jobs, sn) : NULL;
             if (j && (j->workflows & ((uint64_t)1 << w))) {
                 cg_error_at(err, &j->cell->leaf->pos, "generated job '%s' has the name of a job listed in workflow '%s'",

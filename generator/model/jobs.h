@@ -6,9 +6,10 @@
  * one of W's `on_request` tiers (then the job is "gated": it runs on a pull
  * request only when the commit message asks).
  *
- * `requires` names phases of the same cell or outside jobs (`setup`).  A
- * required phase that is skipped for the cell is transparent: its own
- * requires are used instead.
+ * A phase does not run for a cell its `skip` matches, nor for a cell none of
+ * its `only` patterns match.  `requires` names phases of the same cell or
+ * outside jobs (`setup`).  A required phase that does not run for the cell
+ * is transparent: its own requires are used instead.
  */
 #ifndef CIGEN_JOBS_H
 #define CIGEN_JOBS_H
@@ -42,11 +43,17 @@ typedef struct cg_jobs {
     cg_index by_name;          /* name -> index */
 } cg_jobs;
 
-/* Builds the jobs of one tree, appending to `jobs`. */
+/* Builds the jobs of one tree, appending to `jobs`.  `skipped` (NULL, or
+ * [nphases] zeroed) counts the live cells for which each phase does not run
+ * (its `skip` or `only`). */
 int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const cg_manifest *m,
-                  cg_pool *pool, cg_error *err);
+                  cg_pool *pool, size_t *skipped, cg_error *err);
 void cg_jobs_release(cg_jobs *jobs);
 const cg_job *cg_jobs_find(const cg_jobs *jobs, const char *name);
+
+/* The effective name of a static workflow entry ("setup" or
+ * {setup: {name: x}}). */
+const char *cg_static_entry_name(json_t *entry);
 
 /* Checks `requires` against each workflow's jobs (generated and static). */
 int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *err);

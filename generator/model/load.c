@@ -18,6 +18,7 @@ void cg_model_init(cg_model *p)
     cg_pool_init(&p->pool);
     cg_map_init(&p->doc_by_path);
     cg_map_init(&p->templates);
+    cg_lists_init(&p->lists);
     cg_warnings_init(&p->warnings);
     cg_selection_init(&p->selection);
     p->per_change = -1;
@@ -32,10 +33,13 @@ void cg_model_release(cg_model *p)
     }
     free(p->trees);
     free(p->cells);
+    cg_lists_release(&p->lists);
     for (size_t i = 0; i < p->nfragments; i++)
         cg_fragment_release(&p->fragments[i]);
     free(p->fragments);
     cg_jobs_release(&p->jobs);
+    cg_order_release(p->orders, p->manifest.nworkflows);
+    free(p->orders);
     cg_manifest_release(&p->manifest);
     for (size_t i = 0; i < p->ndocs; i++)
         cg_doc_free(p->docs[i]);
@@ -167,6 +171,9 @@ const char *cg_model_source_kind(const cg_model *p, const char *rel)
     for (size_t i = 0; i < m->ntrees; i++)
         if (cg_path_same(rel, m->trees[i]))
             return "a tree";
+    for (size_t i = 0; i < m->nlists; i++)
+        if (cg_path_same(rel, m->lists[i]))
+            return "a list file";
     for (size_t i = 0; i < m->nfragments; i++)
         if (cg_path_same(rel, m->fragments[i]))
             return "a fragment";
@@ -210,7 +217,7 @@ int cg_model_bind_job(const cg_model *p, cg_env *env, const cg_job *j, int workf
         const char *saved = env->builtin[CG_B_PHASE];
         env->builtin[CG_B_PHASE] = NULL;
         cg_strbuf name = CG_STRBUF_INIT;
-        cg_env_expand(env, &t->job_name, true, t, &name, &t->job_name_src, "the job name pattern");
+        cg_env_expand(env, &t->job_name, CG_EXPAND_NAME, t, &name, &t->job_name_src, "the job name pattern");
         env->builtin[CG_B_PHASE] = saved;
         cg_env_set_builtin(env, CG_B_CELL, cg_arena_strndup(&env->arena, cg_strbuf_str(&name), name.len), false);
         cg_strbuf_release(&name);
@@ -225,7 +232,7 @@ int cg_model_template_path(const cg_model *p, const cg_job *j, cg_env *env, cg_s
     const cg_phase *ph = &j->tree->phases[j->phase];
     cg_src src = {j->tree->doc, ph->template_doc_path, ph->template_pos};
     cg_strbuf_reset(out);
-    return cg_env_expand(env, &ph->template_path, false, NULL, out, &src, "the template path");
+    return cg_env_expand(env, &ph->template_path, CG_EXPAND_PLAIN, NULL, out, &src, "the template path");
 }
 
 /* Loads and compiles the template of a job bound to a workflow (once per
@@ -387,13 +394,18 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
     const cg_manifest *m = &p->manifest;
     if (load_fragments(p, err) != 0)
         return -1;
+    for (size_t i = 0; i < m->nlists; i++) {
+        const cg_doc *doc = model_doc(p, m->lists[i], &m->list_pos[i], err);
+        if (!doc || cg_lists_add(&p->lists, doc, &p->pool, err) != 0)
+            return -1;
+    }
     p->trees = cg_xcalloc(m->ntrees + 1, sizeof *p->trees);
     p->cells = cg_xcalloc(m->ntrees + 1, sizeof *p->cells);
     for (size_t i = 0; i < m->ntrees; i++) {
         const cg_doc *doc = model_doc(p, m->trees[i], &m->tree_pos[i], err);
         if (!doc)
             return -1;
-        cg_tree *t = cg_tree_parse(doc, i, m, &p->pool, err);
+        cg_tree *t = cg_tree_parse(doc, i, m, &p->lists, &p->pool, err);
         if (!t)
             return -1;
         p->trees[p->ntrees++] = t;
@@ -408,9 +420,35 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
     }
     if (check_workflow_tiers(p, err) != 0 || check_tree_tiers(p, err) != 0)
         return -1;
-    for (size_t i = 0; i < p->ntrees; i++)
-        if (cg_jobs_build(&p->jobs, p->trees[i], &p->cells[i], m, &p->pool, err) != 0)
+    for (size_t i = 0; i < p->lists.n; i++) {
+        const cg_list *l = &p->lists.v[i];
+        if (l->uses)
+            continue;
+        if (p->opt.strict)
+            return cg_error_at(err, &l->pos, "list '%s' is used by no tree", l->name);
+        cg_warn_at(&p->warnings, &l->pos, "list '%s' is used by no tree", l->name);
+    }
+    for (size_t i = 0; i < p->ntrees; i++) {
+        const cg_tree *t = p->trees[i];
+        size_t *skipped = cg_xcalloc(t->nphases + 1, sizeof *skipped);
+        int brc = cg_jobs_build(&p->jobs, t, &p->cells[i], m, &p->pool, skipped, err);
+        /* a phase that runs for no cell makes no job: say so rather than let it vanish */
+        for (size_t k = 0; k < t->nphases && brc == 0; k++) {
+            const cg_phase *ph = &t->phases[k];
+            if (!p->cells[i].nlive || skipped[k] < p->cells[i].nlive)
+                continue;
+            const char *why = ph->nskip && ph->nonly ? "'skip' and 'only'" : ph->nskip ? "'skip'" : "'only'";
+            if (p->opt.strict)
+                brc = cg_error_at(err, &ph->pos, "phase '%s' runs for no cell: its %s leave%s no job", ph->name,
+                                 why, ph->nskip && ph->nonly ? "" : "s");
+            else
+                cg_warn_at(&p->warnings, &ph->pos, "phase '%s' runs for no cell: its %s leave%s no job", ph->name,
+                           why, ph->nskip && ph->nonly ? "" : "s");
+        }
+        free(skipped);
+        if (brc != 0)
             return -1;
+    }
     for (size_t w = 0; w < m->nworkflows; w++)
         if (m->workflows[w].per_change)
             p->per_change = (int)w;
@@ -418,16 +456,20 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
         return -1;
     if (cg_jobs_check_requires(&p->jobs, m, err) != 0)
         return -1;
+    p->orders = cg_xcalloc(m->nworkflows + 1, sizeof *p->orders);
+    if (cg_order_build(m, p->trees, p->ntrees, &p->jobs, p->orders, err) != 0)
+        return -1;
     /* skip patterns are counted while building jobs: report unmatched ones now */
     for (size_t i = 0; i < p->ntrees; i++) {
         const cg_tree *t = p->trees[i];
         for (size_t k = 0; k < t->npatterns; k++) {
             const cg_pattern *pt = t->patterns[k];
-            if (pt->hits || !cg_streq(pt->kind, "skip"))
+            if (pt->hits || !(cg_streq(pt->kind, "skip") || cg_streq(pt->kind, "phase only")))
                 continue;
+            const char *kind = cg_streq(pt->kind, "skip") ? "skip" : "only";
             if (p->opt.strict)
-                return cg_error_at(err, &pt->pos, "skip pattern %s matches no cell", pt->text);
-            cg_warn_at(&p->warnings, &pt->pos, "skip pattern %s matches no cell", pt->text);
+                return cg_error_at(err, &pt->pos, "%s pattern %s matches no cell", kind, pt->text);
+            cg_warn_at(&p->warnings, &pt->pos, "%s pattern %s matches no cell", kind, pt->text);
         }
     }
     if (load_templates(p, err) != 0)

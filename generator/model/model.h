@@ -23,6 +23,7 @@
 #include "lang/tree.h"
 #include "model/expand.h"
 #include "model/jobs.h"
+#include "model/order.h"
 #include "model/special.h"
 
 typedef struct cg_options {
@@ -49,12 +50,14 @@ typedef struct cg_model {
     cg_map doc_by_path;       /* relative path -> cg_doc* */
     cg_doc *manifest_doc;
     cg_manifest manifest;
+    cg_lists lists;           /* the shared value lists of the manifest's `lists` */
     cg_tree **trees;          /* [ntrees], owned */
     cg_cells *cells;          /* [ntrees] */
     size_t ntrees;
     cg_fragment *fragments;
     size_t nfragments;
     cg_jobs jobs;
+    cg_wf_order *orders;      /* [nworkflows]: each workflow's entries, in order */
     cg_map templates;         /* "tree-index:path" -> cg_template* */
     const cg_template ***phase_templates; /* [tree][phase]: for constant template paths */
     cg_warnings warnings;     /* what load found questionable */

@@ -111,24 +111,27 @@ static int render_workflow(renderer *R, size_t wi, cg_yw *w, cg_strbuf *out, cg_
     }
     cg_yw_keys(w, "jobs");
     cg_yw_seq_begin(w);
-    if (wd->jobs) {
-        for (size_t i = 0; i < json_array_size(wd->jobs); i++) {
+    int rc = 0;
+    uint64_t bit = (uint64_t)1 << wi;
+    const cg_wf_order *order = &p->orders[wi];
+    for (size_t i = 0; i < order->n && rc == 0; i++) {
+        if (order->items[i] < 0) {
+            size_t s = (size_t)(-order->items[i] - 1);
             cg_strbuf_reset(&sub);
             cg_strbuf_adds(&sub, wd->path);
             cg_strbuf_adds(&sub, "/jobs");
-            cg_path_push_index(&sub, i);
-            write_static_entry(w, m->doc, sub.buf, json_array_get(wd->jobs, i), wd, per_job);
-        }
-    }
-    cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, m->doc ? cg_doc_file(m->doc) : NULL,
-                   wd->pos.line, -1, (int32_t)wi);
-    *mark = out->len;
-    int rc = 0;
-    uint64_t bit = (uint64_t)1 << wi;
-    for (size_t k = 0; k < p->jobs.n && rc == 0; k++) {
-        const cg_job *j = &p->jobs.v[k];
-        if (!(j->workflows & bit))
+            cg_path_push_index(&sub, s);
+            write_static_entry(w, m->doc, sub.buf, json_array_get(wd->jobs, s), wd, per_job);
             continue;
+        }
+        /* the workflow's own lines (its key, triggers, static entries) come from the manifest */
+        if (out->len > *mark) {
+            cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, m->doc ? cg_doc_file(m->doc) : NULL,
+                           wd->pos.line, -1, (int32_t)wi);
+            *mark = out->len;
+        }
+        size_t k = (size_t)order->items[i];
+        const cg_job *j = &p->jobs.v[k];
         cg_env *env = &R->envs[j->tree->index];
         if ((rc = cg_model_bind_job(p, env, j, (int)wi)) != 0)
             break;
@@ -154,6 +157,11 @@ static int render_workflow(renderer *R, size_t wi, cg_yw *w, cg_strbuf *out, cg_
         }
         if (R->stream && (rc = spill(R, out, mark, err)) != 0)
             break;
+    }
+    if (rc == 0 && out->len > *mark) {
+        cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, m->doc ? cg_doc_file(m->doc) : NULL,
+                       wd->pos.line, -1, (int32_t)wi);
+        *mark = out->len;
     }
     if (rc == 0) {
         cg_yw_end(w); /* jobs */

@@ -303,7 +303,7 @@ void cg_dot_namer_name(cg_dot_namer *nm, const cg_cell *c, const bool *mask, int
                 src = &ph->job_name_src;
             }
         }
-        rc = cg_env_expand(&nm->env, pat, true, t, out, src, "the job name pattern");
+        rc = cg_env_expand(&nm->env, pat, CG_EXPAND_NAME, t, out, src, "the job name pattern");
     }
     if (rc != 0 || out->len == start) {
         /* the values joined, like the default pattern */

@@ -16,7 +16,7 @@ static int expand(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_
         return 0;
     }
     cg_src src = {tpl->doc, n->path, {0}}; /* the position is looked up only for an error */
-    if (cg_env_expand(env, &n->text, false, NULL, out, &src, "the template") != 0)
+    if (cg_env_expand(env, &n->text, CG_EXPAND_PLAIN, NULL, out, &src, "the template") != 0)
         return -1;
     if (n->text.whole) {
         const char *v;
