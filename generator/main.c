@@ -1,6 +1,7 @@
 /* cigen — the command line. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +25,8 @@ static const char usage[] =
     "  init             start a project here: manifest, tree, template, fragment, regenerate.sh\n"
     "\n"
     "options:\n"
-    "  -C, --directory DIR   run as if started in DIR (the project folder)\n"
+    "  -C, --directory DIR   run as if started in DIR (the project folder; nothing\n"
+    "                        outside it is read, written or shown)\n"
     "  -m, --manifest FILE   the manifest, relative to DIR (default: cigen.yml)\n"
     "      --strict          treat every warning as an error (about the sources and lint's)\n"
     "  -q, --quiet           print only errors and reports\n"
@@ -101,6 +103,9 @@ static int run(int argc, char **argv)
  * failure, not a success with nothing said. */
 int main(int argc, char **argv)
 {
+    /* past `ulimit -f` a write fails with EFBIG, said as an error (and the
+     * temporary file removed), instead of the signal killing cigen mid-write */
+    signal(SIGXFSZ, SIG_IGN);
     int rc = run(argc, argv);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "cigen: error: cannot write to standard output: %s\n", strerror(errno));

@@ -553,21 +553,24 @@ END_TEST
 
 /* A write that fails halfway (here the file-size limit, as a full disk
  * would): one error, exit 2, the old config.yml untouched, no temporary
- * file left; rendered in memory or streamed in chunks alike. */
+ * file left; rendered in memory or streamed in chunks alike, whether the
+ * shell ignores SIGXFSZ or not (cigen ignores it itself). */
 START_TEST(failed_write_leaves_old_config)
 {
     static const char *const modes[] = {"", "CIGEN_TEST_STREAM_BYTES=1 ",
                                         "CIGEN_TEST_STREAM_BYTES=1 CIGEN_TEST_NO_THREADS=1 "};
-    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+    for (size_t k = 0; k < 2 * sizeof modes / sizeof modes[0]; k++) {
+        size_t i = k / 2;
+        const char *trap = k % 2 == 0 ? "trap '' XFSZ; " : "";
         char *t = tu_big_project();
         cg_strbuf cmd = CG_STRBUF_INIT;
         cg_strbuf_addf(&cmd, "$CIGEN -q -C p generate && cp p/config.yml before && "
                              "sed -i 's/a15/a15x/' p/dimensions/big.yml && "
-                             "(trap '' XFSZ; ulimit -f 2048; %s$CIGEN -q -C p generate)", modes[i]);
+                             "(%sulimit -f 2048; %s$CIGEN -q -C p generate)", trap, modes[i]);
         tu_run r = tu_sh(t, cmd.buf);
-        ck_assert_msg(r.status == 2, "%s: exit %d: %s", modes[i], r.status, r.err);
-        ck_assert_msg(strstr(r.err, "error: cannot write 'config.yml': File too large") != NULL, "%s: %s",
-                      modes[i], r.err);
+        ck_assert_msg(r.status == 2, "%s%s: exit %d: %s", trap, modes[i], r.status, r.err);
+        ck_assert_msg(strstr(r.err, "error: cannot write 'config.yml': the file size limit (ulimit -f) is reached") !=
+                          NULL, "%s%s: %s", trap, modes[i], r.err);
         ck_assert_msg(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s: more than one line: %s", modes[i],
                       r.err);
         tu_run_free(&r);

@@ -16,6 +16,9 @@
  *     expect/   files expected to differ from the input after the run
  *     gone      paths (one a line) expected to be removed by the run
  *
+ * A case whose name says "symlink", "linked" or "git" runs a second time
+ * with CIGEN_TEST_NO_OPENAT2=1 (paths resolved by cigen's own walk).
+ *
  * After the run the whole folder must equal the input (base and in/)
  * overlaid with expect/ (and without the paths of `gone`):
  * nothing else written, nothing left behind, and for an error case, every
@@ -281,9 +284,9 @@ static void bless(const char *c, const tu_run *r, const char *work, const char *
     cg_strbuf_release(&what);
 }
 
-START_TEST(golden_case)
+/* Runs case c, with `env` (shell text) before its command. */
+static void run_case(const char *c, const char *env)
 {
-    const char *c = cases[_i];
     char *tmp = tu_mkdtemp();
     cg_strbuf work = CG_STRBUF_INIT, want = CG_STRBUF_INIT;
     cg_strbuf_addf(&work, "%s/work", tmp);
@@ -292,6 +295,7 @@ START_TEST(golden_case)
     size_t len;
     char *cmdfile = case_file(c, "cmd", &len);
     cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_adds(&cmd, env);
     if (cmdfile) {
         while (len && (cmdfile[len - 1] == '\n' || cmdfile[len - 1] == ' '))
             cmdfile[--len] = '\0';
@@ -303,7 +307,7 @@ START_TEST(golden_case)
     free(cmdfile);
     tu_run r = tu_sh(work.buf, cmd.buf);
     const char *blessing = getenv("CIGEN_BLESS");
-    if (blessing && strcmp(blessing, "1") == 0)
+    if (blessing && strcmp(blessing, "1") == 0 && !*env)
         bless(c, &r, work.buf, tmp);
     make_want(c, want.buf);
     char *status = case_file(c, "status", &len);
@@ -331,6 +335,17 @@ START_TEST(golden_case)
     cg_strbuf_release(&cmd);
     tu_rm_rf(tmp);
     free(tmp);
+}
+
+START_TEST(golden_case)
+{
+    const char *c = cases[_i];
+    run_case(c, "");
+    /* a case about links runs again with the walk cigen falls back on where
+     * the kernel has no openat2: the same outcome */
+    const char *name = strrchr(c, '/') + 1;
+    if (strstr(name, "symlink") || strstr(name, "linked") || strstr(name, "git"))
+        run_case(c, "export CIGEN_TEST_NO_OPENAT2=1; ");
 }
 END_TEST
 

@@ -1,10 +1,16 @@
-/* base/util: the helpers the hot paths lean on; base/graph: the cycle finder. */
+/* base/util: the helpers the hot paths lean on; base/graph: the cycle finder;
+ * io/paths: resolving beneath the project folder. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/graph.h"
+#include "io/paths.h"
 #include "testutil.h"
 #include "base/util.h"
 
@@ -109,6 +115,134 @@ START_TEST(graph_finds_the_first_cycle)
 }
 END_TEST
 
+/* ---- paths: resolving beneath the project folder ---- */
+
+typedef int (*open_fn)(int, const char *, int, mode_t);
+
+/* errno of opening rel beneath dir with fn (0: it opened). */
+static int open_errno(open_fn fn, int dir, const char *rel, int flags)
+{
+    int fd = fn(dir, rel, flags, 0);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    return errno;
+}
+
+static void check_beneath(open_fn fn)
+{
+    char *t = tu_mkdtemp();
+    cg_strbuf p = CG_STRBUF_INIT;
+    cg_strbuf_addf(&p, "%s/proj", t);
+    ck_assert_int_eq(mkdir(p.buf, 0777), 0);
+    cg_strbuf_addf(&p, "/a");
+    ck_assert_int_eq(mkdir(p.buf, 0777), 0);
+    cg_strbuf_addf(&p, "/b.txt");
+    tu_writes(p.buf, "b");
+    cg_strbuf_reset(&p);
+    cg_strbuf_addf(&p, "%s/secret", t);
+    tu_writes(p.buf, "s");
+    cg_strbuf_reset(&p);
+    cg_strbuf_addf(&p, "%s/proj", t);
+    int root = open(p.buf, O_RDONLY | O_DIRECTORY);
+    ck_assert_int_ge(root, 0);
+    ck_assert_int_eq(symlinkat("/etc", root, "abs"), 0);
+    ck_assert_int_eq(symlinkat("../secret", root, "up"), 0);
+    ck_assert_int_eq(symlinkat("a", root, "in"), 0);
+    ck_assert_int_eq(symlinkat("../a/b.txt", root, "a/viaup"), 0);
+    ck_assert_int_eq(symlinkat("../../secret", root, "a/out"), 0);
+    ck_assert_int_eq(symlinkat("loop", root, "loop"), 0);
+    ck_assert_int_eq(symlinkat("/proc/self/root/etc/hostname", root, "magic"), 0);
+    ck_assert_int_eq(open_errno(fn, root, "a/b.txt", O_RDONLY), 0);
+    ck_assert_int_eq(open_errno(fn, root, "./a//b.txt", O_RDONLY), 0);
+    ck_assert_int_eq(open_errno(fn, root, "a/../a/b.txt", O_RDONLY), 0);
+    ck_assert_int_eq(open_errno(fn, root, "in/b.txt", O_RDONLY), 0);      /* a link inside */
+    ck_assert_int_eq(open_errno(fn, root, "in/viaup", O_RDONLY), 0);      /* up, but inside */
+    ck_assert_int_eq(open_errno(fn, root, "a", O_RDONLY | O_DIRECTORY), 0);
+    ck_assert_int_eq(open_errno(fn, root, "", O_RDONLY | O_DIRECTORY), 0);
+    ck_assert_int_eq(open_errno(fn, root, "../proj/a/b.txt", O_RDONLY), EXDEV);
+    ck_assert_int_eq(open_errno(fn, root, "abs/hostname", O_RDONLY), EXDEV);
+    ck_assert_int_eq(open_errno(fn, root, "abs", O_RDONLY), EXDEV);
+    ck_assert_int_eq(open_errno(fn, root, "up", O_RDONLY), EXDEV);
+    ck_assert_int_eq(open_errno(fn, root, "in/out", O_RDONLY), EXDEV);
+    ck_assert_int_eq(open_errno(fn, root, "magic", O_RDONLY), EXDEV);
+    ck_assert_int_eq(open_errno(fn, root, "loop", O_RDONLY), ELOOP);
+    ck_assert_int_eq(open_errno(fn, root, "in", O_RDONLY | O_NOFOLLOW), ELOOP);
+    ck_assert_int_eq(open_errno(fn, root, "a/none", O_RDONLY), ENOENT);
+    ck_assert_int_eq(open_errno(fn, root, "a/b.txt/c", O_RDONLY), ENOTDIR);
+    close(root);
+    cg_strbuf_release(&p);
+    tu_rm_rf(t);
+    free(t);
+}
+
+/* The kernel's way (openat2) and the walk agree: links inside are
+ * followed, every way out is EXDEV. */
+START_TEST(open_beneath_stays_inside)
+{
+    check_beneath(cg_open_beneath);
+    check_beneath(cg_open_beneath_walk);
+}
+END_TEST
+
+/* git's folder, reached by name (any case), through a link, or as the git
+ * dir a worktree's .git file names. */
+START_TEST(dir_in_git_found_however_reached)
+{
+    char *t = tu_mkdtemp();
+    int root = open(t, O_RDONLY | O_DIRECTORY);
+    ck_assert_int_ge(root, 0);
+    ck_assert_int_eq(mkdirat(root, ".git", 0777), 0);
+    ck_assert_int_eq(mkdirat(root, ".git/hooks", 0777), 0);
+    ck_assert_int_eq(mkdirat(root, "sub", 0777), 0);
+    ck_assert_int_eq(mkdirat(root, "sub/.GIT", 0777), 0);
+    ck_assert_int_eq(mkdirat(root, "wt", 0777), 0);
+    ck_assert_int_eq(symlinkat(".git/hooks", root, "h"), 0);
+    static const struct { const char *dir; int in; const char *where; } cases[] = {
+        {"", 0, NULL}, {"sub", 0, NULL}, {".git", 1, ".git"}, {"h", 1, ".git/hooks"},
+        {"sub/.GIT", 1, "sub/.GIT"}, {"wt", 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int d = cg_open_beneath(root, cases[i].dir, O_RDONLY | O_DIRECTORY, 0);
+        ck_assert_int_ge(d, 0);
+        char *where = NULL;
+        ck_assert_int_eq(cg_dir_in_git(root, d, &where), cases[i].in);
+        if (cases[i].where)
+            ck_assert_str_eq(where, cases[i].where);
+        free(where);
+        close(d);
+    }
+    /* a worktree: .git is a file naming the git dir */
+    cg_strbuf p = CG_STRBUF_INIT;
+    cg_strbuf_addf(&p, "%s/wt/.git", t);
+    tu_writes(p.buf, "gitdir: ../sub\n");
+    int wt = cg_open_beneath(root, "wt", O_RDONLY | O_DIRECTORY, 0);
+    int sub = cg_open_beneath(wt, "../sub", O_RDONLY | O_DIRECTORY, 0);
+    ck_assert_int_eq(sub, -1); /* beneath wt: not reachable */
+    sub = openat(wt, "../sub", O_RDONLY | O_DIRECTORY);
+    char *where = NULL;
+    ck_assert_int_eq(cg_dir_in_git(wt, sub, &where), -1); /* not beneath wt */
+    close(sub);
+    cg_strbuf_reset(&p);
+    cg_strbuf_addf(&p, "%s/wt/gd", t);
+    ck_assert_int_eq(mkdir(p.buf, 0777), 0);
+    cg_strbuf_reset(&p);
+    cg_strbuf_addf(&p, "%s/wt/.git", t);
+    tu_writes(p.buf, "gitdir: gd\n");
+    int gd = cg_open_beneath(wt, "gd", O_RDONLY | O_DIRECTORY, 0);
+    ck_assert_int_eq(cg_dir_in_git(wt, gd, &where), 1);
+    ck_assert_str_eq(where, "gd");
+    free(where);
+    close(gd);
+    close(wt);
+    close(root);
+    cg_strbuf_release(&p);
+    tu_rm_rf(t);
+    free(t);
+}
+END_TEST
+
 Suite *make_util_suite(void)
 {
     Suite *s = suite_create("util");
@@ -116,6 +250,8 @@ Suite *make_util_suite(void)
     tcase_add_test(tc, count_newlines_matches_a_loop);
     tcase_add_test(tc, index_finds_what_it_holds);
     tcase_add_test(tc, graph_finds_the_first_cycle);
+    tcase_add_test(tc, open_beneath_stays_inside);
+    tcase_add_test(tc, dir_in_git_found_however_reached);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -34,14 +34,60 @@ void cg_pos_format(cg_strbuf *sb, const cg_pos *pos)
     cg_strbuf_adds(sb, ": ");
 }
 
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0. */
+static size_t utf8_len(const unsigned char *p)
+{
+    size_t n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 4 && p[0] == 0xf0 && p[1] < 0x90) ||
+        (n == 4 && p[0] == 0xf4 && p[1] > 0x8f) || (n == 3 && p[0] == 0xed && p[1] > 0x9f))
+        return 0; /* overlong, beyond U+10FFFF, a surrogate */
+    return n;
+}
+
+void cg_escape_line(cg_strbuf *sb, const char *text, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)text, *end = p + len;
+    while (p < end) {
+        if (*p == '\t' || (*p >= 0x20 && *p < 0x7f)) {
+            cg_strbuf_addc(sb, (char)*p++);
+            continue;
+        }
+        size_t n = *p < 0x80 ? 0 : utf8_len(p);
+        if (n && (size_t)(end - p) >= n) {
+            /* C1 controls (U+0080..U+009F) and the line breaks U+2028/9 */
+            unsigned cp = n == 2 ? ((p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)) : 0;
+            bool ctl = (n == 2 && cp < 0xa0) || (n == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9));
+            if (ctl)
+                cg_strbuf_addf(sb, "\\u%04x", n == 2 ? cp : 0x2000u + (p[2] - 0x80u));
+            else
+                cg_strbuf_add(sb, (const char *)p, n);
+            p += n;
+            continue;
+        }
+        /* a control character, or a byte that is not UTF-8 */
+        cg_strbuf_addf(sb, *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : "\\x%02x", *p);
+        p++;
+    }
+}
+
+/* One line, whatever the values in it hold: no escape sequence, line break
+ * or other control character reaches the terminal or a log, so a value can
+ * neither forge a line ("x.yml:1:1: error: ...") nor recolour the terminal;
+ * they are written \x1b, \n, \u009b. */
 static void format_line(cg_strbuf *sb, const cg_pos *pos, const char *kind, const char *text)
 {
+    cg_strbuf line = CG_STRBUF_INIT;
     if (pos->file)
-        cg_pos_format(sb, pos);
+        cg_pos_format(&line, pos);
     else
-        cg_strbuf_adds(sb, "cigen: ");
-    cg_strbuf_adds(sb, kind);
-    cg_strbuf_adds(sb, text ? text : "");
+        cg_strbuf_adds(&line, "cigen: ");
+    cg_strbuf_adds(&line, kind);
+    cg_strbuf_adds(&line, text ? text : "");
+    cg_escape_line(sb, line.buf, line.len);
+    cg_strbuf_release(&line);
 }
 
 void cg_diag_format(const cg_diag *d, cg_strbuf *out)

@@ -66,6 +66,12 @@ void cg_error_note(cg_error *e, const cg_pos *pos, const char *fmt, ...)
 int cg_error_plain(cg_error *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Appends text[0..len) to sb as one printable line: control characters
+ * (C0, DEL, C1), line breaks (also U+2028, U+2029) and bytes that are not
+ * UTF-8 are written as escapes (\n, \r, \x1b, \u009b); tab is kept.
+ * Every error, note and warning goes through it. */
+void cg_escape_line(cg_strbuf *sb, const char *text, size_t len);
+
 /* Formats "file:line:col: " (omitting zero parts) into sb. */
 void cg_pos_format(cg_strbuf *sb, const cg_pos *pos);
 

@@ -23,6 +23,29 @@ bool cg_is_name(const char *s)
     return true;
 }
 
+int cg_parse_limit(const char *s, long max, long *out)
+{
+    if (!*s)
+        return -1;
+    long n = 0;
+    bool big = false;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        int d = *p - '0';
+        if (big || n > (max - d) / 10)
+            big = true;
+        else
+            n = n * 10 + d;
+    }
+    if (big)
+        return -2;
+    if (n <= 0)
+        return -1;
+    *out = n;
+    return 0;
+}
+
 const char *cg_line_breaker(const char *s, size_t *len)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {

@@ -22,6 +22,11 @@ static inline bool cg_isnamechar(int c) { return cg_isalnum(c) || c == '_' || c 
 bool cg_streq(const char *a, const char *b);
 bool cg_starts_with(const char *s, const char *prefix);
 bool cg_is_name(const char *s);
+/* A whole number for a limit, strictly: decimal digits only (no sign, no
+ * space, nothing after), at least 1, at most `max`.  0 and *out, or -1
+ * when it is not such a number, -2 when it is larger than max (an
+ * overflow included: never clamped). */
+int cg_parse_limit(const char *s, long max, long *out);
 /* The first character of s that a one-line comment cannot hold (a control
  * character, or a line break to YAML: CR, LF, NEL, U+2028, U+2029), and its
  * length in bytes (len may be NULL); NULL when there is none.  Tab is

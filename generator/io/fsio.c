@@ -4,14 +4,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/util.h"
+#include "io/paths.h"
 
 static const char *reason(int e)
 {
@@ -25,11 +28,11 @@ static const char *reason(int e)
     case ENAMETOOLONG: return "the path is too long";
     case ENOSPC: return "no space left on the device";
     case EROFS: return "the file system is read-only";
+    case EFBIG: return "the file size limit (ulimit -f) is reached";
+    case EXDEV: return "it leads outside the project folder (through a symbolic link)";
     default: return strerror(e);
     }
 }
-
-static char *join(const char *root, const char *rel);
 
 /* For ENOTDIR on root/rel: the first folder of rel that is not a folder
  * (malloc'd), or NULL. */
@@ -38,10 +41,14 @@ static char *file_in_path(const char *root, const char *rel)
     char *copy = cg_xstrdup(rel);
     for (char *slash = strchr(copy, '/'); slash; slash = strchr(slash + 1, '/')) {
         *slash = '\0';
-        char *dir = join(root, copy);
+        int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = rootfd < 0 ? -1 : cg_open_beneath(rootfd, copy, O_RDONLY | O_NONBLOCK, 0);
         struct stat st;
-        bool file = stat(dir, &st) == 0 && !S_ISDIR(st.st_mode);
-        free(dir);
+        bool file = fd >= 0 && fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode);
+        if (fd >= 0)
+            close(fd);
+        if (rootfd >= 0)
+            close(rootfd);
         if (file)
             return copy;
         *slash = '/';
@@ -68,11 +75,18 @@ static int open_error(const char *root, const char *rel, const cg_pos *ref, cons
     return rc;
 }
 
-/* Opens a file for reading without blocking on a FIFO; fails with EISDIR
- * for a folder and EINVAL for anything but a regular file. */
-static int open_regular(const char *path)
+/* The project folder, open (the descriptor every path is resolved beneath),
+ * or -1 and errno. */
+static int open_root(const char *root)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    return open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Checks that fd (opened with O_NONBLOCK, so never blocking on a FIFO) is a
+ * regular file and makes it blocking; fails with EISDIR for a folder and
+ * EINVAL for anything but a regular file, closing fd. */
+static int regular(int fd)
+{
     if (fd < 0)
         return -1;
     struct stat st;
@@ -107,24 +121,6 @@ char *cg_realdir(const char *dir, cg_error *err)
         return NULL;
     }
     return r;
-}
-
-static char *join(const char *root, const char *rel)
-{
-    cg_strbuf sb = CG_STRBUF_INIT;
-    cg_strbuf_adds(&sb, root);
-    if (sb.len && sb.buf[sb.len - 1] != '/')
-        cg_strbuf_addc(&sb, '/');
-    cg_strbuf_adds(&sb, rel);
-    return cg_strbuf_detach(&sb, NULL);
-}
-
-static bool inside(const char *root, const char *path)
-{
-    size_t n = strlen(root);
-    if (n == 1 && root[0] == '/')
-        return true;
-    return strncmp(root, path, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
 static int read_fd(int fd, size_t max, char **data, size_t *len)
@@ -186,49 +182,55 @@ static size_t marker_line(const char *text, size_t len)
 int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
                    char **data, size_t *len, bool missing_ok, cg_error *err)
 {
-    char *path = join(root, rel);
-    char *real = realpath(path, NULL);
+    return cg_read_source_id(root, rel, ref, max, data, len, missing_ok, NULL, err);
+}
+
+int cg_read_source_id(const char *root, const char *rel, const cg_pos *ref, size_t max, char **data,
+                      size_t *len, bool missing_ok, cg_file_id *id, cg_error *err)
+{
+    int rootfd = open_root(root);
+    if (rootfd < 0)
+        return open_error(root, rel, ref, "read", errno, err);
+    /* resolved once, beneath the project: what is checked is what is read */
+    int fd = regular(cg_open_beneath(rootfd, rel, O_RDONLY | O_NONBLOCK, 0));
     int rc = 0;
-    if (!real) {
+    if (fd < 0) {
         int e = errno;
-        struct stat st;
+        int l = e == ENOENT ? cg_open_beneath(rootfd, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, 0) : -1;
+        bool dangling = l < 0 && e == ENOENT && errno == ELOOP;
+        if (l >= 0)
+            close(l);
         if (e == ENOENT && missing_ok)
             rc = 1;
-        else if (e == ENOENT && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        else if (dangling)
             rc = cg_error_at(err, ref, "cannot read '%s': it is a symbolic link to a missing file", rel);
+        else if (e == EXDEV)
+            rc = cg_error_at(err, ref, "'%s' leads outside the project folder (through a symbolic link)", rel);
         else
             rc = open_error(root, rel, ref, "read", e, err);
-        goto out;
+        close(rootfd);
+        return rc;
     }
-    if (!inside(root, real)) {
-        rc = cg_error_at(err, ref, "'%s' leads outside the project folder (through a symbolic link)", rel);
-        goto out;
-    }
-    int fd = open_regular(real);
-    if (fd < 0) {
-        rc = open_error(root, rel, ref, "read", errno, err);
-        goto out;
-    }
+    close(rootfd);
     struct stat st;
     if (fstat(fd, &st) != 0) {
         rc = open_error(root, rel, ref, "read", errno, err);
         close(fd);
-        goto out;
+        return rc;
     }
+    if (id)
+        *id = (cg_file_id){st.st_dev, st.st_ino};
     if ((size_t)st.st_size > max) {
         close(fd);
-        rc = cg_error_at(err, ref, "'%s' is too large (%lld bytes; the limit is %zu)", rel,
-                         (long long)st.st_size, max);
-        goto out;
+        return cg_error_at(err, ref, "'%s' is too large (%lld bytes; the limit is %zu)", rel,
+                           (long long)st.st_size, max);
     }
     if (read_fd(fd, max, data, len) != 0) {
         int e = errno;
         close(fd);
         if (e == EFBIG)
-            rc = cg_error_at(err, ref, "'%s' is too large (the limit is %zu bytes)", rel, max);
-        else
-            rc = cg_error_at(err, ref, "cannot read '%s': %s", rel, reason(e));
-        goto out;
+            return cg_error_at(err, ref, "'%s' is too large (the limit is %zu bytes)", rel, max);
+        return cg_error_at(err, ref, "cannot read '%s': %s", rel, reason(e));
     }
     close(fd);
     size_t marker = marker_line(*data, *len);
@@ -236,25 +238,104 @@ int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t 
         free(*data);
         *data = NULL;
         *len = 0;
-        rc = cg_error_at(err, &(cg_pos){rel, (uint32_t)marker, 1},
-                         "this file holds git's conflict markers (<<<<<<<, =======, >>>>>>>): resolve the "
-                         "conflict, then run ./regenerate.sh");
+        return cg_error_at(err, &(cg_pos){rel, (uint32_t)marker, 1},
+                           "this file holds git's conflict markers (<<<<<<<, =======, >>>>>>>): resolve the "
+                           "conflict, then run ./regenerate.sh");
     }
-out:
-    free(path);
-    free(real);
-    return rc;
+    return 0;
+}
+
+/* Opens the folder of output rel beneath the project (creating the missing
+ * ones when `create`), refusing one inside git's folder: the descriptor,
+ * *base (rel's last component, in rel), or -1 after an error ("cannot VERB
+ * 'rel': ..."); with !create, -2 and no error when a folder is missing. */
+static int output_dir(int rootfd, const char *root, const char *rel, const cg_pos *ref, const char *verb,
+                      bool create, const char **base, cg_error *err)
+{
+    const char *slash = strrchr(rel, '/');
+    *base = slash ? slash + 1 : rel;
+    char *dir = cg_xstrndup(rel, slash ? (size_t)(slash - rel) : 0);
+    int fd = cg_open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY, 0);
+    /* mkdir -p, one folder at a time, each resolved beneath the project */
+    for (char *p = dir; fd < 0 && errno == ENOENT && create;) {
+        char *s = strchr(p, '/');
+        if (s)
+            *s = '\0';
+        int d = cg_open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY, 0);
+        if (d < 0 && errno == ENOENT) {
+            const char *last = strrchr(dir, '/');
+            char *up = cg_xstrndup(dir, last ? (size_t)(last - dir) : 0);
+            int u = cg_open_beneath(rootfd, up, O_RDONLY | O_DIRECTORY, 0);
+            free(up);
+            if (u >= 0 && mkdirat(u, last ? last + 1 : dir, 0777) != 0 && errno != EEXIST) {
+                int e = errno;
+                close(u);
+                cg_error_at(err, ref, "cannot create folder '%s': %s", dir, reason(e));
+                free(dir);
+                return -1;
+            }
+            if (u >= 0)
+                close(u);
+            d = cg_open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY, 0);
+        }
+        if (s)
+            *s = '/';
+        if (d < 0 || !s) {
+            fd = d;
+            break;
+        }
+        close(d);
+        p = s + 1;
+    }
+    if (fd < 0) {
+        int e = errno;
+        free(dir);
+        if (e == ENOENT && !create)
+            return -2;
+        if (e == EXDEV)
+            cg_error_at(err, ref, "cannot %s '%s': a folder on its path leads outside the project (a symbolic "
+                        "link)", verb, rel);
+        else
+            open_error(root, rel, ref, verb, e, err);
+        return -1;
+    }
+    char *git = NULL;
+    int in_git = cg_dir_in_git(rootfd, fd, &git);
+    if (in_git != 0) {
+        if (in_git > 0)
+            cg_error_at(err, ref, "cannot %s '%s': its folder is git's folder '%s'; cigen never reads or writes "
+                        "there", verb, rel, git);
+        else
+            cg_error_at(err, ref, "cannot %s '%s': its folder cannot be placed in the project", verb, rel);
+        free(git);
+        free(dir);
+        close(fd);
+        return -1;
+    }
+    free(dir);
+    return fd;
 }
 
 int cg_output_open(const char *root, const char *rel, const cg_pos *ref, const char *verb, int *fd,
                    cg_error *err)
 {
-    char *path = join(root, rel);
-    *fd = open_regular(path);
+    int rootfd = open_root(root);
+    if (rootfd < 0)
+        return open_error(root, rel, ref, verb, errno, err);
+    const char *base;
+    int dir = output_dir(rootfd, root, rel, ref, verb, false, &base, err);
+    close(rootfd);
+    if (dir < 0)
+        return dir == -2 ? 1 : -1;
+    /* never through a link: an output is a regular file cigen wrote */
+    *fd = regular(openat(dir, base, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
     int e = errno;
-    free(path);
+    close(dir);
     if (*fd >= 0)
         return 0;
+    if (e == ELOOP)
+        return cg_error_at(err, ref, "cannot %s '%s': it is a symbolic link; cigen writes outputs as regular "
+                           "files", verb, rel);
     return e == ENOENT ? 1 : open_error(root, rel, ref, verb, e, err);
 }
 
@@ -344,33 +425,6 @@ void cg_outputs_init(cg_outputs *o, const char *root)
     o->root = root;
 }
 
-/* mkdir -p for the folders of rel, refusing to leave the project. */
-static int make_dirs(const char *root, const char *rel, const cg_pos *ref, cg_error *err)
-{
-    char *copy = cg_xstrdup(rel);
-    int rc = 0;
-    for (char *slash = strchr(copy, '/'); slash && rc == 0; slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        char *dir = join(root, copy);
-        struct stat st;
-        if (lstat(dir, &st) != 0) {
-            if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-                rc = cg_error_at(err, ref, "cannot create folder '%s': %s", copy, reason(errno));
-        } else if (S_ISLNK(st.st_mode)) {
-            char *real = realpath(dir, NULL);
-            if (!real || !inside(root, real))
-                rc = cg_error_at(err, ref, "folder '%s' leads outside the project (a symbolic link)", copy);
-            free(real);
-        } else if (!S_ISDIR(st.st_mode)) {
-            rc = cg_error_at(err, ref, "cannot write '%s': '%s' is a file, not a folder", rel, copy);
-        }
-        free(dir);
-        *slash = '/';
-    }
-    free(copy);
-    return rc;
-}
-
 static void test_pause(const char *point)
 {
     const char *p = getenv("CIGEN_TEST_PAUSE");
@@ -378,20 +432,30 @@ static void test_pause(const char *point)
         raise(SIGSTOP);
 }
 
-/* A temporary file from template tname (mkstemp), open and flock'ed: another
- * cigen's cg_remove_stale_temps() leaves it alone while this one lives.  That
- * one may have removed it between mkstemp and flock: then make another. */
-static int locked_temp(char *tname)
+/* A temporary file named tname ("...XXXXXX") in the folder open as dir,
+ * created, open and flock'ed: another cigen's cg_remove_stale_temps() leaves
+ * it alone while this one lives.  That one may have removed it between the
+ * creation and flock: then make another. */
+static int locked_temp(int dir, char *tname, mode_t mode)
 {
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     size_t len = strlen(tname);
-    for (int tries = 0; tries < 100; tries++) {
-        memcpy(tname + len - 6, "XXXXXX", 6);
-        int fd = mkstemp(tname);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t x = cg_hash(&now, sizeof now) ^ ((uint64_t)getpid() << 20) ^ (uint64_t)(uintptr_t)tname;
+    for (int tries = 0; tries < 1000; tries++) {
+        for (size_t i = len - 6; i < len; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            tname[i] = digits[(x >> 33) % (sizeof digits - 1)];
+        }
+        int fd = openat(dir, tname, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0600);
+        if (fd < 0 && errno == EEXIST)
+            continue;
         if (fd < 0)
             return -1;
         struct stat a, b;
-        if (flock(fd, LOCK_EX) == 0 && fstat(fd, &a) == 0 && lstat(tname, &b) == 0 && a.st_ino == b.st_ino &&
-            a.st_dev == b.st_dev)
+        if (flock(fd, LOCK_EX) == 0 && fstat(fd, &a) == 0 && fstatat(dir, tname, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+            a.st_ino == b.st_ino && a.st_dev == b.st_dev)
             return fd;
         close(fd);
     }
@@ -401,18 +465,23 @@ static int locked_temp(char *tname)
 
 int cg_outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error *err)
 {
-    if (make_dirs(o->root, rel, ref, err) != 0)
+    int rootfd = open_root(o->root);
+    if (rootfd < 0)
+        return open_error(o->root, rel, ref, "write", errno, err);
+    const char *base;
+    int dir = output_dir(rootfd, o->root, rel, ref, "write", true, &base, err);
+    close(rootfd);
+    if (dir < 0)
         return -1;
-    char *path = join(o->root, rel);
     struct stat st;
     mode_t mode = 0;
-    if (lstat(path, &st) == 0) {
+    if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
         const char *bad = S_ISDIR(st.st_mode) ? "is a folder, not a file" :
                           S_ISLNK(st.st_mode) ? "is a symbolic link; cigen writes outputs as regular files" :
                           !S_ISREG(st.st_mode) ? "is not a regular file" :
                           !(st.st_mode & S_IWUSR) ? "is read-only" : NULL;
         if (bad) {
-            free(path);
+            close(dir);
             return cg_error_at(err, ref, "cannot write '%s': it %s", rel, bad);
         }
         mode = st.st_mode & 07777;
@@ -421,28 +490,22 @@ int cg_outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error 
         umask(mask);
         mode = 0666 & ~mask;
     }
-    const char *slash = strrchr(path, '/');
     cg_strbuf tmp = CG_STRBUF_INIT;
-    cg_strbuf_add(&tmp, path, (size_t)(slash - path) + 1);
-    cg_strbuf_addf(&tmp, ".%s.cigen-XXXXXX", slash + 1);
+    cg_strbuf_addf(&tmp, ".%s.cigen-XXXXXX", base);
     char *tname = cg_strbuf_detach(&tmp, NULL);
-    int fd = locked_temp(tname);
-    if (fd < 0) {
+    int fd = locked_temp(dir, tname, mode);
+    if (fd < 0 || fchmod(fd, mode) != 0) {
         int e = errno;
-        free(path);
-        free(tname);
-        return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(e));
-    }
-    if (fchmod(fd, mode) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(tname);
-        free(path);
+        if (fd >= 0) {
+            close(fd);
+            unlinkat(dir, tname, 0);
+        }
+        close(dir);
         free(tname);
         return cg_error_at(err, ref, "cannot write '%s': %s", rel, reason(e));
     }
     cg_grow(&o->v, &o->cap, o->n + 1, sizeof *o->v);
-    o->v[o->n] = (cg_staged){path, tname, cg_xstrdup(rel), fd, ref ? *ref : (cg_pos){0}, 0};
+    o->v[o->n] = (cg_staged){dir, cg_xstrdup(base), tname, cg_xstrdup(rel), fd, ref ? *ref : (cg_pos){0}, 0};
     return (int)o->n++;
 }
 
@@ -514,38 +577,57 @@ int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t le
 void cg_outputs_remove(cg_outputs *o, const char *rel)
 {
     cg_grow(&o->removals, &o->removals_cap, o->nremovals + 1, sizeof *o->removals);
-    o->removals[o->nremovals++] = join(o->root, rel);
+    o->removals[o->nremovals++] = cg_xstrdup(rel);
 }
 
 int cg_outputs_commit(cg_outputs *o, cg_error *err)
 {
     for (size_t i = 0; i < o->n; i++) {
-        if (rename(o->v[i].tmp, o->v[i].path) != 0)
-            return cg_error_plain(err, "cannot replace '%s': %s", o->v[i].rel, reason(errno));
-        free(o->v[i].tmp);
-        o->v[i].tmp = NULL;
-        close(o->v[i].fd); /* fsync'ed already: nothing left to report */
-        o->v[i].fd = -1;
+        cg_staged *s = &o->v[i];
+        if (renameat(s->dir, s->tmp, s->dir, s->name) != 0)
+            return cg_error_plain(err, "cannot replace '%s': %s", s->rel, reason(errno));
+        free(s->tmp);
+        s->tmp = NULL;
+        close(s->fd); /* fsync'ed already: nothing left to report */
+        s->fd = -1;
         if (i == 0)
             test_pause("commit"); /* the first output is new, the others still old */
     }
-    for (size_t i = 0; i < o->nremovals; i++)
-        if (unlink(o->removals[i]) != 0 && errno != ENOENT)
-            return cg_error_plain(err, "cannot remove stale output '%s': %s", o->removals[i], reason(errno));
+    int rootfd = o->nremovals ? open_root(o->root) : -1;
+    for (size_t i = 0; i < o->nremovals; i++) {
+        const char *base;
+        cg_error e2;
+        cg_error_init(&e2);
+        int dir = rootfd < 0 ? -1 : output_dir(rootfd, o->root, o->removals[i], NULL, "remove", false, &base, &e2);
+        cg_error_release(&e2);
+        int r = dir < 0 ? 0 : unlinkat(dir, base, 0);
+        int e = errno;
+        if (dir >= 0)
+            close(dir);
+        if (r != 0 && e != ENOENT) {
+            if (rootfd >= 0)
+                close(rootfd);
+            return cg_error_plain(err, "cannot remove stale output '%s': %s", o->removals[i], reason(e));
+        }
+    }
+    if (rootfd >= 0)
+        close(rootfd);
     return 0;
 }
 
 void cg_outputs_release(cg_outputs *o)
 {
     for (size_t i = 0; i < o->n; i++) {
-        if (o->v[i].fd >= 0)
-            close(o->v[i].fd);
-        if (o->v[i].tmp) {
-            unlink(o->v[i].tmp);
-            free(o->v[i].tmp);
+        cg_staged *s = &o->v[i];
+        if (s->fd >= 0)
+            close(s->fd);
+        if (s->tmp) {
+            unlinkat(s->dir, s->tmp, 0);
+            free(s->tmp);
         }
-        free(o->v[i].path);
-        free(o->v[i].rel);
+        close(s->dir);
+        free(s->name);
+        free(s->rel);
     }
     free(o->v);
     for (size_t i = 0; i < o->nremovals; i++)
@@ -563,23 +645,26 @@ static bool is_temp_name(const char *name)
 
 void cg_remove_stale_temps(const char *root, const char *dir)
 {
-    char *path = join(root, dir && *dir ? dir : ".");
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!is_temp_name(e->d_name))
-                continue;
-            char *f = join(path, e->d_name);
-            /* a live cigen holds a lock on its temporary files */
-            int fd = open(f, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-            if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) == 0)
-                unlink(f);
-            if (fd >= 0)
-                close(fd);
-            free(f);
-        }
-        closedir(d);
+    int rootfd = open_root(root);
+    int dfd = rootfd < 0 ? -1 : cg_open_beneath(rootfd, dir && *dir ? dir : ".", O_RDONLY | O_DIRECTORY, 0);
+    if (rootfd >= 0)
+        close(rootfd);
+    DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return;
     }
-    free(path);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!is_temp_name(e->d_name))
+            continue;
+        /* a live cigen holds a lock on its temporary files */
+        int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) == 0)
+            unlinkat(dfd, e->d_name, 0);
+        if (fd >= 0)
+            close(fd);
+    }
+    closedir(d);
 }

@@ -1,7 +1,11 @@
 /* fsio — the file system edge: reading sources, writing outputs.
  *
  * Sources are read relative to the project folder and must resolve inside
- * it (no "..", no absolute paths, no symbolic links leading out).  Outputs
+ * it (no "..", no absolute paths, no symbolic links leading out): every
+ * path is resolved once, beneath the project folder's descriptor
+ * (paths.h), and the file is read through the descriptor it gave.  An
+ * output is never read or written through a symbolic link (an output is a
+ * regular file cigen wrote), nor in git's folder.  Outputs
  * are written as a transaction: every file goes to a temporary file in its
  * own folder first ("." + name + ".cigen-XXXXXX"), and only when all of
  * them are written are they renamed into place.  On any error before that,
@@ -16,6 +20,7 @@
 
 #include "base/diag.h"
 #include "base/strbuf.h"
+#include "io/paths.h"
 
 /* The canonical absolute path of a folder (malloc'd), or NULL + error. */
 char *cg_realdir(const char *dir, cg_error *err);
@@ -26,6 +31,10 @@ char *cg_realdir(const char *dir, cg_error *err);
  * `missing_ok`: a missing file returns 1 without an error. */
 int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
                    char **data, size_t *len, bool missing_ok, cg_error *err);
+
+/* The same, also giving the file's identity (id may be NULL). */
+int cg_read_source_id(const char *root, const char *rel, const cg_pos *ref, size_t max, char **data,
+                      size_t *len, bool missing_ok, cg_file_id *id, cg_error *err);
 
 /* Reads an output file for comparison: 0 read, 1 missing, -1 error.
  * Errors say "cannot VERB 'rel': ..." at ref (when not NULL). */
@@ -45,8 +54,9 @@ int cg_output_matches(const char *root, const char *rel, const cg_pos *ref, cons
                       size_t len, bool *same, cg_error *err);
 
 typedef struct cg_staged {
-    char *path;      /* root/rel */
-    char *tmp;       /* the temporary file */
+    int dir;         /* the output's folder, resolved once beneath the project */
+    char *name;      /* the output's name in dir */
+    char *tmp;       /* the temporary file's name in dir */
     char *rel;
     int fd;          /* open (and flock'ed: the file is live) until committed */
     cg_pos ref;      /* where the output was named, for messages */
@@ -57,7 +67,7 @@ typedef struct cg_outputs {
     const char *root;
     cg_staged *v;
     size_t n, cap;
-    char **removals; /* stale outputs to delete on commit (root/rel) */
+    char **removals; /* stale outputs to delete on commit (rel) */
     size_t nremovals, removals_cap;
 } cg_outputs;
 

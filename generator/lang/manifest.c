@@ -12,90 +12,6 @@ typedef struct parse {
     cg_strbuf path;
 } parse;
 
-int cg_check_project_path(const char *path, const cg_pos *pos, const char *what,
-                          cg_error *err)
-{
-    if (!*path)
-        return cg_error_at(err, pos, "%s must not be empty", what);
-    if (path[0] == '/')
-        return cg_error_at(err, pos, "%s '%s' is an absolute path; paths are relative to the project",
-                           what, path);
-    if (cg_line_breaker(path, NULL)) /* it is written into comment lines */
-        return cg_error_at(err, pos, "%s holds a control character or a line break", what);
-    const char *p = path;
-    while (*p) {
-        const char *slash = strchr(p, '/');
-        size_t len = slash ? (size_t)(slash - p) : strlen(p);
-        if (len == 2 && p[0] == '.' && p[1] == '.')
-            return cg_error_at(err, pos, "%s '%s' leaves the project folder ('..' is not allowed)",
-                               what, path);
-        if (len == 0 && slash && slash[1] != '\0')
-            return cg_error_at(err, pos, "%s '%s' has an empty path component", what, path);
-        if (memchr(p, '\\', len))
-            return cg_error_at(err, pos, "%s '%s' contains a backslash; use '/'", what, path);
-        p += len;
-        if (*p == '/')
-            p++;
-    }
-    return 0;
-}
-
-/* Next component of a project path, skipping "." and empty ones. */
-static const char *next_part(const char *p, size_t *len)
-{
-    for (;;) {
-        while (*p == '/')
-            p++;
-        const char *e = strchr(p, '/');
-        *len = e ? (size_t)(e - p) : strlen(p);
-        if (!(*len == 1 && p[0] == '.'))
-            return p;
-        p += 1;
-    }
-}
-
-bool cg_path_same(const char *a, const char *b)
-{
-    for (;;) {
-        size_t la, lb;
-        a = next_part(a, &la);
-        b = next_part(b, &lb);
-        if (la != lb || memcmp(a, b, la) != 0)
-            return false;
-        if (la == 0)
-            return true;
-        a += la;
-        b += lb;
-    }
-}
-
-void cg_path_normalize(const char *path, cg_strbuf *out)
-{
-    size_t len, start = out->len;
-    while ((path = next_part(path, &len)), len) {
-        if (out->len > start)
-            cg_strbuf_addc(out, '/');
-        cg_strbuf_add(out, path, len);
-        path += len;
-    }
-}
-
-/* Whether path is dir or lies under it ("d/x.dot" in "./d"). */
-static bool path_within(const char *path, const char *dir)
-{
-    for (;;) {
-        size_t lp, ld;
-        path = next_part(path, &lp);
-        dir = next_part(dir, &ld);
-        if (ld == 0)
-            return true;
-        if (lp != ld || memcmp(path, dir, lp) != 0)
-            return false;
-        path += lp;
-        dir += ld;
-    }
-}
-
 static const char *pooled(parse *P, json_t *v)
 {
     return cg_pool_strndup(P->pool, json_string_value(v), json_string_length(v));
@@ -396,11 +312,12 @@ static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_de
     if ((v = json_object_get(wf, "max_jobs"))) {
         cg_path_join_key(&sub, p.buf, "max_jobs");
         const char *s = json_is_string(v) ? json_string_value(v) : "";
-        char *end;
-        long n = strtol(s, &end, 10);
-        if (!*s || *end || n <= 0) {
+        long n;
+        int r = cg_parse_limit(s, CG_LIMIT_CEILING, &n);
+        if (r != 0) {
             cg_pos vp = cg_doc_where(P->doc, sub.buf);
-            rc = cg_error_at(P->err, &vp, "'max_jobs' must be a positive whole number");
+            rc = r == -2 ? cg_error_at(P->err, &vp, "'max_jobs' is too large (at most %ld)", CG_LIMIT_CEILING)
+                         : cg_error_at(P->err, &vp, "'max_jobs' must be a positive whole number");
             goto done;
         }
         w->max_jobs = n;
@@ -413,20 +330,22 @@ done:
 
 static int parse_limits(parse *P, json_t *v, cg_manifest *m)
 {
-    static const char *const keys[] = {"max_config_bytes", "max_jobs_per_workflow", "max_cells"};
+    static const char *const keys[] = {"max_config_bytes", "max_jobs_per_workflow", "max_cells", "max_jobs"};
     if (cg_expect_object(P->doc, "/limits", v, "'limits'", P->err) != 0 ||
         cg_check_keys(P->doc, "/limits", v, keys, CG_ARRAY_LEN(keys), "in 'limits'", P->err) != 0)
         return -1;
-    long *dest[] = {&m->max_config_bytes, &m->max_jobs_per_workflow, &m->max_cells};
+    long *dest[] = {&m->max_config_bytes, &m->max_jobs_per_workflow, &m->max_cells, &m->max_jobs};
     for (size_t i = 0; i < CG_ARRAY_LEN(keys); i++) {
         json_t *x = json_object_get(v, keys[i]);
         if (!x)
             continue;
         const char *s = json_is_string(x) ? json_string_value(x) : "";
-        char *end;
-        long n = strtol(s, &end, 10);
-        if (!*s || *end || n <= 0) {
+        long n;
+        int r = cg_parse_limit(s, CG_LIMIT_CEILING, &n);
+        if (r != 0) {
             cg_pos p = cg_val_pos(P->doc, "/limits", keys[i]);
+            if (r == -2)
+                return cg_error_at(P->err, &p, "'%s' is too large (at most %ld)", keys[i], CG_LIMIT_CEILING);
             return cg_error_at(P->err, &p, "'%s' must be a positive whole number", keys[i]);
         }
         *dest[i] = n;
@@ -444,6 +363,7 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
     m->max_config_bytes = 8L << 20;
     m->max_jobs_per_workflow = 500;
     m->max_cells = CG_DEFAULT_MAX_CELLS;
+    m->max_jobs = CG_DEFAULT_MAX_JOBS;
     parse P = {doc, pool, err, CG_STRBUF_INIT};
     json_t *root = cg_doc_root(doc);
     if (!root)
@@ -456,7 +376,7 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         get_path(&P, root, "diagrams", &m->diagrams, &m->diagrams_pos, false) != 0)
         return -1;
     /* cigen names (and removes) the files of the diagrams folder itself */
-    if (m->diagrams && (path_within(m->output, m->diagrams) || path_within(m->diagrams, m->output)))
+    if (m->diagrams && (cg_path_within(m->output, m->diagrams) || cg_path_within(m->diagrams, m->output)))
         return cg_error_at(err, &m->output_pos, "'output' '%s' and the diagrams folder '%s' overlap; write the "
                            "config outside the folder cigen fills with diagrams", m->output, m->diagrams);
     json_t *v;

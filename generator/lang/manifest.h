@@ -22,6 +22,11 @@
 #define CIGEN_MANIFEST_H
 
 #define CG_DEFAULT_MAX_CELLS 1000000L
+/* jobs of all trees (cells x phases), checked before expanding */
+#define CG_DEFAULT_MAX_JOBS 2000000L
+/* the largest value a limit may be given (10^15): larger is an error, never
+ * clamped */
+#define CG_LIMIT_CEILING 1000000000000000L
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -29,6 +34,7 @@
 
 #include "base/diag.h"
 #include "base/util.h"
+#include "io/paths.h"
 #include "lang/yamlload.h"
 
 typedef struct cg_ref_filter {
@@ -88,21 +94,12 @@ typedef struct cg_manifest {
     long max_config_bytes;
     long max_jobs_per_workflow;
     long max_cells;           /* per tree: a guard against a matrix that explodes */
+    long max_jobs;            /* all trees: cells x phases, checked before expanding */
 } cg_manifest;
 
 /* Parses a loaded manifest; strings live in `pool`.  The manifest borrows
  * from `doc`, which must outlive it. */
 int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error *err);
 void cg_manifest_release(cg_manifest *m);
-
-/* Checks that a path from a source file is relative and stays in the
- * project: no absolute path, no "..", no empty components. */
-int cg_check_project_path(const char *path, const cg_pos *pos, const char *what,
-                          cg_error *err);
-
-/* Whether two project paths name the same file ("./a/b.yml" and "a/b.yml"). */
-bool cg_path_same(const char *a, const char *b);
-/* A project path's one spelling: "./a//b.yml" is "a/b.yml". */
-void cg_path_normalize(const char *path, cg_strbuf *out);
 
 #endif

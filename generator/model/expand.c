@@ -248,6 +248,28 @@ static int count_cells(const cg_tree *t, const cg_tnode *n, long max, uint64_t *
     return -1;
 }
 
+int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, uint64_t *jobs, cg_error *err)
+{
+    uint64_t cells;
+    if (count_cells(t, t->root, max_cells, &cells, err) != 0)
+        return -1;
+    uint64_t mine = sat_mul(cells, t->nphases ? t->nphases : 1);
+    uint64_t total = *jobs > UINT64_MAX - mine ? UINT64_MAX : *jobs + mine;
+    if (total > (uint64_t)max_jobs) {
+        cg_pos p = t->nphases ? cg_doc_key_where(t->doc, "/phases") : cg_doc_where(t->doc, "");
+        if (*jobs)
+            return cg_error_at(err, &p, "this tree would make %llu jobs (%llu cells x %zu phases), %llu with the "
+                               "trees before it, more than the limit of %ld (the manifest's 'limits: max_jobs')",
+                               (unsigned long long)mine, (unsigned long long)cells, t->nphases,
+                               (unsigned long long)total, max_jobs);
+        return cg_error_at(err, &p, "this tree would make %llu jobs (%llu cells x %zu phases), more than the "
+                           "limit of %ld (the manifest's 'limits: max_jobs')", (unsigned long long)mine,
+                           (unsigned long long)cells, t->nphases, max_jobs);
+    }
+    *jobs = total;
+    return 0;
+}
+
 int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, cg_warnings *warn,
               cg_error *err)
 {

@@ -52,15 +52,28 @@ void cg_model_release(cg_model *p)
     cg_warnings_release(&p->warnings);
     cg_selection_release(&p->selection);
     free(p->root);
+    free(p->source_ids);
     cg_pool_release(&p->pool);
     memset(p, 0, sizeof *p);
+}
+
+int cg_model_read_source(cg_model *p, const char *rel, const cg_pos *ref, char **data, size_t *len,
+                         bool missing_ok, cg_error *err)
+{
+    cg_file_id id;
+    int rc = cg_read_source_id(p->root, rel, ref, CG_DEFAULT_MAX_BYTES, data, len, missing_ok, &id, err);
+    if (rc == 0) {
+        cg_grow(&p->source_ids, &p->source_ids_cap, p->nsource_ids + 1, sizeof *p->source_ids);
+        p->source_ids[p->nsource_ids++] = (struct cg_source_id){id, cg_intern(&p->pool, rel)};
+    }
+    return rc;
 }
 
 static cg_doc *load_doc(cg_model *p, const char *rel, const cg_pos *ref, cg_error *err)
 {
     char *data = NULL;
     size_t len = 0;
-    if (cg_read_source(p->root, rel, ref, CG_DEFAULT_MAX_BYTES, &data, &len, false, err) != 0)
+    if (cg_model_read_source(p, rel, ref, &data, &len, false, err) != 0)
         return NULL;
     cg_doc *doc = cg_doc_parse(rel, data, len, NULL, err);
     free(data);
@@ -163,7 +176,7 @@ static int check_tree_tiers(cg_model *p, cg_error *err)
     return 0;
 }
 
-const char *cg_model_source_kind(const cg_model *p, const char *rel)
+static const char *kind_by_path(const cg_model *p, const char *rel)
 {
     const cg_manifest *m = &p->manifest;
     if (cg_path_same(rel, p->opt.manifest))
@@ -197,6 +210,18 @@ const char *cg_model_source_kind(const cg_model *p, const char *rel)
     const char *overlay = p->opt.overlay ? p->opt.overlay : p->opt.no_overlay ? NULL : CG_DEFAULT_OVERLAY;
     if (overlay && cg_path_same(rel, overlay))
         return "the special-PR overlay";
+    return NULL;
+}
+
+const char *cg_model_source_kind(const cg_model *p, const char *rel)
+{
+    const char *kind = kind_by_path(p, rel);
+    cg_file_id id;
+    if (kind || !p->nsource_ids || cg_file_id_of(p->root, rel, &id) != 0)
+        return kind;
+    for (size_t i = 0; i < p->nsource_ids; i++)
+        if (p->source_ids[i].id.dev == id.dev && p->source_ids[i].id.ino == id.ino)
+            return (kind = kind_by_path(p, p->source_ids[i].rel)) ? kind : "a source";
     return NULL;
 }
 
@@ -375,8 +400,7 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
     cg_strbuf_release(&norm);
     char *data = NULL;
     size_t len = 0;
-    int rc = cg_read_source(p->root, p->opt.manifest, &(cg_pos){0}, CG_DEFAULT_MAX_BYTES, &data, &len,
-                            true, err);
+    int rc = cg_model_read_source(p, p->opt.manifest, &(cg_pos){0}, &data, &len, true, err);
     if (rc == 1)
         return cg_error_plain(err, "cannot read '%s': no such file (run cigen in the project's folder, or name "
                               "it with -C DIR or the manifest with -m FILE)", p->opt.manifest);
@@ -401,6 +425,7 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
     }
     p->trees = cg_xcalloc(m->ntrees + 1, sizeof *p->trees);
     p->cells = cg_xcalloc(m->ntrees + 1, sizeof *p->cells);
+    uint64_t jobs = 0; /* cells x phases of the trees so far, bounded before each expands */
     for (size_t i = 0; i < m->ntrees; i++) {
         const cg_doc *doc = model_doc(p, m->trees[i], &m->tree_pos[i], err);
         if (!doc)
@@ -415,7 +440,8 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
                 cg_error_note(err, &m->tree_pos[j], "the other one");
                 return -1;
             }
-        if (cg_expand(t, &p->pool, &p->cells[i], m->max_cells, p->opt.strict, &p->warnings, err) != 0)
+        if (cg_expand_bound(t, m->max_cells, m->max_jobs, &jobs, err) != 0 ||
+            cg_expand(t, &p->pool, &p->cells[i], m->max_cells, p->opt.strict, &p->warnings, err) != 0)
             return -1;
     }
     if (check_workflow_tiers(p, err) != 0 || check_tree_tiers(p, err) != 0)

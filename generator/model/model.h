@@ -48,6 +48,11 @@ typedef struct cg_model {
     cg_doc **docs;            /* manifest, trees, templates (owned) */
     size_t ndocs, docs_cap;
     cg_map doc_by_path;       /* relative path -> cg_doc* */
+    struct cg_source_id {     /* every source read, by identity: an output */
+        cg_file_id id;        /* reached through a linked folder is still */
+        const char *rel;      /* known as a source (rel in pool) */
+    } *source_ids;
+    size_t nsource_ids, source_ids_cap;
     cg_doc *manifest_doc;
     cg_manifest manifest;
     cg_lists lists;           /* the shared value lists of the manifest's `lists` */
@@ -69,9 +74,14 @@ typedef struct cg_model {
 void cg_model_init(cg_model *m);
 void cg_model_release(cg_model *m);
 int cg_model_load(cg_model *m, const cg_options *o, cg_error *err);
+/* Reads a source of the project (cg_read_source), remembering which file it
+ * was for cg_model_source_kind. */
+int cg_model_read_source(cg_model *m, const char *rel, const cg_pos *ref, char **data, size_t *len,
+                         bool missing_ok, cg_error *err);
 
 /* What kind of source `rel` is ("the manifest", "a template", ...), or NULL
- * when it is none of the project's sources. */
+ * when it is none of the project's sources: by its path, or by the file it
+ * resolves to (a linked folder on its path). */
 const char *cg_model_source_kind(const cg_model *m, const char *rel);
 
 /* The compiled template of a job in a workflow (loaded by cg_model_load);

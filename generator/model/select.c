@@ -33,7 +33,7 @@ static int load_selection(cg_model *p, cg_error *err)
         cg_pos ref = {0};
         if (cg_check_project_path(file, &ref, "the overlay path", err) != 0)
             return -1;
-        int r = cg_read_source(p->root, file, &ref, CG_DEFAULT_MAX_BYTES, &data, &len, o->overlay == NULL, err);
+        int r = cg_model_read_source(p, file, &ref, &data, &len, o->overlay == NULL, err);
         if (r < 0)
             return -1;
         if (r == 0) {
