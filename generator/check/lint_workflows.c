@@ -334,13 +334,12 @@ void cg_lint_check_workflows(cg_lint *l)
         wgraph g = {0};
         cg_index_init(&g.index, wnode_name, &g);
         cg_map_init(&g.alias);
-        for (size_t i = 0; wd->jobs && i < json_array_size(wd->jobs); i++) {
-            cg_strbuf_reset(&path);
-            cg_strbuf_adds(&path, wd->path);
-            cg_strbuf_adds(&path, "/jobs");
-            cg_path_push_index(&path, i);
-            written_entry(l, &g, json_array_get(wd->jobs, i), m->doc, path.buf, (int)w, wd->name);
-        }
+        if (p->omitted & ((uint64_t)1 << w))
+            continue; /* not written: a special-PR selection left it without jobs */
+        /* the entries as written: what a special-PR selection culled is not */
+        for (size_t i = 0; i < p->nstatics; i++)
+            if (p->statics[i].workflow == w && !p->statics[i].culled)
+                written_entry(l, &g, p->statics[i].entry, m->doc, p->statics[i].path, (int)w, wd->name);
         /* generated names are unique (cg_jobs_build checked): only a clash
          * with a written entry is looked for; their nodes are found by job */
         size_t generated = 0;

@@ -148,10 +148,12 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                                              {"full-diff", no_argument, NULL, 'F'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"allow-special", no_argument, NULL, 'S'},
+                                             {"branch", required_argument, NULL, 'B'},
                                              CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     int c;
     bool full = false, json = false, allow_special = false;
+    const char *branch = NULL;
     cg_global local = *g0, *g = &local;
     cg_selection sel, fallback;
     cg_selection_init(&sel);
@@ -164,8 +166,13 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             allow_special = true;
             continue;
         }
+        if (c == 'B') {
+            branch = optarg;
+            continue;
+        }
         if (c == 'h') {
-            puts("usage: cigen check [--full-diff] [--json] [--allow-special] [--only PATTERN]...\n"
+            puts("usage: cigen check [--full-diff] [--json] [--allow-special] [--branch NAME]\n"
+                 "                   [--only PATTERN]...\n"
                  "                   [--also PATTERN]... [--overlay FILE]\n\n"
                  "Regenerates every output in memory and compares it with the file on disk.\n"
                  "When they differ it prints, in this order: one summary line (which files differ,\n"
@@ -174,15 +181,19 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                  "that explains them; a unified diff (200 changed lines at most unless --full-diff);\n"
                  "and the command that fixes it.  Stale diagrams (made by cigen, no longer\n"
                  "produced) count as differences.  --json prints the same report as one object.\n\n"
-                 "A special-PR config (one made with --only/--also or special-pr.yml) is refused:\n"
-                 "it must not land.  --allow-special accepts it when it matches its sources and\n"
-                 "the selection recorded in its header, read again from the overlay file the\n"
-                 "header names (a config whose overlay file is gone is out of sync); for the\n"
-                 "pull request's own CI.\n\n"
+                 "A special-PR config (one made with --only/--also or special-pr.yml) is refused\n"
+                 "(exit 1) on every branch, its own included: that failing check is what keeps\n"
+                 "the pull request from being merged while its special jobs run.  On the branch\n"
+                 "the selection names (branch: in special-pr.yml, --pr-branch) it says so.\n"
+                 "--allow-special accepts it, on that branch only, when it matches its sources\n"
+                 "and the selection recorded in its header, read again from the overlay file the\n"
+                 "header names (a config whose overlay file is gone is out of sync).  The\n"
+                 "current branch is --branch NAME, else $CIRCLE_BRANCH.\n\n"
                  "options:\n"
                  "  --full-diff       show the whole diff\n"
                  "  --json            the report as one JSON object\n"
-                 "  --allow-special   accept a special-PR config\n"
+                 "  --allow-special   accept a special-PR config on the branch it is for\n"
+                 "  --branch NAME     the branch being checked (default: $CIRCLE_BRANCH)\n"
                  CG_SELECTION_HELP
                  "\nExit status: 0 in sync, 1 out of sync, 2 broken sources or bad usage.");
             cg_selection_release(&sel);
@@ -283,13 +294,38 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     }
     bool special_active = !cg_selection_empty(&p.m.selection);
     cg_strbuf special_note = CG_STRBUF_INIT;
-    if (!allow_special && (special_active || committed_special)) {
+    const cg_selection *in_force = special_active ? &p.m.selection : &fallback;
+    if (!branch)
+        branch = getenv("CIRCLE_BRANCH");
+    if (branch && !*branch)
+        branch = NULL;
+    bool on_its_branch = in_force->branch && branch && cg_streq(in_force->branch, branch);
+    if (allow_special && (special_active || committed_special) && !on_its_branch) {
+        /* --allow-special: on the pull request's own branch only */
+        if (!in_force->branch)
+            cg_strbuf_addf(&special_note, "cigen: --allow-special accepts a special-PR config only on the branch "
+                           "it is for, and this one names none: add 'branch: NAME' to %s (or pass --pr-branch "
+                           "NAME) and run %s\n", CG_DEFAULT_OVERLAY, p.m.manifest.regenerate);
+        else if (!branch)
+            cg_strbuf_addf(&special_note, "cigen: --allow-special: this special-PR config is for branch '%s'; "
+                           "name the branch being checked with --branch NAME (CI sets CIRCLE_BRANCH)\n",
+                           in_force->branch);
+        else
+            cg_strbuf_addf(&special_note, "cigen: this special-PR config is for branch '%s', not '%s': "
+                           "--allow-special does not accept it here; regenerate without the selection: %s\n",
+                           in_force->branch, branch, p.m.manifest.regenerate);
+    } else if (!allow_special && (special_active || committed_special)) {
         cg_strbuf args = CG_STRBUF_INIT;
-        cg_selection_args(special_active ? &p.m.selection : &fallback, &args);
-        if (special_active)
+        cg_selection_args(in_force, &args);
+        if (on_its_branch)
+            cg_strbuf_addf(&special_note, "cigen: this is the special-PR config of branch '%s' (%s): this check "
+                           "fails on purpose, so that the pull request cannot be merged while its special jobs "
+                           "run; before merging, delete %s (or drop the flags), run %s and commit\n",
+                           branch, args.buf, in_force->overlay ? in_force->overlay : CG_DEFAULT_OVERLAY,
+                           p.m.manifest.regenerate);
+        else if (special_active)
             cg_strbuf_addf(&special_note, "cigen: a special-PR selection is in force (%s, from %s): the config "
-                           "it makes is for one pull request; remove the selection and run %s before landing "
-                           "(a pull request's own CI may pass --allow-special)\n",
+                           "it makes is for one pull request; remove the selection and run %s before landing\n",
                            args.buf, p.m.selection.source, p.m.manifest.regenerate);
         else
             cg_strbuf_addf(&special_note, "cigen: %s is a special-PR config (%s); regenerate without it before "
@@ -327,7 +363,9 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             cg_selection_args(special_active ? &p.m.selection : &fallback, &args);
             json_object_set_new(sp, "in_force", json_boolean(special_active));
             json_object_set_new(sp, "committed", json_boolean(committed_special));
-            json_object_set_new(sp, "allowed", json_boolean(allow_special));
+            json_object_set_new(sp, "allowed", json_boolean(allow_special && on_its_branch));
+            json_object_set_new(sp, "branch", in_force->branch ? json_string(in_force->branch) : json_null());
+            json_object_set_new(sp, "on_its_branch", json_boolean(on_its_branch));
             json_object_set_new(sp, "selection", args.len ? json_string(args.buf) : json_null());
             json_object_set_new(sp, "overlay_gone", overlay_gone ? json_string(overlay_gone) : json_null());
             json_object_set_new(j, "special", sp);

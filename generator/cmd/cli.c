@@ -22,10 +22,59 @@ int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, co
     }
 }
 
+void cg_cli_mark_text(const cg_model *m, const cg_mark *mk, cg_strbuf *out)
+{
+    const cg_selection *s = &m->selection;
+    switch (mk->kind) {
+    case CG_MARK_SELECTED: {
+        bool only = (size_t)mk->pattern < s->nonly;
+        size_t i = only ? (size_t)mk->pattern : (size_t)mk->pattern - s->nonly;
+        const cg_pos *pos = only ? &s->only_pos[i] : &s->also_pos[i];
+        cg_strbuf_addf(out, "selected by %s '%s'", only ? "--only" : "--also", only ? s->only[i] : s->also[i]);
+        if (pos->file)
+            cg_strbuf_addf(out, " (%s:%u)", pos->file, pos->line);
+        break;
+    }
+    case CG_MARK_PULLED:
+        cg_strbuf_addf(out, "pulled in: '%s' requires it", mk->by);
+        break;
+    case CG_MARK_KEPT:
+        cg_strbuf_adds(out, "kept: its workflow's 'keep' names it");
+        break;
+    case CG_MARK_CULLED:
+        if (mk->by)
+            cg_strbuf_addf(out, "culled: it requires '%s', which the selection culled", mk->by);
+        else
+            cg_strbuf_adds(out, "culled: no --only pattern selects it");
+        break;
+    default:
+        cg_strbuf_adds(out, "untouched: not selected, where it was");
+    }
+}
+
+void cg_cli_mark_word(const cg_mark *mk, cg_strbuf *out)
+{
+    static const char *const w[] = {"-", "selected", "pulled:", "kept", "culled"};
+    cg_strbuf_adds(out, w[mk->kind]);
+    if (mk->kind == CG_MARK_PULLED)
+        cg_strbuf_adds(out, mk->by);
+}
+
 bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char *arg)
 {
     if (c == CG_OPT_ONLY || c == CG_OPT_ALSO) {
         cg_selection_add(sel, c == CG_OPT_ONLY, arg, NULL);
+        g->opt.selection = sel;
+        return true;
+    }
+    if (c == CG_OPT_ALLOW_PROTECTED) {
+        sel->allow_protected = true;
+        g->opt.selection = sel;
+        return true;
+    }
+    if (c == CG_OPT_PR_BRANCH) {
+        free(sel->branch);
+        sel->branch = cg_xstrdup(arg);
         g->opt.selection = sel;
         return true;
     }

@@ -46,17 +46,32 @@ int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, co
 #define CG_OPT_ONLY 1001
 #define CG_OPT_ALSO 1002
 #define CG_OPT_OVERLAY 1003
+#define CG_OPT_ALLOW_PROTECTED 1004
+#define CG_OPT_PR_BRANCH 1005
 #define CG_SELECTION_LONGOPTS                                   \
     {"only", required_argument, NULL, CG_OPT_ONLY},             \
     {"also", required_argument, NULL, CG_OPT_ALSO},             \
-    {"overlay", required_argument, NULL, CG_OPT_OVERLAY}
+    {"overlay", required_argument, NULL, CG_OPT_OVERLAY},       \
+    {"allow-protected", no_argument, NULL, CG_OPT_ALLOW_PROTECTED}, \
+    {"pr-branch", required_argument, NULL, CG_OPT_PR_BRANCH}
 #define CG_SELECTION_HELP                                                                   \
     "  --only PATTERN    a special-PR config: only the matching jobs (and what they\n"       \
     "                    require), in the per-change workflow, ungated (repeatable)\n"      \
     "  --also PATTERN    the matching jobs run in the per-change workflow too\n"            \
     "  --overlay FILE    read --only/--also from FILE (default: special-pr.yml if present)\n" \
+    "  --allow-protected a job with a context (or listed in the manifest's 'protected')\n" \
+    "                    may come along as a requirement (else: an error naming it)\n" \
+    "  --pr-branch NAME  the pull request's branch the selection is for (the header\n"     \
+    "                    records it; check --allow-special passes on that branch only)\n" \
     "  PATTERN is a job-name glob, or NAME=GLOB,... over dimensions, variables,\n"       \
     "  phase, tree, workflow and tier.\n"
+
+/* What a special-PR selection did to a job, in words: "selected by --only
+ * 'x'", "pulled in: 'y' requires it", "kept (workflow 'ci' keeps it)",
+ * "culled: ...", or "untouched" (--also leaves the rest as it was). */
+void cg_cli_mark_text(const cg_model *m, const cg_mark *mk, cg_strbuf *out);
+/* The short form for a column: selected, pulled:NAME, kept, culled, - */
+void cg_cli_mark_word(const cg_mark *mk, cg_strbuf *out);
 
 /* Handles a selection option into g/sel; true when `c` was one. */
 bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char *arg);

@@ -146,12 +146,15 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
             cg_strbuf_addf(out, " %s%s", p->m.manifest.workflows[w].name, (j->gated & bit) ? " (on request)" :
                            (j->special & bit) ? " (special-PR selection)" : "");
     }
-    if (j->special) {
-        cg_strbuf args = CG_STRBUF_INIT;
-        cg_selection_args(&p->m.selection, &args);
-        cg_strbuf_addf(out, "\nspecial-PR: selected by %s (from %s); ungated, branch filters lifted", args.buf,
-                       p->m.selection.source);
-        cg_strbuf_release(&args);
+    if (!j->workflows)
+        cg_strbuf_adds(out, " (none: culled)");
+    if (p->m.marks) {
+        cg_strbuf_adds(out, "\nspecial-PR (from ");
+        cg_strbuf_adds(out, p->m.selection.source);
+        cg_strbuf_adds(out, "): ");
+        cg_cli_mark_text(&p->m, &p->m.marks[j->index], out);
+        if (j->special)
+            cg_strbuf_adds(out, "; ungated, branch filters lifted");
     }
     cg_strbuf_adds(out, "\ntiers:");
     size_t ntiers = 0;
@@ -282,6 +285,43 @@ static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out, cg_err
     return shown ? 0 : 1;
 }
 
+/* A static entry (a job listed in a workflow of the manifest): where, what
+ * it runs, and what a special-PR selection did to it. */
+static bool explain_static(const cg_model *m, const char *name, cg_strbuf *out)
+{
+    bool any = false;
+    for (size_t e = 0; e < m->nstatics; e++) {
+        const cg_static_job *sj = &m->statics[e];
+        if (!cg_streq(sj->name, name))
+            continue;
+        any = true;
+        cg_strbuf_addf(out, "%s: listed in workflow '%s' of the manifest at ", sj->name,
+                       m->manifest.workflows[sj->origin].name);
+        pos_str(out, &sj->pos);
+        if (sj->workflow != sj->origin)
+            cg_strbuf_addf(out, ", copied into workflow '%s'", m->manifest.workflows[sj->workflow].name);
+        cg_strbuf_addf(out, "\nruns: %s", sj->invokes);
+        if (sj->context)
+            cg_strbuf_addf(out, " (context '%s')", sj->context);
+        if (sj->nrequires) {
+            cg_strbuf_adds(out, "\nrequires:");
+            for (uint32_t r = 0; r < sj->nrequires; r++)
+                cg_strbuf_addf(out, " %s", sj->requires[r]);
+        }
+        if (m->marks) {
+            cg_strbuf_addf(out, "\nspecial-PR (from %s): ", m->selection.source);
+            cg_cli_mark_text(m, &sj->mark, out);
+            if (sj->lift)
+                cg_strbuf_adds(out, "; branch filters lifted");
+        }
+        if (m->omitted & ((uint64_t)1 << sj->workflow))
+            cg_strbuf_addf(out, "\nworkflow '%s' is not written: the selection left it without jobs",
+                           m->manifest.workflows[sj->workflow].name);
+        cg_strbuf_addc(out, '\n');
+    }
+    return any;
+}
+
 int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -358,7 +398,9 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
             rc = explain_cell(&p, &q, &out, &err) == 0 ? 0 : CG_EXIT_DIFF;
     } else {
         const cg_job *j = cg_jobs_find(&p.m.jobs, argv[optind]);
-        if (!j) {
+        if (!j && explain_static(&p.m, argv[optind], &out)) {
+            /* a static entry of the manifest's workflows */
+        } else if (!j) {
             const char **names = cg_xmalloc((p.m.jobs.n + 1) * sizeof *names);
             for (size_t k = 0; k < p.m.jobs.n; k++)
                 names[k] = p.m.jobs.v[k].name;

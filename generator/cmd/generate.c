@@ -15,12 +15,42 @@
 static size_t count_workflows(const cg_project *p)
 {
     size_t n = p->m.manifest.nworkflows;
+    for (size_t w = 0; w < p->m.manifest.nworkflows; w++)
+        n -= (p->m.omitted >> w) & 1;
     for (size_t i = 0; i < p->m.nfragments; i++) {
         json_t *w = json_object_get(cg_doc_root(p->m.fragments[i].doc), "workflows");
         if (json_is_object(w))
             n += json_object_size(w) - (json_object_get(w, "version") ? 1 : 0);
     }
     return n;
+}
+
+/* What the selection did: counts, the static entries it culled (and
+ * why), the workflows it left without jobs. */
+static void print_selection_summary(const cg_model *m)
+{
+    size_t n[5] = {0};
+    for (size_t k = 0; m->marks && k < m->jobs.n; k++)
+        n[m->marks[k].kind]++;
+    for (size_t e = 0; e < m->nstatics; e++)
+        n[m->statics[e].mark.kind]++;
+    printf("cigen: selection: %zu selected, %zu pulled in by a requirement, %zu culled\n", n[CG_MARK_SELECTED],
+           n[CG_MARK_PULLED], n[CG_MARK_CULLED]);
+    for (size_t e = 0; e < m->nstatics; e++) {
+        const cg_static_job *sj = &m->statics[e];
+        if (sj->mark.kind != CG_MARK_CULLED)
+            continue;
+        if (sj->mark.by)
+            printf("cigen: culled '%s' in workflow '%s': it requires '%s', which the selection culled\n", sj->name,
+                   m->manifest.workflows[sj->workflow].name, sj->mark.by);
+        else
+            printf("cigen: culled '%s' in workflow '%s': no --only pattern selects it\n", sj->name,
+                   m->manifest.workflows[sj->workflow].name);
+    }
+    for (size_t w = 0; w < m->manifest.nworkflows; w++)
+        if ((m->omitted >> w) & 1)
+            printf("cigen: workflow '%s' is not written: the selection left it without jobs\n",
+                   m->manifest.workflows[w].name);
 }
 
 /* Removes what killed runs left in the folders cigen writes to. */
@@ -243,6 +273,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             printf("cigen: this is a special-PR config (%s, from %s): do not land it; `cigen check` refuses "
                    "it without --allow-special\n", args.buf, p.m.selection.source);
             cg_strbuf_release(&args);
+            print_selection_summary(&p.m);
         }
     }
     cg_stream_release(&S);

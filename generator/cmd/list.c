@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/branches.h"
 #include "cmd/cli.h"
 #include "model/query.h"
 
@@ -52,6 +53,12 @@ static json_t *job_json(cg_project *p, const cg_job *j, cg_env *env)
         if (j->special & ((uint64_t)1 << w))
             json_array_append_new(special, json_string(p->m.manifest.workflows[w].name));
     json_object_set_new(o, "special_in", special);
+    if (p->m.marks) {
+        cg_strbuf mt = CG_STRBUF_INIT;
+        cg_cli_mark_text(&p->m, &p->m.marks[j->index], &mt);
+        json_object_set_new(o, "selection", json_string(mt.buf));
+        cg_strbuf_release(&mt);
+    }
     json_t *tiers = json_array();
     for (size_t k = 0; k < t->ntiers; k++)
         if (j->cell->tiers & ((uint64_t)1 << k))
@@ -67,16 +74,79 @@ static json_t *job_json(cg_project *p, const cg_job *j, cg_env *env)
     return o;
 }
 
+/* list --branch: what CircleCI would run on a push to `branch`. */
+static int list_branch(cg_project *p, const char *branch, const char *workflow, bool json)
+{
+    cg_branch_run run = {0};
+    cg_error err;
+    cg_error_init(&err);
+    if (p->out.streamed) {
+        cg_error_plain(&err, "list --branch: the config is too large to simulate in memory");
+        cg_cli_print_error(&err);
+        cg_error_release(&err);
+        return CG_EXIT_ERROR;
+    }
+    if (cg_branch_simulate(p->m.manifest.output, p->out.config.buf, p->out.config.len, branch, workflow, &run,
+                           &err) != 0) {
+        cg_cli_print_error(&err);
+        cg_error_release(&err);
+        return CG_EXIT_ERROR;
+    }
+    static const char *const state[] = {"yes", "no", "?"};
+    if (json) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < run.n; i++) {
+            json_t *o = json_object();
+            json_object_set_new(o, "workflow", json_string(run.v[i].workflow));
+            json_object_set_new(o, "job", json_string(run.v[i].job));
+            json_object_set_new(o, "runs", run.v[i].state == CG_UNKNOWN ? json_null()
+                                                                        : json_boolean(run.v[i].state == CG_RUNS));
+            json_object_set_new(o, "why", run.v[i].why ? json_string(run.v[i].why) : json_null());
+            json_array_append_new(a, o);
+        }
+        char *s = json_dumps(a, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        puts(s);
+        free(s);
+        json_decref(a);
+    } else {
+        size_t ww = strlen("WORKFLOW"), jw = strlen("JOB");
+        for (size_t i = 0; i < run.n; i++) {
+            if (strlen(run.v[i].workflow) > ww)
+                ww = strlen(run.v[i].workflow);
+            if (strlen(run.v[i].job) > jw)
+                jw = strlen(run.v[i].job);
+        }
+        printf("%-*s  %-*s  RUNS\n", (int)ww, "WORKFLOW", (int)jw, "JOB");
+        for (size_t i = 0; i < run.n; i++) {
+            if (run.v[i].why)
+                printf("%-*s  %-*s  %-4s  %s\n", (int)ww, run.v[i].workflow, (int)jw, run.v[i].job,
+                       state[run.v[i].state], run.v[i].why);
+            else
+                printf("%-*s  %-*s  %s\n", (int)ww, run.v[i].workflow, (int)jw, run.v[i].job, state[run.v[i].state]);
+        }
+        size_t nrun = 0;
+        for (size_t i = 0; i < run.n; i++)
+            nrun += run.v[i].state == CG_RUNS;
+        printf("%zu of %zu workflow entr%s run on a push to '%s'\n", nrun, run.n, run.n == 1 ? "y" : "ies", branch);
+    }
+    cg_branch_run_release(&run);
+    cg_error_release(&err);
+    return 0;
+}
+
 int cg_cmd_list(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"where", required_argument, NULL, 'w'},
+                                             {"branch", required_argument, NULL, 'b'},
+                                             {"workflow", required_argument, NULL, 'W'},
                                              CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     cg_query q;
     cg_query_init(&q);
     bool json = false;
+    const char *branch = NULL, *workflow = NULL;
     int c, rc = 0;
     cg_global local = *g0, *g = &local;
     cg_selection sel;
@@ -87,14 +157,24 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             continue;
         if (c == 'h') {
             puts("usage: cigen list [--where NAME=GLOB[,NAME=GLOB...]]... [--json]\n"
-                 "                  [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n\n"
+                 "                  [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n"
+                 "       cigen list --branch NAME [--workflow NAME] [--json]\n\n"
                  "Lists the generated jobs, one a line, with their dimension values.\n"
                  "--where keeps jobs whose dimension, variable, 'phase', 'tree', 'workflow'\n"
                  "or 'tier' matches the glob ('!' negates: os=!macos or !os=macos); several\n"
                  "--where all apply.  Exit status: 0, or 2 for bad sources or usage.\n"
                  "--json prints an array of objects (name, tree, phase, dimensions, variables,\n"
                  "workflows, tiers, requires, source).\n"
-                 "With a special-PR selection, lists the jobs of that config.\n\n"
+                 "With a special-PR selection, lists the jobs of that config, and a SELECTION\n"
+                 "column (\"selection\" in --json): selected (by which pattern), pulled in (by\n"
+                 "which job), or kept; culled jobs are not listed (`cigen explain` has them).\n\n"
+                 "--branch NAME simulates CircleCI on a push to branch NAME with the config the\n"
+                 "sources (and the selection) make: every workflow entry (static ones too), with\n"
+                 "whether it runs and why not.  A workflow with triggers (a schedule) does not\n"
+                 "run on a push; a job runs when its filters' branches 'only' (a name, a /regex/\n"
+                 "matching the whole name, or a list) matches and 'ignore' does not, and all the\n"
+                 "jobs it requires run; 'when:' with pipeline values is reported as not\n"
+                 "simulated.  --workflow keeps one workflow.\n\n"
                  CG_SELECTION_HELP);
             cg_query_release(&q);
             cg_selection_release(&sel);
@@ -102,6 +182,10 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         }
         if (c == 'j') {
             json = true;
+        } else if (c == 'b') {
+            branch = optarg;
+        } else if (c == 'W') {
+            workflow = optarg;
         } else if (c == 'w') {
             if (cg_query_add(&q, optarg) != 0) {
                 fprintf(stderr, "cigen: error: --where wants NAME=GLOB[,NAME=GLOB...], not '%s'\n", optarg);
@@ -120,10 +204,22 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
+    if (workflow && !branch) {
+        fprintf(stderr, "cigen: error: list --workflow goes with --branch NAME\n");
+        cg_query_release(&q);
+        cg_selection_release(&sel);
+        return CG_EXIT_ERROR;
+    }
     cg_project p;
     cg_project_init(&p);
-    rc = cg_cli_build(g, &p, false);
+    rc = cg_cli_build(g, &p, branch != NULL);
     cg_selection_release(&sel);
+    if (rc == 0 && branch) {
+        rc = list_branch(&p, branch, workflow, json);
+        cg_project_release(&p);
+        cg_query_release(&q);
+        return rc;
+    }
     if (rc != 0) {
         cg_project_release(&p);
         cg_query_release(&q);
@@ -203,9 +299,11 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         for (size_t c2 = 0; c2 < ncols; c2++) {
             cg_strbuf_adds(&line, "  ");
             cg_strbuf_adds(&line, cols[c2]);
-            if (c2 + 1 < ncols)
+            if (c2 + 1 < ncols || p.m.marks)
                 cg_strbuf_addspaces(&line, width[c2 + 1] - strlen(cols[c2]));
         }
+        if (p.m.marks)
+            cg_strbuf_adds(&line, "  SELECTION");
         puts(line.buf);
         for (size_t k = 0; k < p.m.jobs.n; k++) {
             if (!keep[k])
@@ -221,8 +319,12 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                         v = j->cell->values[d];
                 cg_strbuf_adds(&line, "  ");
                 cg_strbuf_adds(&line, v);
-                if (c2 + 1 < ncols)
+                if (c2 + 1 < ncols || p.m.marks)
                     cg_strbuf_addspaces(&line, width[c2 + 1] - strlen(v));
+            }
+            if (p.m.marks) {
+                cg_strbuf_adds(&line, "  ");
+                cg_cli_mark_word(&p.m.marks[k], &line);
             }
             /* no trailing blanks */
             while (line.len && line.buf[line.len - 1] == ' ')

@@ -192,7 +192,7 @@ static int check_cron(parse *P, const char *cron, const cg_pos *pos)
 static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_decl *w)
 {
     static const char *const keys[] = {"jobs", "schedule", "branches", "tags", "when",
-                                       "tier", "on_request", "per_change", "max_jobs", "order"};
+                                       "tier", "on_request", "per_change", "max_jobs", "order", "keep"};
     cg_strbuf p = CG_STRBUF_INIT, sub = CG_STRBUF_INIT;
     cg_path_join_key(&p, "/workflows", name);
     w->name = cg_intern(P->pool, name);
@@ -309,6 +309,11 @@ static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_de
             goto done;
         }
     }
+    if ((v = json_object_get(wf, "keep"))) {
+        cg_path_join_key(&sub, p.buf, "keep");
+        if ((rc = name_list(P, sub.buf, v, "keep", "a job name", &w->keep, &w->keep_pos, &w->nkeep)) != 0)
+            goto done;
+    }
     if ((v = json_object_get(wf, "max_jobs"))) {
         cg_path_join_key(&sub, p.buf, "max_jobs");
         const char *s = json_is_string(v) ? json_string_value(v) : "";
@@ -356,7 +361,7 @@ static int parse_limits(parse *P, json_t *v, cg_manifest *m)
 int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error *err)
 {
     static const char *const keys[] = {"output", "diagrams", "regenerate", "fragments",
-                                       "trees", "lists", "workflows", "limits"};
+                                       "trees", "lists", "workflows", "limits", "protected"};
     memset(m, 0, sizeof *m);
     m->doc = doc;
     m->regenerate = "cigen generate";
@@ -395,6 +400,10 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         path_list(&P, root, "lists", &m->lists, &m->list_pos, &m->nlists) != 0)
         return -1;
     if ((v = json_object_get(root, "limits")) && parse_limits(&P, v, m) != 0)
+        return -1;
+    if ((v = json_object_get(root, "protected")) &&
+        name_list(&P, "/protected", v, "protected", "a job-name glob", &m->protected,
+                  &m->protected_pos, &m->nprotected) != 0)
         return -1;
     if ((v = json_object_get(root, "workflows"))) {
         if (cg_expect_object(doc, "/workflows", v, "'workflows'", err) != 0)

@@ -13,6 +13,7 @@
  *       tier: nightly               # which cells' jobs land here
  *       jobs: [setup]               # entries written before generated ones
  *       order: phase                # or cell, or [setup, {phase: build}, ...]
+ *   protected: ["*_upload"]         # never pulled into a special PR by a requirement
  *   limits: {max_config_bytes: 8388608, max_jobs_per_workflow: 500,
  *            max_cells: 1000000}    # cells per tree, checked before expanding
  *
@@ -70,6 +71,9 @@ typedef struct cg_workflow_decl {
     int order;           /* CG_ORDER_*: the order of its entries */
     json_t *order_list;  /* CG_ORDER_LIST: static names and {phase: ...} (borrowed) */
     cg_pos order_pos;
+    const char **keep;   /* static entries a special-PR selection never culls (the consistency check) */
+    cg_pos *keep_pos;
+    size_t nkeep;
     long max_jobs;       /* lint threshold; 0: the manifest's default */
 } cg_workflow_decl;
 
@@ -95,6 +99,9 @@ typedef struct cg_manifest {
     long max_jobs_per_workflow;
     long max_cells;           /* per tree: a guard against a matrix that explodes */
     long max_jobs;            /* all trees: cells x phases, checked before expanding */
+    const char **protected;   /* job-name globs: jobs a selection never pulls in */
+    cg_pos *protected_pos;
+    size_t nprotected;
 } cg_manifest;
 
 /* Parses a loaded manifest; strings live in `pool`.  The manifest borrows

@@ -51,6 +51,8 @@ void cg_model_release(cg_model *p)
     free(p->phase_templates);
     cg_warnings_release(&p->warnings);
     cg_selection_release(&p->selection);
+    free(p->statics);
+    free(p->marks);
     free(p->root);
     free(p->source_ids);
     cg_pool_release(&p->pool);
@@ -299,7 +301,8 @@ static int load_template(cg_model *p, const cg_job *j, cg_env *env, cg_error *er
  * them (so the first error is the one rendering would meet first). */
 static int load_templates(cg_model *p, cg_error *err)
 {
-    p->phase_templates = cg_xcalloc(p->ntrees + 1, sizeof *p->phase_templates);
+    if (!p->phase_templates)
+        p->phase_templates = cg_xcalloc(p->ntrees + 1, sizeof *p->phase_templates);
     cg_env *envs = cg_xcalloc(p->ntrees + 1, sizeof *envs);
     for (size_t i = 0; i < p->ntrees; i++)
         cg_env_init(&envs[i], p->trees[i], err);
@@ -478,12 +481,7 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
     for (size_t w = 0; w < m->nworkflows; w++)
         if (m->workflows[w].per_change)
             p->per_change = (int)w;
-    if (cg_model_select(p, err) != 0)
-        return -1;
     if (cg_jobs_check_requires(&p->jobs, m, err) != 0)
-        return -1;
-    p->orders = cg_xcalloc(m->nworkflows + 1, sizeof *p->orders);
-    if (cg_order_build(m, p->trees, p->ntrees, &p->jobs, p->orders, err) != 0)
         return -1;
     /* skip patterns are counted while building jobs: report unmatched ones now */
     for (size_t i = 0; i < p->ntrees; i++) {
@@ -498,7 +496,13 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
             cg_warn_at(&p->warnings, &pt->pos, "%s pattern %s matches no cell", kind, pt->text);
         }
     }
-    if (load_templates(p, err) != 0)
+    /* the templates of every job, before the selection: it reads their
+     * contexts, and may put a job into one more workflow (loaded after) */
+    if (load_templates(p, err) != 0 || cg_model_select(p, err) != 0 || load_templates(p, err) != 0)
+        return -1;
+    /* each workflow's entries in order, once the selection placed them */
+    p->orders = cg_xcalloc(m->nworkflows + 1, sizeof *p->orders);
+    if (cg_order_build(m, p->trees, p->ntrees, &p->jobs, p->orders, err) != 0)
         return -1;
     sources_digest(p, p->sources_digest);
     return 0;

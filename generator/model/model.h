@@ -41,6 +41,35 @@ typedef struct cg_options {
  * (-C DIR; not next to a manifest given with -m sub/m.yml). */
 #define CG_DEFAULT_OVERLAY "special-pr.yml"
 
+/* What a special-PR selection did to a job, generated or static. */
+enum { CG_MARK_NONE, CG_MARK_SELECTED, CG_MARK_PULLED, CG_MARK_KEPT, CG_MARK_CULLED };
+typedef struct cg_mark {
+    uint8_t kind;
+    int32_t pattern;     /* SELECTED: the pattern (only[] first, then also[]) */
+    const char *by;      /* PULLED: the job that requires it; CULLED: a culled job it
+                          * requires (NULL: no --only pattern matched it) */
+} cg_mark;
+
+/* A static entry of a manifest workflow (`jobs:`), as it is written. */
+typedef struct cg_static_job {
+    const char *name;        /* the entry's name (`name:` or the job) */
+    const char *invokes;     /* the job it runs */
+    const char **requires;
+    uint32_t nrequires;
+    json_t *entry;           /* borrowed from the manifest */
+    const char *path;        /* its doc path in the manifest */
+    cg_pos pos;
+    const char *context;     /* `context:` (credentials), or NULL */
+    cg_pos context_pos;
+    uint32_t index;          /* its place in the manifest workflow's `jobs` */
+    uint32_t workflow;       /* where it is written */
+    uint32_t origin;         /* where the manifest lists it (differs for a copy
+                              * a selection put into the per-change workflow) */
+    bool culled;             /* by a special-PR selection: not written */
+    bool lift;               /* run on the pull request: no branch filters */
+    cg_mark mark;
+} cg_static_job;
+
 typedef struct cg_model {
     cg_options opt;
     char *root;               /* canonical project folder (owned) */
@@ -67,6 +96,11 @@ typedef struct cg_model {
     const cg_template ***phase_templates; /* [tree][phase]: for constant template paths */
     cg_warnings warnings;     /* what load found questionable */
     cg_selection selection;   /* the special-PR selection in force (may be empty) */
+    cg_static_job *statics;   /* every workflow's static entries, in order; copies a
+                               * selection put into the per-change workflow last */
+    size_t nstatics;
+    cg_mark *marks;           /* [jobs.n]: what the selection did; NULL without one */
+    uint64_t omitted;         /* bit w: a selection left workflow w without jobs */
     int per_change;           /* index of the per-change workflow, or -1 */
     char sources_digest[41];  /* of every source read, sorted by path */
 } cg_model;

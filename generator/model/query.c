@@ -182,3 +182,22 @@ int cg_query_any(const cg_query *q, const cg_model *p, const cg_job *j, cg_env *
     }
     return 0;
 }
+
+/* A static entry has a name, the job it invokes and a workflow; no
+ * dimension, phase, tree or tier (a term on one of those does not match). */
+bool cg_qgroup_match_static(const cg_qgroup *g, const char *name, const char *invokes, const char *workflow)
+{
+    for (size_t t = 0; t < g->n; t++) {
+        const cg_qterm *term = &g->terms[t];
+        bool hit = false;
+        if (!term->name || cg_streq(term->name, "job"))
+            hit = glob(term->glob, name) || (invokes && glob(term->glob, invokes));
+        else if (cg_streq(term->name, "workflow"))
+            hit = glob(term->glob, workflow);
+        else
+            return false;
+        if (term->negate ? hit : !hit)
+            return false;
+    }
+    return true;
+}

@@ -45,5 +45,8 @@ int cg_query_match(const cg_query *q, const cg_model *p, const cg_job *j, cg_env
 /* 1 when one group matches. */
 int cg_query_any(const cg_query *q, const cg_model *p, const cg_job *j, cg_env *env);
 int cg_qgroup_match(const cg_qgroup *g, const cg_model *p, const cg_job *j, cg_env *env);
+/* Whether a static entry (by its name or the job it invokes, and its
+ * workflow) matches; a term on anything else never does. */
+bool cg_qgroup_match_static(const cg_qgroup *g, const char *name, const char *invokes, const char *workflow);
 
 #endif

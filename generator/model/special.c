@@ -27,6 +27,7 @@ void cg_selection_release(cg_selection *s)
     free(s->source);
     free(s->overlay);
     free(s->reason);
+    free(s->branch);
     cg_selection_init(s);
 }
 
@@ -80,18 +81,38 @@ int cg_selection_parse(cg_selection *s, const char *file, const char *text, size
     if (!doc)
         return -1;
     json_t *root = cg_doc_root(doc);
-    static const char *const keys[] = {"reason", "only", "also"};
+    static const char *const keys[] = {"reason", "only", "also", "branch", "allow_protected"};
     int rc = 0;
     cg_pos top = {cg_doc_file(doc), 0, 0};
     if (!root)
         rc = cg_error_at(err, &top, "the overlay is empty; remove it, or give 'only' or 'also'");
     else if (cg_expect_object(doc, "", root, "a special-PR overlay", err) != 0 ||
-             cg_check_keys(doc, "", root, keys, 3, "in a special-PR overlay", err) != 0)
+             cg_check_keys(doc, "", root, keys, CG_ARRAY_LEN(keys), "in a special-PR overlay", err) != 0)
         rc = -1;
     json_t *v;
     if (rc == 0 && (v = json_object_get(root, "reason")) &&
         cg_expect_string(doc, "/reason", v, "'reason'", err) != 0)
         rc = -1;
+    if (rc == 0 && (v = json_object_get(root, "branch"))) {
+        cg_pos bp = cg_doc_where(doc, "/branch");
+        if (cg_expect_nonempty(doc, "/branch", v, "'branch'", err) != 0)
+            rc = -1;
+        else if (cg_line_breaker(json_string_value(v), NULL) || strchr(json_string_value(v), ' ') ||
+                 strchr(json_string_value(v), '\''))
+            rc = cg_error_at(err, &bp, "'branch' must be a git branch name (no spaces, quotes or control characters)");
+        else {
+            free(s->branch);
+            s->branch = cg_xstrdup(json_string_value(v));
+        }
+    }
+    if (rc == 0 && (v = json_object_get(root, "allow_protected"))) {
+        const char *b = json_is_string(v) ? json_string_value(v) : "";
+        if (!cg_streq(b, "true") && !cg_streq(b, "false")) {
+            cg_pos bp = cg_doc_where(doc, "/allow_protected");
+            rc = cg_error_at(err, &bp, "'allow_protected' must be true or false");
+        } else
+            s->allow_protected = cg_streq(b, "true");
+    }
     if (rc == 0 && (v = json_object_get(root, "only")))
         rc = add_list(s, true, doc, "only", v, err);
     if (rc == 0 && (v = json_object_get(root, "also")))
@@ -141,6 +162,12 @@ void cg_selection_args(const cg_selection *s, cg_strbuf *out)
     for (size_t i = 0; i < s->nalso; i++) {
         cg_strbuf_adds(out, s->nonly || i ? " --also " : "--also ");
         quote(out, s->also[i]);
+    }
+    if (s->allow_protected)
+        cg_strbuf_adds(out, " --allow-protected");
+    if (s->branch) {
+        cg_strbuf_adds(out, " --pr-branch ");
+        quote(out, s->branch);
     }
 }
 
@@ -221,11 +248,18 @@ bool cg_selection_from_header(cg_selection *s, const char *text, size_t len)
                 p = read_word(p, stop, &flag);
                 if (!p)
                     break;
+                if (cg_streq(flag.buf, "--allow-protected")) {
+                    s->allow_protected = true;
+                    continue;
+                }
                 p = read_word(p, stop, &word);
                 ok = p && (cg_streq(flag.buf, "--only") || cg_streq(flag.buf, "--also") ||
-                           (cg_streq(flag.buf, "--overlay") && !s->overlay));
+                           (cg_streq(flag.buf, "--overlay") && !s->overlay) ||
+                           (cg_streq(flag.buf, "--pr-branch") && !s->branch));
                 if (ok && cg_streq(flag.buf, "--overlay"))
                     s->overlay = cg_xstrdup(word.buf ? word.buf : "");
+                else if (ok && cg_streq(flag.buf, "--pr-branch"))
+                    s->branch = cg_xstrdup(word.buf ? word.buf : "");
                 else if (ok)
                     cg_selection_add(s, cg_streq(flag.buf, "--only"), word.buf, NULL);
             }

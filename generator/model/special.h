@@ -15,6 +15,8 @@
  *     - os=linux,package=conda
  *   also:
  *     - binary_macos_conda_3_8_cpu_build
+ *   branch: try-conda          # the PR's branch: check --allow-special passes there only
+ *   allow_protected: false     # true: required jobs with credentials may come along
  */
 #ifndef CIGEN_SPECIAL_H
 #define CIGEN_SPECIAL_H
@@ -35,6 +37,8 @@ typedef struct cg_selection {
     char *source;         /* "the command line", "special-pr.yml", "the header of config.yml" */
     char *overlay;        /* the overlay file the patterns were read from; NULL for flags */
     char *reason;         /* the overlay's 'reason', or NULL */
+    char *branch;         /* the pull request's branch it is for ('branch:', --pr-branch), or NULL */
+    bool allow_protected; /* may pull protected jobs in ('allow_protected: true', --allow-protected) */
 } cg_selection;
 
 void cg_selection_init(cg_selection *s);
@@ -45,7 +49,8 @@ void cg_selection_add(cg_selection *s, bool only, const char *pattern, const cg_
 /* Reads an overlay file's text (YAML).  Returns -1 with an error. */
 int cg_selection_parse(cg_selection *s, const char *file, const char *text, size_t len, cg_error *err);
 
-/* "--only 'os=linux' --also 'x'": shell-quoted, copy-paste ready. */
+/* "--only 'os=linux' --also 'x'" (then --allow-protected, --pr-branch 'b'):
+ * shell-quoted, copy-paste ready. */
 void cg_selection_args(const cg_selection *s, cg_strbuf *out);
 /* The header lines of a special config (the reason, the patterns and the
  * overlay file they came from), and reading them back. */

@@ -18,23 +18,29 @@ typedef struct renderer {
     cg_error *err;
 } renderer;
 
-static void write_static_entry(cg_yw *w, const cg_doc *doc, const char *path, json_t *e,
-                               const cg_workflow_decl *wd, bool per_job_filters)
+static void write_static_entry(cg_yw *w, const cg_doc *doc, const cg_static_job *sj, const cg_workflow_decl *wd,
+                               bool per_job_filters)
 {
-    bool has_filters = json_is_object(e) && json_is_object(json_object_iter_value(json_object_iter(e))) &&
-                       json_object_get(json_object_iter_value(json_object_iter(e)), "filters");
-    if (!per_job_filters || has_filters) {
+    json_t *e = sj->entry;
+    const char *path = sj->path;
+    json_t *args = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
+    bool has_filters = json_is_object(args) && json_object_get(args, "filters");
+    /* a special-PR selection runs it on the pull request: no filters at all */
+    if (!sj->lift && (!per_job_filters || has_filters)) {
         cg_yw_value(w, doc, path, e);
         return;
     }
-    /* add the workflow's branch/tag filters to the entry */
+    if (sj->lift && !has_filters) {
+        cg_yw_value(w, doc, path, e);
+        return;
+    }
+    /* add the workflow's branch/tag filters to the entry, or drop its own */
     cg_yw_map_begin(w);
     if (json_is_string(e)) {
         cg_yw_key(w, json_string_value(e), json_string_length(e));
         cg_yw_map_begin(w);
     } else {
         const char *k = json_object_iter_key(json_object_iter(e));
-        json_t *args = json_object_iter_value(json_object_iter(e));
         cg_yw_keys(w, k);
         cg_yw_map_begin(w);
         cg_strbuf ap = CG_STRBUF_INIT, kp = CG_STRBUF_INIT;
@@ -42,6 +48,8 @@ static void write_static_entry(cg_yw *w, const cg_doc *doc, const char *path, js
         const char *ak;
         json_t *av;
         json_object_foreach(args, ak, av) {
+            if (sj->lift && cg_streq(ak, "filters"))
+                continue;
             cg_path_join_key(&kp, ap.buf, ak);
             cg_yw_keys(w, ak);
             cg_yw_value(w, doc, kp.buf, av);
@@ -49,7 +57,8 @@ static void write_static_entry(cg_yw *w, const cg_doc *doc, const char *path, js
         cg_strbuf_release(&ap);
         cg_strbuf_release(&kp);
     }
-    cg_write_filters(w, &wd->branches, &wd->tags);
+    if (!sj->lift)
+        cg_write_filters(w, &wd->branches, &wd->tags);
     cg_yw_end(w);
     cg_yw_end(w);
 }
@@ -114,14 +123,27 @@ static int render_workflow(renderer *R, size_t wi, cg_yw *w, cg_strbuf *out, cg_
     int rc = 0;
     uint64_t bit = (uint64_t)1 << wi;
     const cg_wf_order *order = &p->orders[wi];
-    for (size_t i = 0; i < order->n && rc == 0; i++) {
-        if (order->items[i] < 0) {
+    /* the order's items, then the static entries a special-PR selection
+     * copied here from other workflows */
+    size_t ncopies = 0;
+    for (size_t e = 0; e < p->nstatics; e++)
+        ncopies += p->statics[e].workflow == wi && p->statics[e].origin != wi && !p->statics[e].culled;
+    for (size_t i = 0; i < order->n + ncopies && rc == 0; i++) {
+        const cg_static_job *sj = NULL;
+        if (i >= order->n) {
+            size_t nth = i - order->n;
+            for (size_t e = 0; e < p->nstatics && !sj; e++)
+                if (p->statics[e].workflow == wi && p->statics[e].origin != wi && !p->statics[e].culled && !nth--)
+                    sj = &p->statics[e];
+        } else if (order->items[i] < 0) {
             size_t s = (size_t)(-order->items[i] - 1);
-            cg_strbuf_reset(&sub);
-            cg_strbuf_adds(&sub, wd->path);
-            cg_strbuf_adds(&sub, "/jobs");
-            cg_path_push_index(&sub, s);
-            write_static_entry(w, m->doc, sub.buf, json_array_get(wd->jobs, s), wd, per_job);
+            for (size_t e = 0; e < p->nstatics && !sj; e++)
+                if (p->statics[e].workflow == wi && p->statics[e].origin == wi && p->statics[e].index == s)
+                    sj = &p->statics[e];
+        }
+        if (i >= order->n || order->items[i] < 0) {
+            if (sj && !sj->culled)
+                write_static_entry(w, m->doc, sj, wd, per_job);
             continue;
         }
         /* the workflow's own lines (its key, triggers, static entries) come from the manifest */
@@ -181,9 +203,13 @@ static int write_workflows(void *ctx, cg_strbuf *out, cg_linemap *map, uint32_t 
     cg_yw_init_in_map(&w, out, 2);
     size_t mark = out->len;
     int rc = 0;
+    bool first = true;
     for (size_t i = 0; i < R->m->manifest.nworkflows && rc == 0; i++) {
-        if (i > 0)
+        if (R->m->omitted & ((uint64_t)1 << i))
+            continue; /* a special-PR selection left it without jobs */
+        if (!first)
             cg_strbuf_addc(out, '\n'); /* a blank line between workflows */
+        first = false;
         rc = render_workflow(R, i, &w, out, map, line, &mark);
     }
     cg_yw_release(&w);
