@@ -1,6 +1,7 @@
 /* lint — what CircleCI would reject, found before anyone pushes.
  *
  * Checked on the assembled config, reported at the source that caused it:
+ *   - every workflow written has jobs (CircleCI rejects `jobs: []`);
  *   - every job a workflow invokes is defined (or an approval, or from a
  *     declared orb); every `requires` names a job of the same workflow; no
  *     cycles; no duplicate names in a workflow;

@@ -331,11 +331,11 @@ void cg_lint_check_workflows(cg_lint *l)
     /* the manifest's workflows: static entries, then the generated jobs */
     for (size_t w = 0; w < m->nworkflows; w++) {
         const cg_workflow_decl *wd = &m->workflows[w];
+        if (p->omitted & ((uint64_t)1 << w))
+            continue; /* not written: a special-PR selection left it without jobs */
         wgraph g = {0};
         cg_index_init(&g.index, wnode_name, &g);
         cg_map_init(&g.alias);
-        if (p->omitted & ((uint64_t)1 << w))
-            continue; /* not written: a special-PR selection left it without jobs */
         /* the entries as written: what a special-PR selection culled is not */
         for (size_t i = 0; i < p->nstatics; i++)
             if (p->statics[i].workflow == w && !p->statics[i].culled)
@@ -362,6 +362,11 @@ void cg_lint_check_workflows(cg_lint *l)
             g.job_node[k] = (uint32_t)++g.n;
         }
         check_graph(l, &g, (int)w, wd->name);
+        /* the schema wants at least one job: `jobs: []` is rejected */
+        if (g.n == 0)
+            cg_lint_add(l, true, "empty-workflow", &wd->pos, NULL, NULL, -1, (int)w,
+                "workflow '%s' has no jobs, and CircleCI rejects an empty 'jobs' list: give it jobs (a tier "
+                "whose cells land here, or 'jobs'), or remove it", wd->name);
         long max = wd->max_jobs ? wd->max_jobs : m->max_jobs_per_workflow;
         if ((long)g.n > max)
             cg_lint_add(l, false, "workflow-size", &wd->pos, NULL, NULL, -1, (int)w,
