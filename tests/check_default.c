@@ -157,12 +157,27 @@ START_TEST(default_is_in_sync)
 }
 END_TEST
 
+/* examples/pytorch-like: in sync with its sources, and lint-clean (warnings
+ * are errors), so the special-PR cases start from a config CircleCI takes */
+START_TEST(pytorch_like_example_in_sync_and_clean)
+{
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "$CIGEN -C '%s/examples/pytorch-like' check && $CIGEN -C '%s/examples/pytorch-like' --strict lint",
+                   tu_srcdir(), tu_srcdir());
+    tu_run r = tu_sh(NULL, cmd.buf);
+    ck_assert_msg(r.status == 0, "examples/pytorch-like is out of sync or not lint-clean:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    cg_strbuf_release(&cmd);
+}
+END_TEST
+
 Suite *make_default_suite(void)
 {
     Suite *s = suite_create("default");
     TCase *tc = tcase_create("default");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, default_is_in_sync);
+    tcase_add_test(tc, pytorch_like_example_in_sync_and_clean);
     tcase_add_test(tc, list_matches_config);
     tcase_add_test(tc, readme_counts);
     suite_add_tcase(s, tc);

@@ -300,7 +300,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     if (branch && !*branch)
         branch = NULL;
     bool on_its_branch = in_force->branch && branch && cg_streq(in_force->branch, branch);
-    if (allow_special && (special_active || committed_special) && !on_its_branch) {
+    if (allow_special && (special_active || committed_special) && !on_its_branch && !overlay_gone) {
         /* --allow-special: on the pull request's own branch only */
         if (!in_force->branch)
             cg_strbuf_addf(&special_note, "cigen: --allow-special accepts a special-PR config only on the branch "
