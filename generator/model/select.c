@@ -200,7 +200,7 @@ static const char *protection(graph *g, size_t node, cg_pos *where, cg_strbuf *w
             if (k->text.nsegs == 1 && cg_streq(k->text.segs[0].text, "context")) {
                 *where = cg_doc_where(tpl->doc, k->path);
                 const cg_tpl_node *v = &tpl->args.kids[i + 1];
-                if (v->kind == 'v' && v->text.nsegs == 1 && !v->text.segs[0].id)
+                if (v->kind == 'v' && v->text.nsegs == 1 && v->text.segs[0].kind == CG_SEG_TEXT)
                     cg_strbuf_addf(why, "runs with context '%s' (credentials)", v->text.segs[0].text);
                 else
                     cg_strbuf_adds(why, "runs with a context (credentials)");
