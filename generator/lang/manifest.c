@@ -150,16 +150,19 @@ static int ref_filter(parse *P, const char *wpath, json_t *wf, const char *key, 
         if (rc == 0 && only) {
             cg_path_join_key(&sub, p.buf, "only");
             rc = name_list(P, sub.buf, only, "only", item, &f->only, &ignored_pos, &f->nonly);
+            f->only_scalar = json_is_string(only);
         }
         if (rc == 0 && ignore) {
             cg_path_join_key(&sub, p.buf, "ignore");
             rc = name_list(P, sub.buf, ignore, "ignore", item, &f->ignore, &ignored_pos,
                            &f->nignore);
+            f->ignore_scalar = json_is_string(ignore);
         }
         if (rc == 0 && !only && !ignore)
             rc = cg_error_at(P->err, &f->pos, "'%s' needs 'only' or 'ignore'", key);
     } else {
         rc = name_list(P, p.buf, v, key, item, &f->only, &ignored_pos, &f->nonly);
+        f->only_scalar = json_is_string(v);
     }
     cg_strbuf_release(&p);
     cg_strbuf_release(&sub);

@@ -44,6 +44,8 @@ typedef struct cg_ref_filter {
     size_t nignore;
     cg_pos pos;
     bool set;
+    bool only_scalar;    /* written `only: main` (or `branches: main`): written back so */
+    bool ignore_scalar;
 } cg_ref_filter;
 
 /* A workflow's entries: its static `jobs` then the generated ones cell by
