@@ -359,7 +359,7 @@ static int parse_limits(parse *P, json_t *v, cg_manifest *m)
 int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error *err)
 {
     static const char *const keys[] = {"output", "diagrams", "regenerate", "fragments",
-                                       "trees", "lists", "workflows", "limits"};
+                                       "trees", "lists", "workflows", "idle_jobs", "limits"};
     memset(m, 0, sizeof *m);
     m->doc = doc;
     m->regenerate = "cigen generate";
@@ -399,6 +399,9 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         return -1;
     if ((v = json_object_get(root, "limits")) && parse_limits(&P, v, m) != 0)
         return -1;
+    if ((v = json_object_get(root, "idle_jobs")) &&
+        name_list(&P, "/idle_jobs", v, "idle_jobs", "a job name", &m->idle_jobs, &m->idle_pos, &m->nidle) != 0)
+        return -1;
     if ((v = json_object_get(root, "workflows"))) {
         if (cg_expect_object(doc, "/workflows", v, "'workflows'", err) != 0)
             return -1;
@@ -409,6 +412,17 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         json_object_foreach(v, name, wf) {
             cg_workflow_decl *w = &m->workflows[m->nworkflows];
             cg_pos kp = cg_key_pos(doc, "/workflows", name);
+            if (cg_streq(name, "version")) {
+                /* CircleCI 2.0's `workflows: {version: 2}`, written back as given */
+                cg_pos vp = cg_doc_where(doc, "/workflows/version");
+                if (!json_is_string(wf) || !cg_doc_is_plain(doc, "/workflows/version") ||
+                    !cg_streq(json_string_value(wf), "2"))
+                    return cg_error_at(err, &vp, "'version' under 'workflows' must be 2 (CircleCI 2.0's workflows "
+                                       "version); a workflow cannot be named 'version'");
+                m->workflows_version = "2";
+                m->workflows_version_pos = vp;
+                continue;
+            }
             if (!cg_is_name(name))
                 return cg_error_at(err, &kp,
                                    "workflow name '%s' is not a valid name (letters, digits, '_' and '-')",

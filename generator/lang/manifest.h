@@ -93,6 +93,11 @@ typedef struct cg_manifest {
     size_t nlists;
     cg_workflow_decl *workflows;
     size_t nworkflows;
+    const char *workflows_version; /* `workflows: {version: 2}` (2.0-style), or NULL */
+    cg_pos workflows_version_pos;
+    const char **idle_jobs;  /* jobs of fragments no workflow runs, on purpose */
+    cg_pos *idle_pos;
+    size_t nidle;
     long max_config_bytes;
     long max_jobs_per_workflow;
     long max_cells;           /* per tree: a guard against a matrix that explodes */
