@@ -91,6 +91,46 @@ START_TEST(aliases_and_merges)
 }
 END_TEST
 
+START_TEST(aliases_of_an_earlier_document)
+{
+    cg_error err;
+    cg_doc *a = load("base: &b\n  image: x\nlist: &l [1, 2]\n", &err);
+    ck_assert_ptr_nonnull(a);
+    const char *text = "# uses a.yml's anchors\njob:\n  <<: *b\n  n: 2\ncopy: *l\nown: &b {image: y}\nmine: *b\n";
+    const cg_doc *scope[] = {a};
+    cg_load_opts o = {.scope = scope, .nscope = 1};
+    cg_doc *d = cg_doc_parse("b.yml", text, strlen(text), &o, &err);
+    ck_assert_msg(d != NULL, "%s", cg_strbuf_str(&err.text));
+    cg_doc_free(a); /* the values are shared, not borrowed */
+    json_t *r = cg_doc_root(d);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "job"), "image")), "x");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(r, "copy"), 1)), "2");
+    /* a later anchor of its own wins */
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "mine"), "image")), "y");
+    /* positions below a foreign anchor are the alias's own, in this file
+     * (a merged key's is the '<<' line) */
+    cg_pos p = cg_doc_key_where(d, "/job/image");
+    ck_assert_str_eq(p.file, "b.yml");
+    ck_assert_uint_eq(p.line, 3);
+    ck_assert_uint_eq(p.col, 3);
+    p = cg_doc_where(d, "/copy/1");
+    ck_assert_uint_eq(p.line, 5);
+    ck_assert_uint_eq(p.col, 7);
+    ck_assert_uint_eq(cg_doc_alias_count(d), 3);
+    ck_assert_ptr_eq(cg_doc_alias_source(d, 0), scope[0]);
+    ck_assert_ptr_null(cg_doc_alias_source(d, 2));
+    cg_doc_free(d);
+    /* without the scope the alias is undefined; with an empty one it says why */
+    expect_error("job: *b\n", "t.yml:1:6: error: undefined alias '*b'");
+    cg_load_opts none = {.scope = scope, .nscope = 0};
+    d = cg_doc_parse("c.yml", "job: *b\n", 8, &none, &err);
+    ck_assert_ptr_null(d);
+    ck_assert_str_eq(cg_strbuf_str(&err.text), "c.yml:1:6: error: undefined alias '*b' (a fragment sees its own "
+                     "anchors and those of the fragments before it in the manifest)");
+    cg_error_release(&err);
+}
+END_TEST
+
 START_TEST(empty_stream)
 {
     cg_error err;
@@ -198,6 +238,7 @@ Suite *make_yamlload_suite(void)
     tcase_add_test(tc, scalars_are_text);
     tcase_add_test(tc, positions_by_path);
     tcase_add_test(tc, aliases_and_merges);
+    tcase_add_test(tc, aliases_of_an_earlier_document);
     tcase_add_test(tc, empty_stream);
     tcase_add_test(tc, rejections);
     tcase_add_test(tc, nul_in_text_is_reported);

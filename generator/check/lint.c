@@ -384,10 +384,40 @@ static void check_unused(cg_lint *l)
         for (size_t i = 0; i < n; i++) {
             if (defs[i].used)
                 continue;
+            /* the manifest's idle_jobs: kept without a workflow on purpose */
+            bool idle = false;
+            for (size_t j = 0; k == 0 && j < l->p->manifest.nidle && !idle; j++)
+                idle = cg_streq(l->p->manifest.idle_jobs[j], defs[i].name);
+            if (idle)
+                continue;
             cg_pos pos = cg_doc_key_where(defs[i].doc, defs[i].path);
             cg_lint_add(l, false, "unused", &pos, NULL, NULL, -1, -1, "%s '%s' is defined but %s", kinds[k].what,
                 defs[i].name,
                 k == 0 ? "no workflow runs it" : k == 1 ? "no job or command uses it" : "no job uses it");
+        }
+    }
+}
+
+/* Every name of the manifest's idle_jobs is a job of a fragment that no
+ * workflow runs: otherwise the list says something untrue. */
+static void check_idle(cg_lint *l)
+{
+    const cg_manifest *m = &l->p->manifest;
+    for (size_t j = 0; j < m->nidle; j++) {
+        const cg_def *d = NULL;
+        for (size_t i = 0; i < l->njobs && !d; i++)
+            if (cg_streq(l->jobs[i].name, m->idle_jobs[j]))
+                d = &l->jobs[i];
+        if (!d) {
+            cg_strbuf hint = CG_STRBUF_INIT;
+            cg_lint_hint(&hint, m->idle_jobs[j], l->jobs, l->njobs, NULL, 0);
+            cg_lint_add(l, true, "idle", &m->idle_pos[j], NULL, NULL, -1, -1,
+                        "idle_jobs names '%s', which no fragment defines%s", m->idle_jobs[j], cg_strbuf_str(&hint));
+            cg_strbuf_release(&hint);
+        } else if (d->used && !l->p->selection.nonly) {
+            cg_pos dp = cg_doc_key_where(d->doc, d->path);
+            cg_lint_add(l, false, "idle", &m->idle_pos[j], &dp, "defined here", -1, -1,
+                        "idle_jobs names '%s', but a workflow runs it; remove it from idle_jobs", m->idle_jobs[j]);
         }
     }
 }
@@ -410,6 +440,7 @@ void cg_lint_finish(cg_lint *l, const cg_config *out)
     check_version(l);
     cg_lint_check_workflows(l);
     check_unused(l);
+    check_idle(l);
     check_limits(l);
     /* the generated line of each finding about a generated job: its first
      * line in the finding's workflow (or in any) */

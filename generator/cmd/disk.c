@@ -195,8 +195,14 @@ void cg_disk_hand_edits(const cg_project *p, const cg_disk_file *s, cg_strbuf *o
             cg_strbuf_addf(out, "line %zu", from);
         else
             cg_strbuf_addf(out, "lines %zu-%zu", from, to);
-        if (job)
+        if (job) {
             cg_strbuf_addf(out, " (%s)", job);
+        } else {
+            /* a line copied from a fragment: where to make the edit instead */
+            const cg_linemap_entry *e = cg_linemap_find(&p->out.linemap, (uint32_t)(h->b_start + 1));
+            if (e && e->file && e->job < 0 && e->workflow < 0 && e->src_line)
+                cg_strbuf_addf(out, " (from %s:%zu)", e->file, (size_t)e->src_line + (h->b_start + 1 - e->out_line));
+        }
     }
     if (out && shown > 5)
         cg_strbuf_addf(out, " and %zu more places", shown - 5);

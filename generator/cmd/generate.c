@@ -53,6 +53,26 @@ static void print_selection_summary(const cg_model *m)
                    m->manifest.workflows[w].name);
 }
 
+/* Every workflow entry of the config: the generated ones (a job in two
+ * workflows is two entries), the manifest's static ones and those of
+ * workflows written verbatim in fragments. */
+static size_t count_entries(const cg_project *p)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < p->m.jobs.n; k++)
+        for (uint64_t w = p->m.jobs.v[k].workflows; w; w &= w - 1)
+            n++;
+    for (size_t e = 0; e < p->m.nstatics; e++) /* a selection may cull some, or copy them */
+        n += p->m.statics[e].mark.kind != CG_MARK_CULLED;
+    for (size_t i = 0; i < p->m.nfragments; i++) {
+        json_t *ws = json_object_get(cg_doc_root(p->m.fragments[i].doc), "workflows");
+        const char *name;
+        json_t *w;
+        json_object_foreach(ws, name, w) n += json_array_size(json_object_get(w, "jobs"));
+    }
+    return n;
+}
+
 /* Removes what killed runs left in the folders cigen writes to. */
 static void remove_stale_temps(const cg_project *p)
 {
@@ -254,9 +274,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             cg_strbuf_adds(&what, ")");
             cg_matrix_release(&m);
         }
-        size_t njobs = 0; /* a special-PR selection may cull some */
-        for (size_t k = 0; k < p.m.jobs.n; k++)
-            njobs += p.m.jobs.v[k].workflows != 0;
+        size_t njobs = count_entries(&p); /* a special-PR selection may cull some */
         printf("cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p.m.manifest.output, njobs,
                njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p.out.config_size, what.buf);
         cg_strbuf_release(&what);

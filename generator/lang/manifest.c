@@ -150,16 +150,19 @@ static int ref_filter(parse *P, const char *wpath, json_t *wf, const char *key, 
         if (rc == 0 && only) {
             cg_path_join_key(&sub, p.buf, "only");
             rc = name_list(P, sub.buf, only, "only", item, &f->only, &ignored_pos, &f->nonly);
+            f->only_scalar = json_is_string(only);
         }
         if (rc == 0 && ignore) {
             cg_path_join_key(&sub, p.buf, "ignore");
             rc = name_list(P, sub.buf, ignore, "ignore", item, &f->ignore, &ignored_pos,
                            &f->nignore);
+            f->ignore_scalar = json_is_string(ignore);
         }
         if (rc == 0 && !only && !ignore)
             rc = cg_error_at(P->err, &f->pos, "'%s' needs 'only' or 'ignore'", key);
     } else {
         rc = name_list(P, p.buf, v, key, item, &f->only, &ignored_pos, &f->nonly);
+        f->only_scalar = json_is_string(v);
     }
     cg_strbuf_release(&p);
     cg_strbuf_release(&sub);
@@ -361,7 +364,7 @@ static int parse_limits(parse *P, json_t *v, cg_manifest *m)
 int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error *err)
 {
     static const char *const keys[] = {"output", "diagrams", "regenerate", "fragments",
-                                       "trees", "lists", "workflows", "limits", "protected"};
+                                       "trees", "lists", "workflows", "idle_jobs", "limits", "protected"};
     memset(m, 0, sizeof *m);
     m->doc = doc;
     m->regenerate = "cigen generate";
@@ -405,6 +408,9 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         name_list(&P, "/protected", v, "protected", "a job-name glob", &m->protected,
                   &m->protected_pos, &m->nprotected) != 0)
         return -1;
+    if ((v = json_object_get(root, "idle_jobs")) &&
+        name_list(&P, "/idle_jobs", v, "idle_jobs", "a job name", &m->idle_jobs, &m->idle_pos, &m->nidle) != 0)
+        return -1;
     if ((v = json_object_get(root, "workflows"))) {
         if (cg_expect_object(doc, "/workflows", v, "'workflows'", err) != 0)
             return -1;
@@ -415,6 +421,17 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         json_object_foreach(v, name, wf) {
             cg_workflow_decl *w = &m->workflows[m->nworkflows];
             cg_pos kp = cg_key_pos(doc, "/workflows", name);
+            if (cg_streq(name, "version")) {
+                /* CircleCI 2.0's `workflows: {version: 2}`, written back as given */
+                cg_pos vp = cg_doc_where(doc, "/workflows/version");
+                if (!json_is_string(wf) || !cg_doc_is_plain(doc, "/workflows/version") ||
+                    !cg_streq(json_string_value(wf), "2"))
+                    return cg_error_at(err, &vp, "'version' under 'workflows' must be 2 (CircleCI 2.0's workflows "
+                                       "version); a workflow cannot be named 'version'");
+                m->workflows_version = "2";
+                m->workflows_version_pos = vp;
+                continue;
+            }
             if (!cg_is_name(name))
                 return cg_error_at(err, &kp,
                                    "workflow name '%s' is not a valid name (letters, digits, '_' and '-')",

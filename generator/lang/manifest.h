@@ -45,6 +45,8 @@ typedef struct cg_ref_filter {
     size_t nignore;
     cg_pos pos;
     bool set;
+    bool only_scalar;    /* written `only: main` (or `branches: main`): written back so */
+    bool ignore_scalar;
 } cg_ref_filter;
 
 /* A workflow's entries: its static `jobs` then the generated ones cell by
@@ -95,6 +97,11 @@ typedef struct cg_manifest {
     size_t nlists;
     cg_workflow_decl *workflows;
     size_t nworkflows;
+    const char *workflows_version; /* `workflows: {version: 2}` (2.0-style), or NULL */
+    cg_pos workflows_version_pos;
+    const char **idle_jobs;  /* jobs of fragments no workflow runs, on purpose */
+    cg_pos *idle_pos;
+    size_t nidle;
     long max_config_bytes;
     long max_jobs_per_workflow;
     long max_cells;           /* per tree: a guard against a matrix that explodes */

@@ -95,9 +95,20 @@ static int compile(compiler *C, const char *path, json_t *v, cg_tpl_node *out)
             memset(key, 0, sizeof *key);
             key->kind = 'v';
             key->path = cg_pool_strndup(C->pool, p.buf, p.len);
-            size_t off;
+            size_t off, klen = strlen(k);
             const char *msg;
-            if (cg_pstr_parse(k, strlen(k), C->pool, &key->text, &off, &msg) != 0) {
+            /* `key?:` an optional entry (a key ending in '?' from a {{ "" }} literal is not) */
+            if (klen && k[klen - 1] == '?') {
+                key->optional = true;
+                klen--;
+                if (klen == 0) {
+                    cg_pos kp = cg_doc_key_where(C->doc, p.buf);
+                    rc = cg_error_at(C->err, &kp, "'?' alone is not a key: write the key before it "
+                                     "('resource_class?: ...' leaves the key out when its value is unset)");
+                    break;
+                }
+            }
+            if (cg_pstr_parse(k, klen, C->pool, &key->text, &off, &msg) != 0) {
                 cg_pos kp = cg_key_offset_pos(C->doc, p.buf, off);
                 rc = cg_error_at(C->err, &kp, "%s", msg);
                 break;
@@ -114,7 +125,11 @@ static int compile(compiler *C, const char *path, json_t *v, cg_tpl_node *out)
         out->kids = cg_pool_alloc(C->pool, (out->nkids + 1) * sizeof *out->kids);
         for (size_t i = 0; i < out->nkids && rc == 0; i++) {
             cg_path_join_index(&p, path, i);
-            rc = compile(C, p.buf, json_array_get(v, i), &out->kids[i]);
+            cg_tpl_node *item = &out->kids[i];
+            rc = compile(C, p.buf, json_array_get(v, i), item);
+            /* `- "{{ name? }}"`: no item at all when unset */
+            if (rc == 0 && item->kind == 'v' && item->text.whole && item->text.segs[0].optional)
+                item->optional = true;
         }
     } else {
         rc = compile_scalar(C, path, json_string_value(v), json_string_length(v), out);
@@ -131,15 +146,24 @@ static int check_ref_names(const cg_doc *doc, const char *path, json_t *v, const
 static int check_ref_map(const cg_doc *doc, const char *path, json_t *v, const char *const keys[2], const char *where,
                          bool with_only, cg_error *err)
 {
-    if (cg_check_keys(doc, path, v, keys, 2, where, err) != 0)
+    /* each key may be optional ('branches?:') */
+    char opt[2][16];
+    snprintf(opt[0], sizeof opt[0], "%s?", keys[0]);
+    snprintf(opt[1], sizeof opt[1], "%s?", keys[1]);
+    const char *const allowed[4] = {keys[0], keys[1], opt[0], opt[1]};
+    if (cg_check_keys(doc, path, v, allowed, 4, where, err) != 0)
         return -1;
     cg_strbuf kp = CG_STRBUF_INIT;
     int rc = 0;
-    for (size_t i = 0; i < 2 && rc == 0; i++) {
-        json_t *x = json_object_get(v, keys[i]);
-        cg_path_join_key(&kp, path, keys[i]);
-        if (x)
-            rc = check_ref_names(doc, kp.buf, x, keys[i], with_only, err);
+    for (size_t i = 0; i < 4 && rc == 0; i++) {
+        json_t *x = json_object_get(v, allowed[i]);
+        cg_path_join_key(&kp, path, allowed[i]);
+        if (x && i >= 2 && json_object_get(v, keys[i - 2])) {
+            cg_pos p = cg_doc_key_where(doc, kp.buf);
+            rc = cg_error_at(err, &p, "'%s' and '%s' are both here; keep one", keys[i - 2], allowed[i]);
+        } else if (x) {
+            rc = check_ref_names(doc, kp.buf, x, keys[i % 2], with_only, err);
+        }
     }
     cg_strbuf_release(&kp);
     return rc;
@@ -212,6 +236,7 @@ cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *p
     tpl->doc = doc;
     tpl->tree = t;
     tpl->name_arg = -1;
+    tpl->filters_arg = -1;
     const char *k = NULL;
     json_t *args = NULL;
     json_object_foreach(root, k, args) break;
@@ -240,21 +265,31 @@ cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *p
             rc = compile(&C, p.buf, args, &tpl->args);
         }
     }
-    for (size_t i = 0; rc == 0 && i < tpl->args.nkids; i += 2) {
+    json_t *raw_v = NULL;
+    void *it = json_is_object(args) ? json_object_iter(args) : NULL;
+    for (size_t i = 0; rc == 0 && i < tpl->args.nkids; i += 2, it = json_object_iter_next(args, it)) {
+        raw_v = json_object_iter_value(it);
         const cg_tpl_node *key = &tpl->args.kids[i];
         const char *kt = key->text.nsegs == 1 && key->text.segs[0].kind == CG_SEG_TEXT ? key->text.segs[0].text : "";
         cg_pos kp = cg_doc_key_where(doc, key->path);
         if (cg_streq(kt, "requires"))
             rc = cg_error_at(err, &kp, "'requires' comes from the phase's 'requires' in the tree; remove it from the template");
+        else if (cg_streq(kt, "name") && key->optional)
+            rc = cg_error_at(err, &kp, "'name' cannot be optional: leave it out (cigen writes the job name), or "
+                             "write 'name: ~' for no 'name:' when the job is named like the job it runs");
         else if (cg_streq(kt, "name") && tpl->args.kids[i + 1].kind != 'v') {
             cg_pos vp = cg_doc_where(doc, key->path);
             rc = cg_error_at(err, &vp, "'name' must be a string (write name: \"{{ job }}\" or leave 'name' out), not %s",
                              tpl->args.kids[i + 1].kind == 'm' ? "a mapping" : "a list");
-        } else if (cg_streq(kt, "name"))
+        } else if (cg_streq(kt, "name")) {
             tpl->name_arg = (int)i;
-        else if (cg_streq(kt, "filters")) {
+            const cg_tpl_node *v = &tpl->args.kids[i + 1];
+            /* `name: ~`: no `name:` line (the job must be named like the job it invokes) */
+            tpl->no_name = !v->text.has_names && v->plain && cg_yaml_resolve(v->ctext, v->ctext_len) == CG_T_NULL;
+        } else if (cg_streq(kt, "filters")) {
             tpl->has_filters = true;
-            rc = check_filters(doc, key->path, json_object_get(args, "filters"), err);
+            tpl->filters_arg = (int)i;
+            rc = check_filters(doc, key->path, raw_v, err);
         }
     }
     cg_strbuf_release(&p);

@@ -16,6 +16,12 @@
  * placeholder is a string; a plain scalar without one keeps its YAML type.
  * cigen adds `name:` (the job name), `requires:` (from the phase) and, when
  * the workflow filters branches per job, `filters:`.
+ *
+ * Optional parts: a key written with a trailing '?' (`resource_class?:
+ * "{{ resource_class }}"`) is left out, with its whole value, for a job
+ * where a name its key or value needs is unset (names under a nested
+ * optional key or item do not count); a sequence item that is exactly one
+ * optional placeholder (`- "{{ extra? }}"`) is left out when unset.
  */
 #ifndef CIGEN_TEMPLATE_H
 #define CIGEN_TEMPLATE_H
@@ -41,6 +47,8 @@ typedef struct cg_tpl_node {
     const char *cyaml;         /* as written to config.yml; NULL: a literal block */
     size_t cyaml_len;
     bool ctyped;               /* written as a number, bool or null */
+    bool optional;             /* a key written `key?:` (its entry may be left out), or an
+                                * item that is one {{ name? }} (left out when unset) */
 } cg_tpl_node;
 
 typedef struct cg_template {
@@ -50,7 +58,9 @@ typedef struct cg_template {
     cg_tpl_node invoke;        /* the key: the job to invoke */
     cg_tpl_node args;          /* its value: a mapping (maybe empty) */
     int name_arg;              /* index of a `name:` argument pair, or -1 */
+    bool no_name;              /* `name: ~`: write no `name:` (the job is named like the job it runs) */
     bool has_filters;
+    int filters_arg;           /* index of the `filters:` argument pair, or -1 */
 } cg_template;
 
 /* Compiles a loaded template for one tree (pooled). */

@@ -11,7 +11,17 @@
 typedef struct doc_name {
     const char *name; /* interned in the doc's pool */
     cg_pos pos;
+    const cg_doc *source; /* aliases: the document defining the anchor, NULL for this one */
 } doc_name;
+
+/* An anchor's value, kept after loading so that later documents may name it
+ * (cg_load_opts.scope). */
+typedef struct anchor {
+    const char *name;
+    json_t *value; /* a reference owned by the document (merges may drop theirs) */
+    const char *path;
+    size_t count;
+} anchor;
 
 typedef struct doc_names {
     doc_name *v;
@@ -27,13 +37,16 @@ struct cg_doc {
     cg_map positions; /* path -> cg_node_pos* */
     doc_names anchors;  /* &name, in order */
     doc_names aliases;  /* *name, in order */
+    anchor *defs;       /* the anchors' values, in order */
+    size_t ndefs;
+    cg_map def_index;   /* name -> index in defs + 1 (the last of that name) */
 };
 
 static void note_name(cg_doc *doc, doc_names *list, const char *name, yaml_mark_t m)
 {
     cg_grow(&list->v, &list->cap, list->n + 1, sizeof *list->v);
     list->v[list->n++] = (doc_name){cg_intern(&doc->pool, name),
-                                    {doc->file, (uint32_t)m.line + 1, (uint32_t)m.column + 1}};
+                                    {doc->file, (uint32_t)m.line + 1, (uint32_t)m.column + 1}, NULL};
 }
 
 static void note_anchor(cg_doc *doc, const char *name, yaml_mark_t m)
@@ -63,6 +76,11 @@ const char *cg_doc_alias(const cg_doc *doc, size_t i, cg_pos *pos)
     if (pos)
         *pos = doc->aliases.v[i].pos;
     return doc->aliases.v[i].name;
+}
+
+const cg_doc *cg_doc_alias_source(const cg_doc *doc, size_t i)
+{
+    return doc->aliases.v[i].source;
 }
 
 /* ---- positions of libyaml's marks ---- */
@@ -99,7 +117,8 @@ static size_t mark_offset(const cg_doc *doc, line_cursor *cur, size_t line0, siz
 
 typedef struct merge_src {
     json_t *value;    /* a reference owned by the frame */
-    const char *path; /* where its keys' positions live */
+    const char *path; /* where its keys' positions live (for an anchor of another
+                       * document: the alias, whose position its keys take) */
 } merge_src;
 
 typedef struct frame {
@@ -117,13 +136,6 @@ typedef struct frame {
     size_t nmerges, merges_cap;
 } frame;
 
-typedef struct anchor {
-    const char *name;
-    json_t *value; /* a reference owned by the loader: merges may drop theirs */
-    const char *path;
-    size_t count;
-} anchor;
-
 typedef struct loader {
     cg_doc *doc;
     const cg_load_opts *opts;
@@ -131,13 +143,21 @@ typedef struct loader {
     cg_strbuf path;
     frame *stack;
     size_t depth, stack_cap;
-    anchor *anchors;
-    size_t nanchors, anchors_cap;
-    cg_map anchor_index;   /* name -> index+1 */
+    size_t anchors_cap;    /* of doc->defs */
     size_t alias_nodes;
     size_t max_depth, budget;
     line_cursor flow_marks;  /* for mark_offset on flow mappings, met in order */
 } loader;
+
+/* Records an anchor's value (takes a reference to it). */
+static void define_anchor(loader *L, const char *name, json_t *value, const char *path, size_t count)
+{
+    cg_doc *doc = L->doc;
+    cg_grow(&doc->defs, &L->anchors_cap, doc->ndefs + 1, sizeof *doc->defs);
+    doc->defs[doc->ndefs] = (anchor){cg_intern(&doc->pool, name), json_incref(value), path, count};
+    cg_map_put(&doc->def_index, doc->defs[doc->ndefs].name, (void *)(doc->ndefs + 1));
+    doc->ndefs++;
+}
 
 static cg_pos mk_pos(const loader *L, yaml_mark_t m)
 {
@@ -367,11 +387,7 @@ static int on_scalar(loader *L, const yaml_event_t *ev)
     if (ev->data.scalar.anchor) {
         const char *name = (const char *)ev->data.scalar.anchor;
         note_anchor(L->doc, name, ev->start_mark);
-        cg_grow(&L->anchors, &L->anchors_cap, L->nanchors + 1, sizeof *L->anchors);
-        L->anchors[L->nanchors] = (anchor){cg_pool_strndup(&L->doc->pool, name, strlen(name)),
-                                           json_incref(v), src, 1};
-        cg_map_put(&L->anchor_index, L->anchors[L->nanchors].name, (void *)(L->nanchors + 1));
-        L->nanchors++;
+        define_anchor(L, name, v, src, 1);
     }
     int rc = attach(L, v, 1, src, ev->start_mark);
     cg_strbuf_truncate(&L->path, base);
@@ -390,27 +406,43 @@ static int on_alias(loader *L, const yaml_event_t *ev)
     for (size_t i = 0; i < L->depth; i++)
         if (L->stack[i].anchor && cg_streq(L->stack[i].anchor, name))
             return cg_error_at(L->err, &p, "alias '*%s' refers to a node that contains it", name);
-    size_t idx = (size_t)cg_map_get(&L->anchor_index, name);
+    /* this document's anchors first, then those of the documents in scope,
+     * the last one first */
+    const cg_doc *source = L->doc;
+    size_t idx = (size_t)cg_map_get(&L->doc->def_index, name);
+    for (size_t s = L->opts->nscope; !idx && s > 0; s--)
+        if ((idx = (size_t)cg_map_get(&L->opts->scope[s - 1]->def_index, name)))
+            source = L->opts->scope[s - 1];
+    if (!idx && L->opts->scope)
+        return cg_error_at(L->err, &p, "undefined alias '*%s' (a fragment sees its own anchors and those of the "
+                           "fragments before it in the manifest)", name);
     if (!idx)
         return cg_error_at(L->err, &p, "undefined alias '*%s'", name);
     note_name(L->doc, &L->doc->aliases, name, ev->start_mark);
-    anchor *a = &L->anchors[idx - 1];
+    if (source != L->doc)
+        L->doc->aliases.v[L->doc->aliases.n - 1].source = source;
+    const anchor *a = &source->defs[idx - 1];
     if (budget_add(L, a->count, ev->start_mark, "this alias") != 0)
         return -1;
     size_t base = L->path.len;
     push_child_path(L);
-    cg_node_pos *np = record(L, L->path.buf ? L->path.buf : "", ev->start_mark, ev->end_mark,
-                             CG_STYLE_NONE);
+    const char *own = L->path.buf ? L->path.buf : "";
+    cg_node_pos *np = record(L, own, ev->start_mark, ev->end_mark, CG_STYLE_NONE);
+    /* positions below an alias are those below its anchor; below an anchor
+     * of another document they are the alias's own (this file's line) */
+    const char *src_path = a->path;
+    if (source != L->doc)
+        src_path = cg_pool_strndup(&L->doc->pool, own, strlen(own));
     if (np) {
         np->flags |= CG_NODE_ALIAS;
-        np->redirect = a->path;
+        np->redirect = source == L->doc ? a->path : NULL;
         cg_node_pos target;
-        if (cg_doc_lookup(L->doc, a->path, &target))
+        if (cg_doc_lookup(source, a->path, &target))
             np->style = target.style;
     }
     set_key_pos(L, np);
     json_incref(a->value);
-    int rc = attach(L, a->value, a->count, a->path, ev->start_mark);
+    int rc = attach(L, a->value, a->count, src_path, ev->start_mark);
     cg_strbuf_truncate(&L->path, base);
     return rc;
 }
@@ -500,10 +532,12 @@ static int apply_merges(loader *L, frame *f, yaml_mark_t m)
             cg_node_pos src;
             cg_node_pos *np = cg_pool_alloc(&L->doc->pool, sizeof *np);
             memset(np, 0, sizeof *np);
-            if (cg_doc_lookup(L->doc, sp.buf, &src))
+            bool below = cg_doc_lookup(L->doc, sp.buf, &src);
+            /* an anchor of another document: its keys stand where the alias does */
+            if (below || cg_doc_lookup(L->doc, f->merges[i].path, &src))
                 *np = src;
             np->flags |= CG_NODE_MERGED;
-            np->redirect = cg_pool_strndup(&L->doc->pool, sp.buf, sp.len);
+            np->redirect = below ? cg_pool_strndup(&L->doc->pool, sp.buf, sp.len) : NULL;
             cg_map_put(&L->doc->positions, cg_pool_strndup(&L->doc->pool, kp.buf, kp.len), np);
             cg_strbuf_release(&kp);
             cg_strbuf_release(&sp);
@@ -524,13 +558,8 @@ static int on_end(loader *L, const yaml_event_t *ev)
     /* The path buffer goes back to this node's own path for attach(). */
     cg_strbuf_truncate(&L->path, f.path_len);
     const char *own = cg_pool_strndup(&L->doc->pool, L->path.buf ? L->path.buf : "", L->path.len);
-    if (f.anchor) {
-        cg_grow(&L->anchors, &L->anchors_cap, L->nanchors + 1, sizeof *L->anchors);
-        L->anchors[L->nanchors] = (anchor){cg_intern(&L->doc->pool, f.anchor),
-                                           json_incref(f.node), own, f.count};
-        cg_map_put(&L->anchor_index, L->anchors[L->nanchors].name, (void *)(L->nanchors + 1));
-        L->nanchors++;
-    }
+    if (f.anchor)
+        define_anchor(L, f.anchor, f.node, own, f.count);
     json_t *node = f.node;
     f.node = NULL;
     size_t count = f.count;
@@ -676,6 +705,7 @@ cg_doc *cg_doc_parse(const char *file, const char *text, size_t len,
     doc->file = cg_xstrdup(file);
     cg_pool_init(&doc->pool);
     cg_map_init(&doc->positions);
+    cg_map_init(&doc->def_index);
     size_t max_bytes = opts->max_bytes ? opts->max_bytes : CG_DEFAULT_MAX_BYTES;
     if (len > max_bytes) {
         cg_error_at(err, &(cg_pos){doc->file, 0, 0},
@@ -698,15 +728,10 @@ cg_doc *cg_doc_parse(const char *file, const char *text, size_t len,
     L.err = err;
     L.max_depth = opts->max_depth ? opts->max_depth : CG_DEFAULT_MAX_DEPTH;
     L.budget = opts->alias_budget ? opts->alias_budget : CG_DEFAULT_ALIAS_BUDGET;
-    cg_map_init(&L.anchor_index);
     int rc = run(&L);
     while (L.depth > 0)
         frame_release(&L.stack[--L.depth]);
     free(L.stack);
-    for (size_t i = 0; i < L.nanchors; i++)
-        json_decref(L.anchors[i].value);
-    free(L.anchors);
-    cg_map_release(&L.anchor_index);
     cg_strbuf_release(&L.path);
     if (rc != 0) {
         cg_doc_free(doc);
@@ -722,6 +747,10 @@ void cg_doc_free(cg_doc *doc)
     if (doc->root)
         json_decref(doc->root);
     cg_map_release(&doc->positions);
+    for (size_t i = 0; i < doc->ndefs; i++)
+        json_decref(doc->defs[i].value);
+    free(doc->defs);
+    cg_map_release(&doc->def_index);
     free(doc->anchors.v);
     free(doc->aliases.v);
     cg_pool_release(&doc->pool);

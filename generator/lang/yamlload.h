@@ -15,6 +15,13 @@
  * aliases or merge keys (`<<`) that would expand beyond `alias_budget` nodes
  * (an "alias bomb").  Aliases share the anchored value (json_incref); paths
  * below an alias resolve to positions below its anchor.
+ *
+ * An alias the file does not define may name an anchor of a document in
+ * `cg_load_opts.scope` (the fragments before it in the manifest): the value
+ * is shared with that document, which must outlive the use of this one's
+ * positions only (values are reference-counted); positions below such an
+ * alias, and keys merged from it, are the alias's own, so that errors stay
+ * in the file that uses the anchor.
  */
 #ifndef CIGEN_YAMLLOAD_H
 #define CIGEN_YAMLLOAD_H
@@ -53,18 +60,23 @@ typedef struct cg_node_pos {
     const char *redirect;       /* for aliases/merged keys: the source path */
 } cg_node_pos;
 
+typedef struct cg_doc cg_doc;
+
 typedef struct cg_load_opts {
     size_t max_bytes;    /* 0: CG_DEFAULT_MAX_BYTES */
     unsigned max_depth;  /* 0: CG_DEFAULT_MAX_DEPTH */
     size_t alias_budget; /* 0: CG_DEFAULT_ALIAS_BUDGET (nodes added by aliases and merges) */
     bool no_positions;   /* skip the position table (large files read only for data) */
+    /* documents whose anchors an alias may name when this file does not
+     * define it; the last one holding the name wins (borrowed; non-NULL,
+     * even with nscope 0, for a fragment: an undefined alias says so) */
+    const cg_doc *const *scope;
+    size_t nscope;
 } cg_load_opts;
 
 #define CG_DEFAULT_MAX_BYTES ((size_t)32 << 20)
 #define CG_DEFAULT_MAX_DEPTH 100u
 #define CG_DEFAULT_ALIAS_BUDGET ((size_t)1000000)
-
-typedef struct cg_doc cg_doc;
 
 /* Parses `len` bytes of `text` (copied).  `file` is the display name used in
  * messages (copied).  Returns NULL and fills err on failure.  An empty stream
@@ -94,5 +106,8 @@ const char *cg_doc_anchor(const cg_doc *doc, size_t i, cg_pos *pos);
 /* The aliases used in the file (*name), in order of appearance. */
 size_t cg_doc_alias_count(const cg_doc *doc);
 const char *cg_doc_alias(const cg_doc *doc, size_t i, cg_pos *pos);
+/* The document of the scope whose anchor alias i names, or NULL when the
+ * file defines it itself. */
+const cg_doc *cg_doc_alias_source(const cg_doc *doc, size_t i);
 
 #endif

@@ -71,13 +71,14 @@ int cg_model_read_source(cg_model *p, const char *rel, const cg_pos *ref, char *
     return rc;
 }
 
-static cg_doc *load_doc(cg_model *p, const char *rel, const cg_pos *ref, cg_error *err)
+static cg_doc *load_doc(cg_model *p, const char *rel, const cg_pos *ref, const cg_load_opts *opts,
+                        cg_error *err)
 {
     char *data = NULL;
     size_t len = 0;
     if (cg_model_read_source(p, rel, ref, &data, &len, false, err) != 0)
         return NULL;
-    cg_doc *doc = cg_doc_parse(rel, data, len, NULL, err);
+    cg_doc *doc = cg_doc_parse(rel, data, len, opts, err);
     free(data);
     return doc;
 }
@@ -87,7 +88,7 @@ static const cg_doc *model_doc(cg_model *p, const char *rel, const cg_pos *ref, 
     cg_doc *doc = cg_map_get(&p->doc_by_path, rel);
     if (doc)
         return doc;
-    if (!(doc = load_doc(p, rel, ref, err)))
+    if (!(doc = load_doc(p, rel, ref, NULL, err)))
         return NULL;
     cg_grow(&p->docs, &p->docs_cap, p->ndocs + 1, sizeof *p->docs);
     p->docs[p->ndocs++] = doc;
@@ -99,15 +100,25 @@ static int load_fragments(cg_model *p, cg_error *err)
 {
     const cg_manifest *m = &p->manifest;
     p->fragments = cg_xcalloc(m->nfragments + 1, sizeof *p->fragments);
+    /* an alias may name an anchor of an earlier fragment (the assembler
+     * then writes that anchor's section first) */
+    const cg_doc **earlier = cg_xcalloc(m->nfragments + 1, sizeof *earlier);
     for (size_t i = 0; i < m->nfragments; i++) {
-        cg_doc *doc = load_doc(p, m->fragments[i], &m->fragment_pos[i], err);
-        if (!doc)
+        cg_load_opts o = {.scope = earlier, .nscope = i};
+        cg_doc *doc = load_doc(p, m->fragments[i], &m->fragment_pos[i], &o, err);
+        if (!doc) {
+            free(earlier);
             return -1;
+        }
+        earlier[i] = doc;
         int rc = cg_fragment_init(&p->fragments[i], doc, err);
         p->nfragments++;
-        if (rc != 0)
+        if (rc != 0) {
+            free(earlier);
             return -1;
+        }
     }
+    free(earlier);
     return 0;
 }
 

@@ -191,19 +191,14 @@ typedef struct use_list {
     cg_pool pool;
 } use_list;
 
-/* The uses of fragment f that cross top-level keys, added to *U. */
-static void cross_uses(const cg_assembly *in, const key_parts *keys, size_t nkeys, size_t f, use_list *U)
+/* The line spans of fragment f's sections, each with its key. */
+static span *fragment_spans(const cg_assembly *in, const key_parts *keys, size_t nkeys, size_t f)
 {
     const cg_fragment *fr = &in->fragments[f];
-    const cg_doc *doc = fr->doc;
-    size_t nal = cg_doc_alias_count(doc), nan = cg_doc_anchor_count(doc);
-    if (nal == 0)
-        return;
-    /* the sections are in file order: their lines in one pass */
     span *spans = cg_xcalloc(fr->nsections + 1, sizeof *spans);
-    size_t nspans = fr->nsections, at = 0;
+    size_t at = 0;
     uint32_t line = 1;
-    for (size_t k = 0; k < nspans; k++) {
+    for (size_t k = 0; k < fr->nsections; k++) {
         const cg_section *s = &fr->sections[k];
         size_t last = s->end > s->start ? s->end - 1 : s->start;
         line += (uint32_t)cg_count_newlines(fr->text + at, s->start - at);
@@ -217,6 +212,37 @@ static void cross_uses(const cg_assembly *in, const key_parts *keys, size_t nkey
         for (size_t j = 0; j < keys[i].n; j++)
             if (keys[i].parts[j].frag == f)
                 spans[keys[i].parts[j].sec].key = (int)i;
+    return spans;
+}
+
+/* The key holding the last anchor `name` of an earlier fragment's document
+ * `source` (an alias of fragment f names it), or -1. */
+static int foreign_anchor_key(const cg_assembly *in, span *const *spans, size_t f, const cg_doc *source,
+                              const char *name)
+{
+    for (size_t g = 0; g < f; g++) {
+        const cg_fragment *fr = &in->fragments[g];
+        if (fr->doc != source)
+            continue;
+        int key = -1;
+        for (size_t k = 0; k < cg_doc_anchor_count(source); k++) {
+            cg_pos kp;
+            if (cg_streq(cg_doc_anchor(source, k, &kp), name))
+                key = key_at(spans[g], fr->nsections, kp.line);
+        }
+        return key;
+    }
+    return -1;
+}
+
+/* The uses of fragment f that cross top-level keys, added to *U: aliases of
+ * its own anchors, and of anchors of earlier fragments. */
+static void cross_uses(const cg_assembly *in, span *const *spans, size_t f, use_list *U)
+{
+    const cg_fragment *fr = &in->fragments[f];
+    const cg_doc *doc = fr->doc;
+    size_t nal = cg_doc_alias_count(doc), nan = cg_doc_anchor_count(doc);
+    size_t nspans = fr->nsections;
     /* both lists are in file order: walk them together, each alias meaning
      * the last anchor of its name before it */
     cg_map last_anchor; /* name -> key + 2 (1: outside every section) */
@@ -226,9 +252,12 @@ static void cross_uses(const cg_assembly *in, const key_parts *keys, size_t nkey
         const char *name = cg_doc_alias(doc, a, &ap);
         for (; k < nan && (cg_doc_anchor(doc, k, &kp), pos_before(&kp, &ap)); k++)
             cg_map_put(&last_anchor, cg_doc_anchor(doc, k, NULL),
-                       (void *)(intptr_t)(key_at(spans, nspans, kp.line) + 2));
-        intptr_t def = (intptr_t)cg_map_get(&last_anchor, name) - 2;
-        int user = key_at(spans, nspans, ap.line);
+                       (void *)(intptr_t)(key_at(spans[f], nspans, kp.line) + 2));
+        const cg_doc *source = cg_doc_alias_source(doc, a);
+        intptr_t def = source ? foreign_anchor_key(in, spans, f, source, name)
+                              : (intptr_t)cg_map_get(&last_anchor, name) - 2;
+        int user = key_at(spans[f], nspans, ap.line);
+        /* the same key: the earlier fragment's part of it is written first */
         if (def < 0 || user < 0 || def == user)
             continue;
         char pair[48];
@@ -240,7 +269,6 @@ static void cross_uses(const cg_assembly *in, const key_parts *keys, size_t nkey
         U->v[U->n++] = (use){(int)def, user, ap, name};
     }
     cg_map_release(&last_anchor);
-    free(spans);
 }
 
 /* Top-level keys go out in the order they first appear in the fragments,
@@ -253,8 +281,14 @@ static int order_keys(const cg_assembly *in, const key_parts *keys, size_t nkeys
     use_list U = {0};
     cg_map_init(&U.pairs);
     cg_pool_init(&U.pool);
+    span **spans = cg_xcalloc(in->nfragments + 1, sizeof *spans);
     for (size_t f = 0; f < in->nfragments; f++)
-        cross_uses(in, keys, nkeys, f, &U);
+        spans[f] = fragment_spans(in, keys, nkeys, f);
+    for (size_t f = 0; f < in->nfragments; f++)
+        cross_uses(in, spans, f, &U);
+    for (size_t f = 0; f < in->nfragments; f++)
+        free(spans[f]);
+    free(spans);
     const use *uses = U.v;
     size_t nuses = U.n;
     /* Kahn's order, always taking the first ready key: how many anchors'

@@ -201,9 +201,16 @@ static int write_workflows(void *ctx, cg_strbuf *out, cg_linemap *map, uint32_t 
     renderer *R = ctx;
     cg_yw w;
     cg_yw_init_in_map(&w, out, 2);
-    size_t mark = out->len;
     int rc = 0;
     bool first = true;
+    if (R->m->manifest.workflows_version) {
+        /* CircleCI 2.0's `version: 2` under `workflows:` */
+        static const char v2[] = "  version: 2\n";
+        cg_strbuf_add(out, v2, sizeof v2 - 1);
+        cg_linemap_add(map, line, v2, sizeof v2 - 1, R->m->manifest.workflows_version_pos.file,
+                       R->m->manifest.workflows_version_pos.line, -1, -1);
+    }
+    size_t mark = out->len;
     for (size_t i = 0; i < R->m->manifest.nworkflows && rc == 0; i++) {
         if (R->m->omitted & ((uint64_t)1 << i))
             continue; /* a special-PR selection left it without jobs */

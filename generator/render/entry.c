@@ -70,6 +70,76 @@ static int write_scalar(cg_env *env, const cg_tpl_node *n, const cg_template *tp
     return 0;
 }
 
+/* Whether every name node n needs is set for the job: 1 yes, 0 no, -1 an
+ * error (recorded).  Names under an optional key or item do not count:
+ * those leave out only their own entry. */
+static int present(cg_env *env, const cg_tpl_node *n)
+{
+    if (n->kind == 'v') {
+        for (size_t i = 0; i < n->text.nsegs; i++) {
+            const cg_seg *seg = &n->text.segs[i];
+            if (seg->kind != CG_SEG_NAME || seg->optional)
+                continue;
+            const char *v;
+            size_t len;
+            bool typed;
+            int r = cg_env_get(env, seg->id, &v, &len, &typed);
+            if (r <= 0)
+                return r;
+        }
+        return 1;
+    }
+    for (size_t i = 0; i < n->nkids; i++) {
+        const cg_tpl_node *k = &n->kids[i];
+        if (n->kind == 'm' && k->optional) {
+            i++; /* an optional key: its entry only */
+            continue;
+        }
+        if (n->kind == 's' && k->optional)
+            continue;
+        int r = present(env, k);
+        if (r <= 0)
+            return r;
+    }
+    return 1;
+}
+
+/* For an optional key (kids[i] of a mapping) or item: 1 to write it, 0 to
+ * leave it out, -1 on error. */
+static int wanted(cg_env *env, const cg_tpl_node *n, bool is_map, size_t i)
+{
+    const cg_tpl_node *k = &n->kids[i];
+    if (!k->optional)
+        return 1;
+    int r = present(env, k);
+    if (r == 1 && is_map)
+        r = present(env, &n->kids[i + 1]);
+    if (r == 1 && !is_map) {
+        /* `- "{{ name? }}"` */
+        const char *v;
+        size_t len;
+        bool typed;
+        r = cg_env_get(env, k->text.segs[0].id, &v, &len, &typed);
+    }
+    return r;
+}
+
+/* An item that is a mapping of optional keys only, none of them written:
+ * 1 (leave the item out), 0, or -1 on error. */
+static int all_left_out(cg_env *env, const cg_tpl_node *item)
+{
+    if (item->kind != 'm' || item->nkids == 0)
+        return 0;
+    for (size_t i = 0; i < item->nkids; i += 2) {
+        if (!item->kids[i].optional)
+            return 0;
+        int r = wanted(env, item, true, i);
+        if (r != 0)
+            return r < 0 ? -1 : 0;
+    }
+    return 1;
+}
+
 /* For lint: a constant key's node identifies it (its text is the node's). */
 static const void *key_id(const cg_tpl_node *key)
 {
@@ -83,6 +153,11 @@ static int render_node(cg_env *env, const cg_tpl_node *n, const cg_template *tpl
         cg_yw_map_begin(w);
         for (size_t i = 0; i < n->nkids; i += 2) {
             const char *key;
+            int r = wanted(env, n, true, i);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                continue;
             if (write_key(env, &n->kids[i], tpl, w, tmp, &key) != 0 ||
                 render_node(env, &n->kids[i + 1], tpl, w, tmp) != 0)
                 return -1;
@@ -90,9 +165,13 @@ static int render_node(cg_env *env, const cg_tpl_node *n, const cg_template *tpl
         cg_yw_end(w);
     } else if (n->kind == 's') {
         cg_yw_seq_begin(w);
-        for (size_t i = 0; i < n->nkids; i++)
-            if (render_node(env, &n->kids[i], tpl, w, tmp) != 0)
+        for (size_t i = 0; i < n->nkids; i++) {
+            int r = wanted(env, n, false, i), gone = r == 1 ? all_left_out(env, &n->kids[i]) : 0;
+            if (r < 0 || gone < 0)
                 return -1;
+            if (r == 1 && !gone && render_node(env, &n->kids[i], tpl, w, tmp) != 0)
+                return -1;
+        }
         cg_yw_end(w);
     } else {
         const char *text;
@@ -104,24 +183,28 @@ static int render_node(cg_env *env, const cg_tpl_node *n, const cg_template *tpl
     return 0;
 }
 
+/* `only:` or `ignore:` names, in the form the manifest wrote them */
+static void write_names(cg_yw *w, const char *key, const char *const *names, size_t n, bool scalar)
+{
+    cg_yw_keys(w, key);
+    if (scalar && n == 1) {
+        cg_yw_strs(w, names[0]);
+        return;
+    }
+    cg_yw_seq_begin(w);
+    for (size_t i = 0; i < n; i++)
+        cg_yw_strs(w, names[i]);
+    cg_yw_end(w);
+}
+
 static void write_ref_filter(cg_yw *w, const char *key, const cg_ref_filter *f)
 {
     cg_yw_keys(w, key);
     cg_yw_map_begin(w);
-    if (f->nonly) {
-        cg_yw_keys(w, "only");
-        cg_yw_seq_begin(w);
-        for (size_t i = 0; i < f->nonly; i++)
-            cg_yw_strs(w, f->only[i]);
-        cg_yw_end(w);
-    }
-    if (f->nignore) {
-        cg_yw_keys(w, "ignore");
-        cg_yw_seq_begin(w);
-        for (size_t i = 0; i < f->nignore; i++)
-            cg_yw_strs(w, f->ignore[i]);
-        cg_yw_end(w);
-    }
+    if (f->nonly)
+        write_names(w, "only", f->only, f->nonly, f->only_scalar);
+    if (f->nignore)
+        write_names(w, "ignore", f->ignore, f->nignore, f->ignore_scalar);
     cg_yw_end(w);
 }
 
@@ -134,6 +217,112 @@ void cg_write_filters(cg_yw *w, const cg_ref_filter *branches, const cg_ref_filt
     if (tags && tags->set)
         write_ref_filter(w, "tags", tags);
     cg_yw_end(w);
+}
+
+/* The constant text of key node k ("" when it has placeholders). */
+static const char *key_text(const cg_tpl_node *k)
+{
+    return k->ctext ? k->ctext : "";
+}
+
+/* The value of constant key `name` in mapping node m (written, for an
+ * optional key), or NULL; -1 in *rc on error. */
+static const cg_tpl_node *map_value(cg_env *env, const cg_tpl_node *m, const char *name, int *rc)
+{
+    for (size_t i = 0; m->kind == 'm' && i < m->nkids; i += 2) {
+        if (!cg_streq(key_text(&m->kids[i]), name))
+            continue;
+        int r = wanted(env, m, true, i);
+        if (r < 0)
+            *rc = -1;
+        return r == 1 ? &m->kids[i + 1] : NULL;
+    }
+    return NULL;
+}
+
+/* One ref kind (branches or tags) set by both the template (node v: names,
+ * or {only, ignore}) and the workflow (f): the template's `only` replaces
+ * the workflow's, the `ignore` lists add up (the workflow's first). */
+static int write_combined_ref(cg_env *env, const cg_template *tpl, cg_yw *w, cg_strbuf *tmp, const char *key,
+                              const cg_tpl_node *v, const cg_ref_filter *f)
+{
+    int rc = 0;
+    const cg_tpl_node *only = v->kind == 'm' ? map_value(env, v, "only", &rc) : v;
+    const cg_tpl_node *ignore = v->kind == 'm' ? map_value(env, v, "ignore", &rc) : NULL;
+    if (rc != 0)
+        return -1;
+    cg_yw_keys(w, key);
+    cg_yw_map_begin(w);
+    if (only) {
+        cg_yw_keys(w, "only");
+        if (render_node(env, only, tpl, w, tmp) != 0)
+            return -1;
+    } else if (f->nonly) {
+        write_names(w, "only", f->only, f->nonly, f->only_scalar);
+    }
+    if (ignore && f->nignore) {
+        cg_yw_keys(w, "ignore");
+        cg_yw_seq_begin(w);
+        for (size_t i = 0; i < f->nignore; i++)
+            cg_yw_strs(w, f->ignore[i]);
+        if (ignore->kind == 's') {
+            for (size_t i = 0; i < ignore->nkids; i++) {
+                int r = wanted(env, ignore, false, i);
+                if (r < 0 || (r == 1 && render_node(env, &ignore->kids[i], tpl, w, tmp) != 0))
+                    return -1;
+            }
+        } else if (render_node(env, ignore, tpl, w, tmp) != 0) {
+            return -1;
+        }
+        cg_yw_end(w);
+    } else if (ignore) {
+        cg_yw_keys(w, "ignore");
+        if (render_node(env, ignore, tpl, w, tmp) != 0)
+            return -1;
+    } else if (f->nignore) {
+        write_names(w, "ignore", f->ignore, f->nignore, f->ignore_scalar);
+    }
+    cg_yw_end(w);
+    return 0;
+}
+
+/* The template's own `filters:` (node fv) combined with the workflow's
+ * per-job filters: a kind only one side sets is kept as written; a kind
+ * both set is combined by write_combined_ref(). */
+static int write_combined_filters(cg_env *env, const cg_template *tpl, cg_yw *w, cg_strbuf *tmp,
+                                  const cg_tpl_node *fv, const cg_render_job *job)
+{
+    bool done_b = false, done_t = false;
+    cg_yw_keys(w, "filters");
+    cg_yw_map_begin(w);
+    for (size_t i = 0; i < fv->nkids; i += 2) {
+        int r = wanted(env, fv, true, i);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            continue;
+        const char *k = key_text(&fv->kids[i]);
+        bool b = cg_streq(k, "branches");
+        const cg_ref_filter *f = b ? job->branches : job->tags;
+        if (b)
+            done_b = true;
+        else
+            done_t = true;
+        if (f && f->set) {
+            if (write_combined_ref(env, tpl, w, tmp, k, &fv->kids[i + 1], f) != 0)
+                return -1;
+            continue;
+        }
+        cg_yw_keys(w, k);
+        if (render_node(env, &fv->kids[i + 1], tpl, w, tmp) != 0)
+            return -1;
+    }
+    if (!done_b && job->branches && job->branches->set)
+        write_ref_filter(w, "branches", job->branches);
+    if (!done_t && job->tags && job->tags->set)
+        write_ref_filter(w, "tags", job->tags);
+    cg_yw_end(w);
+    return 0;
 }
 
 int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job *job, cg_yw *w,
@@ -150,7 +339,16 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
     if (obs)
         obs->begin(obs->ctx, tpl, job->job, job->workflow, invoked);
     cg_yw_map_begin(w);
-    if (tpl->name_arg >= 0) {
+    if (tpl->no_name) {
+        /* `name: ~`: CircleCI names the entry after the job it runs */
+        if (!cg_streq(invoked, job->name)) {
+            cg_pos p = cg_doc_where(tpl->doc, tpl->args.kids[tpl->name_arg + 1].path);
+            rc = cg_error_at(err, &p, "'name: ~' leaves 'name:' out, but job '%s' runs '%s', so CircleCI would name "
+                             "it '%s'; give the job that name (the tree's job_name) or remove 'name: ~'",
+                             job->name, invoked, invoked);
+            goto out;
+        }
+    } else if (tpl->name_arg >= 0) {
         const cg_tpl_node *v = &tpl->args.kids[tpl->name_arg + 1];
         if (v->kind != 'v' || (rc = expand(env, v, tpl, &tmp, &typed)) != 0 ||
             !cg_streq(cg_strbuf_str(&tmp), job->name)) {
@@ -163,18 +361,39 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
             goto out;
         }
     }
-    cg_yw_keys(w, "name");
-    cg_yw_strs(w, job->name);
+    if (!tpl->no_name) {
+        cg_yw_keys(w, "name");
+        cg_yw_strs(w, job->name);
+    }
+    bool wf_filters = (job->branches && job->branches->set) || (job->tags && job->tags->set);
+    bool wrote_filters = false;
     for (size_t i = 0; i < tpl->args.nkids; i += 2) {
         if ((int)i == tpl->name_arg)
             continue;
-        if (job->lift_filters && tpl->args.kids[i].text.nsegs == 1 &&
-            cg_streq(tpl->args.kids[i].text.segs[0].text, "filters"))
+        if (job->lift_filters && (int)i == tpl->filters_arg)
             continue;
+        int r = wanted(env, &tpl->args, true, i);
+        if (r < 0) {
+            rc = -1;
+            goto out;
+        }
+        if (r == 0)
+            continue;
+        const cg_tpl_node *val = &tpl->args.kids[i + 1];
+        if ((int)i == tpl->filters_arg) {
+            wrote_filters = true;
+            if (wf_filters) {
+                if (obs)
+                    obs->arg(obs->ctx, key_id(&tpl->args.kids[i]), "filters", tpl->args.kids[i].path, val->kind, NULL,
+                             false, val->path, NULL, -1);
+                if ((rc = write_combined_filters(env, tpl, w, &tmp, val, job)) != 0)
+                    goto out;
+                continue;
+            }
+        }
         const char *key;
         if ((rc = write_key(env, &tpl->args.kids[i], tpl, w, &tmp, &key)) != 0)
             goto out;
-        const cg_tpl_node *val = &tpl->args.kids[i + 1];
         if (val->kind != 'v') {
             if (obs)
                 obs->arg(obs->ctx, key_id(&tpl->args.kids[i]), key, tpl->args.kids[i].path, val->kind, NULL, false,
@@ -207,7 +426,7 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
             cg_yw_strs(w, job->requires[i]);
         cg_yw_end(w);
     }
-    if (!tpl->has_filters && ((job->branches && job->branches->set) || (job->tags && job->tags->set)))
+    if (!wrote_filters && wf_filters)
         cg_write_filters(w, job->branches, job->tags);
     cg_yw_end(w);
     cg_yw_end(w);
