@@ -61,7 +61,8 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                  "Prints one line: jobs, workflows, bytes, and what changed (+added, -removed jobs).\n\n"
                  "A config.yml that was edited by hand (its body no longer matches the digest in its\n"
                  "header) is not overwritten: cigen shows the edits and exits 1.  --force\n"
-                 "overwrites it anyway (the edits are lost: make them in the sources).\n\n"
+                 "overwrites it anyway (the edits are lost: make them in the sources); when the old\n"
+                 "file held git's conflict markers the summary says so instead of comparing jobs.\n\n"
                  "options:\n"
                  "  --force           overwrite a hand-edited config.yml\n"
                  "  --werror          lint warnings are errors too (see `cigen lint`)\n"
@@ -207,12 +208,17 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     } else if (!g->quiet) {
         size_t nw = count_workflows(&p);
         cg_strbuf what = CG_STRBUF_INIT;
+        size_t marker;
         if (cfg->status == CG_OUT_MISSING)
             cg_strbuf_adds(&what, "written");
         else if (cfg->status == CG_OUT_SAME)
             cg_strbuf_adds(&what, written ? "unchanged" : "already up to date");
         else if (!cfg->f.data || cfg->old_len > CG_REPORT_MAX_BYTES || cfg->f.len > CG_REPORT_MAX_BYTES)
             cg_strbuf_adds(&what, "written");
+        else if ((marker = cg_conflict_marker_line(cfg->old, cfg->old_len)) != 0)
+            /* a resolved merge: the old file was never a config, so no jobs to compare */
+            cg_strbuf_addf(&what, "written (the old %s held git's conflict markers, from line %zu: jobs not "
+                           "compared)", cfg->f.rel, marker);
         else {
             cg_matrix m;
             cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m, &m);
