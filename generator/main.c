@@ -33,6 +33,7 @@ static const char usage[] =
     "  -h, --help            show this help; `cigen COMMAND --help` for a command\n"
     "      --version         print the version\n"
     "--strict and -q may also follow the command (`cigen check --strict`).\n"
+    "Shell completion for bash and zsh: completion/ (installed by `make install`).\n"
     "\n"
     "exit status: 0 success, 1 outputs out of sync (check) or findings,\n"
     "             2 broken sources or bad usage.\n";

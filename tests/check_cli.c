@@ -248,6 +248,41 @@ START_TEST(pre_commit_hook)
 }
 END_TEST
 
+/* completion/cigen.bash: the candidates bash's completion function gives,
+ * with COMP_WORDS/COMP_CWORD set as bash sets them; the names come from
+ * the cigen on PATH (the one under test) run on the project of -C. */
+START_TEST(bash_completion)
+{
+    tu_run r = run_in_copy("e2e-small",
+                           "mkdir bin && ln -s \"$CIGEN\" bin/cigen && PATH=\"$PWD/bin:$PATH\"\n"
+                           "bash -c '. \"$CIGEN_SRCDIR/completion/cigen.bash\"\n"
+                           "t() { COMP_WORDS=(\"$@\"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _cigen;\n"
+                           "  printf \"%s|\" \"${COMPREPLY[@]}\"; echo; }\n"
+                           "t cigen \"\"; t cigen ex; t cigen --st; t cigen check --f; t cigen explain build_linux_3_7\n"
+                           "t cigen list --where \"\"; t cigen list --where c; t cigen list --where os=m\n"
+                           "t cigen list --where os=linux,cuda=; t cigen generate --only \"!py\"\n"
+                           "t cigen graph --collapse p; t cigen graph --format s\n"
+                           "cd /; t cigen -C \"$OLDPWD\" explain build_m'\n"
+                           "! command -v zsh >/dev/null || zsh -n \"$CIGEN_SRCDIR/completion/_cigen\"");
+    ck_assert_msg(r.status == 0 &&
+                      cg_streq(r.out, "generate|check|list|explain|graph|lint|coverage|merge-driver|init|\n"
+                                      "explain|\n"
+                                      "--strict|\n"
+                                      "--full-diff|\n"
+                                      "build_linux_3_7_cpu_build|build_linux_3_7_cu100_build|\n"
+                                      "cuda=|os=|phase=|python=|tier=|tree=|workflow=|\n"
+                                      "cuda=|\n"
+                                      "os=macos|\n"
+                                      "os=linux,cuda=cpu|os=linux,cuda=cu100|\n"
+                                      "!python=|\n"
+                                      "python|\n"
+                                      "svg|\n"
+                                      "build_macos_3_10_build|\n"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 /* A report that cannot be written is an error, not a silent success. */
 START_TEST(stdout_write_error)
 {
@@ -598,6 +633,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, regenerate_script_help_and_parallel_build);
     tcase_add_test(tc, init_project);
     tcase_add_test(tc, pre_commit_hook);
+    tcase_add_test(tc, bash_completion);
     tcase_add_test(tc, stdout_write_error);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);
