@@ -283,6 +283,33 @@ START_TEST(bash_completion)
 }
 END_TEST
 
+/* -v says on stderr what was read, skipped and written, with timings; -q
+ * silences the summary and every warning (the sources' and lint's), unless
+ * --strict makes them errors. */
+START_TEST(verbose_and_quiet)
+{
+    tu_run r = run_in_copy("generate-quiet-lint-warning",
+                           "rm -f config.yml; $CIGEN -v generate >out 2>err || exit 9\n"
+                           "grep -q '^cigen: verbose: read cigen.yml (the manifest, 102 bytes)$' err || exit 8\n"
+                           "grep -q '^cigen: verbose: read jobs.yml (a fragment, 639 bytes)$' err || exit 7\n"
+                           "grep -q '^cigen: verbose: loaded in [0-9.]* s: 1 tree, 4 cells, 4 jobs$' err || exit 6\n"
+                           "grep -q '^cigen: verbose: writing (new) config.yml$' err || exit 5\n"
+                           "grep -q \"^jobs.yml:27:3: warning: job 'orphan'\" err || exit 4\n"
+                           "$CIGEN generate --verbose 2>err >/dev/null || exit 3\n"
+                           "grep -q '^cigen: verbose: skipped (unchanged, not touched) config.yml$' err || exit 2\n"
+                           "$CIGEN generate 2>err >/dev/null; ! grep -q verbose err || exit 1\n"
+                           "echo ok");
+    ck_assert_msg(r.status == 0 && cg_streq(r.out, "ok\n"), "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = run_in_copy("warn-filter-matches-nothing",
+                    "$CIGEN generate -q; echo \"rc=$?\"; $CIGEN -q generate --strict; echo \"rc=$?\"");
+    ck_assert_msg(cg_streq(r.out, "rc=0\nrc=2\n") && cg_streq(r.err, "tree.yml:6:5: error: exclude pattern "
+                                                                  "{python: \"3.9\"} matches no cell\n"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 /* A report that cannot be written is an error, not a silent success. */
 START_TEST(stdout_write_error)
 {
@@ -634,6 +661,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, init_project);
     tcase_add_test(tc, pre_commit_hook);
     tcase_add_test(tc, bash_completion);
+    tcase_add_test(tc, verbose_and_quiet);
     tcase_add_test(tc, stdout_write_error);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);

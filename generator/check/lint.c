@@ -460,7 +460,14 @@ static void finding_diag(const cg_lint *l, const cg_finding *f, cg_diag *d)
 
 void cg_lint_print(const cg_lint *l, cg_strbuf *out)
 {
+    cg_lint_print_some(l, true, out);
+}
+
+void cg_lint_print_some(const cg_lint *l, bool warnings, cg_strbuf *out)
+{
     for (size_t i = 0; i < l->n; i++) {
+        if (!warnings && !l->v[i].error)
+            continue;
         cg_diag d;
         finding_diag(l, &l->v[i], &d);
         cg_diag_format(&d, out);

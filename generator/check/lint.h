@@ -108,6 +108,8 @@ void cg_lint_finish(cg_lint *l, const struct cg_config *out);
 
 /* Prints the findings (file:line:col: error: ...) */
 void cg_lint_print(const cg_lint *l, cg_strbuf *out);
+/* The same, without the warnings when `warnings` is false. */
+void cg_lint_print_some(const cg_lint *l, bool warnings, cg_strbuf *out);
 json_t *cg_lint_json(const cg_lint *l);
 
 #endif

@@ -178,7 +178,7 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
     bool json = false;
     int c;
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = cg_cli_getopt(g, argc, argv, "hq", longopts)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hqv", longopts)) != -1) {
         switch (c) {
         case 'h':
             puts("usage: cigen coverage [--tier NAME] [--tree NAME] [--dims A,B,...] [--json]\n\n"

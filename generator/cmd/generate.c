@@ -48,7 +48,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     cg_selection sel;
     cg_selection_init(&sel);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = cg_cli_getopt(g, argc, argv, "hfq", longopts)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hfqv", longopts)) != -1) {
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
@@ -107,14 +107,15 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     cg_stream S;
     cg_config_stream sink;
     cg_stream_start(&p, &S, &sink, &outs);
-    rc = cg_cli_render(&p);
+    rc = cg_cli_render(g, &p);
+    werror = werror || g->opt.strict;
     if (rc == 0 && p.lint.n) {
+        /* -q drops the warnings, unless they count as errors */
         cg_strbuf out = CG_STRBUF_INIT;
-        cg_lint_print(&p.lint, &out);
+        cg_lint_print_some(&p.lint, !g->quiet || werror, &out);
         fputs(cg_strbuf_str(&out), stderr);
         cg_strbuf_release(&out);
     }
-    werror = werror || g->opt.strict;
     size_t nbad = rc == 0 ? p.lint.nerrors + (werror ? p.lint.nwarnings : 0) : 0;
     if (nbad)
         fprintf(stderr, "cigen: error: not writing %s: %zu lint error%s%s\n", p.m.manifest.output, nbad,
@@ -185,8 +186,11 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         return CG_EXIT_DIFF;
     }
     size_t written = 0;
+    double t_write = cg_cli_now();
     for (size_t i = 0; i < o.n && rc == 0; i++) {
         const cg_disk_file *s = &o.v[i];
+        cg_cli_verbose(g, "%s %s", s->status == CG_OUT_SAME ? "skipped (unchanged, not touched)" :
+                       s->status == CG_OUT_MISSING ? "writing (new)" : "writing (changed)", s->f.rel);
         if (i == 0 && !s->f.data) {
             /* streamed: staged already when it changed */
             written += s->status != CG_OUT_SAME;
@@ -202,6 +206,9 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         cg_outputs_remove(&outs, o.stale[i]);
     if (rc == 0 && cg_outputs_commit(&outs, &err) != 0)
         rc = CG_EXIT_ERROR;
+    if (rc == 0)
+        cg_cli_verbose(g, "%zu file%s written, %zu removed, in %.3f s", written, written == 1 ? "" : "s", o.nstale,
+                       cg_cli_now() - t_write);
     cg_outputs_release(&outs);
     if (rc != 0) {
         cg_cli_print_error(&err);
