@@ -35,6 +35,17 @@ static void remove_stale_temps(const cg_project *p)
         cg_remove_stale_temps(p->m.root, p->m.manifest.diagrams);
 }
 
+/* lint's findings (stderr); -q drops the warnings unless they count as errors */
+static void print_lint(const cg_global *g, const cg_project *p, bool werror)
+{
+    if (!p->lint.n)
+        return;
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_lint_print_some(&p->lint, !g->quiet || werror, &out);
+    fputs(cg_strbuf_str(&out), stderr);
+    cg_strbuf_release(&out);
+}
+
 int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -58,7 +69,8 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                  "output is written to a temporary file first and renamed into place only when\n"
                  "all of them are ready; on any error no output changes.  Unchanged files are not\n"
                  "touched; diagrams cigen made that the sources no longer produce are removed.\n"
-                 "Prints one line: jobs, workflows, bytes, and what changed (+added, -removed jobs).\n\n"
+                 "Prints one line: jobs, workflows, bytes, and what changed (+added, -removed jobs),\n"
+                 "then the jobs added, removed and changed by name, grouped as `cigen check` groups them.\n\n"
                  "A config.yml that was edited by hand (its body no longer matches the digest in its\n"
                  "header) is not overwritten: cigen shows the edits and exits 1.  --force\n"
                  "overwrites it anyway (the edits are lost: make them in the sources); when the old\n"
@@ -109,14 +121,9 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     cg_stream_start(&p, &S, &sink, &outs);
     rc = cg_cli_render(g, &p);
     werror = werror || g->opt.strict;
-    if (rc == 0 && p.lint.n) {
-        /* -q drops the warnings, unless they count as errors */
-        cg_strbuf out = CG_STRBUF_INIT;
-        cg_lint_print_some(&p.lint, !g->quiet || werror, &out);
-        fputs(cg_strbuf_str(&out), stderr);
-        cg_strbuf_release(&out);
-    }
     size_t nbad = rc == 0 ? p.lint.nerrors + (werror ? p.lint.nwarnings : 0) : 0;
+    if (nbad)
+        print_lint(g, &p, werror);
     if (nbad)
         fprintf(stderr, "cigen: error: not writing %s: %zu lint error%s%s\n", p.m.manifest.output, nbad,
                 nbad == 1 ? "" : "s", werror && p.lint.nwarnings ? " (warnings count as errors with --werror or --strict)" : "");
@@ -153,6 +160,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     }
     const cg_disk_file *cfg = &o.v[0];
     if (cfg->status == CG_OUT_DIFFERS && cfg->hand_edited && !force) {
+        print_lint(g, &p, werror); /* config.yml is not written: no line of it named */
         cg_strbuf out = CG_STRBUF_INIT;
         const char *job;
         size_t marker = cfg->old ? cg_conflict_marker_line(cfg->old, cfg->old_len) : 0;
@@ -210,11 +218,14 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         cg_cli_verbose(g, "%zu file%s written, %zu removed, in %.3f s", written, written == 1 ? "" : "s", o.nstale,
                        cg_cli_now() - t_write);
     cg_outputs_release(&outs);
+    p.lint.output_on_disk = rc == 0; /* written: a finding may name its line */
+    print_lint(g, &p, werror);
     if (rc != 0) {
         cg_cli_print_error(&err);
     } else if (!g->quiet) {
         size_t nw = count_workflows(&p);
         cg_strbuf what = CG_STRBUF_INIT;
+        cg_strbuf named = CG_STRBUF_INIT; /* the jobs, named as check names them */
         size_t marker;
         if (cfg->status == CG_OUT_MISSING)
             cg_strbuf_adds(&what, "written");
@@ -230,8 +241,10 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             cg_matrix m;
             cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m, &m);
             cg_strbuf_adds(&what, "written (");
-            if (m.valid)
+            if (m.valid) {
                 cg_matrix_summary(&m, &what);
+                cg_matrix_print_groups(&m, &named);
+            }
             else
                 cg_strbuf_addf(&what, "jobs not compared: %s", m.problem ? m.problem : "unreadable");
             cg_strbuf_adds(&what, ")");
@@ -242,7 +255,9 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             njobs += p.m.jobs.v[k].workflows != 0;
         printf("cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p.m.manifest.output, njobs,
                njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p.out.config_size, what.buf);
+        fputs(cg_strbuf_str(&named), stdout);
         cg_strbuf_release(&what);
+        cg_strbuf_release(&named);
         size_t ndiag = 0;
         for (size_t i = 1; i < o.n; i++)
             ndiag += o.v[i].status != CG_OUT_SAME;
