@@ -10,12 +10,15 @@
 #   make memcheck   the whole test suite under valgrind (CK_FORK=no)
 #   make fuzz       run the libFuzzer targets (FUZZ_SECONDS each)
 #   make bench      the performance benchmark (tests/bench/)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (binary, man page, bash and zsh completion)
 #   make uninstall / clean / deps
 
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
+# shell completion: where bash-completion and zsh look by default
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 BUILD      ?= build
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
@@ -26,8 +29,8 @@ WARN   := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
           -Wundef -Wnull-dereference -Wimplicit-fallthrough
 OPT    ?= -O2 -g
 # Recursive (=) on purpose: evaluated when a recipe runs, after `deps` did its work.
-PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags yaml-0.1 jansson)
-PKG_LIBS   = $(shell $(PKG_CONFIG) --libs yaml-0.1 jansson)
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags yaml-0.1 jansson nettle)
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs yaml-0.1 jansson nettle)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
 ALL_CFLAGS = -std=c11 -pthread -Igenerator -D_XOPEN_SOURCE=700 -DCIGEN_VERSION='"$(VERSION)"' \
@@ -117,12 +120,15 @@ memcheck: $(BUILD)/cigen $(BUILD)/run_tests
 	  --error-exitcode=99 $(BUILD)/run_tests
 
 install: $(BUILD)/cigen
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 $(BUILD)/cigen $(DESTDIR)$(BINDIR)/cigen
 	install -m 644 docs/cigen.1 $(DESTDIR)$(MANDIR)/man1/cigen.1
+	install -m 644 completion/cigen.bash $(DESTDIR)$(BASHCOMPDIR)/cigen
+	install -m 644 completion/_cigen $(DESTDIR)$(ZSHCOMPDIR)/_cigen
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/cigen $(DESTDIR)$(MANDIR)/man1/cigen.1
+	rm -f $(DESTDIR)$(BINDIR)/cigen $(DESTDIR)$(MANDIR)/man1/cigen.1 \
+	  $(DESTDIR)$(BASHCOMPDIR)/cigen $(DESTDIR)$(ZSHCOMPDIR)/_cigen
 
 clean:
 	rm -rf build

@@ -8,7 +8,7 @@
 #include "cmd/cli.h"
 
 static const char usage[] =
-    "usage: cigen [-C DIR] [-m MANIFEST] [--strict] [-q] COMMAND [ARGS]\n"
+    "usage: cigen [-C DIR] [-m MANIFEST] [--strict] [-q | -v] COMMAND [ARGS]\n"
     "\n"
     "Generates a CircleCI config.yml from a declared CI matrix, and checks that the\n"
     "committed config.yml still matches its sources.\n"
@@ -30,10 +30,13 @@ static const char usage[] =
     "  -m, --manifest FILE   the manifest, relative to DIR (default: cigen.yml)\n"
     "      --strict          treat every warning as an error (about the sources and lint's;\n"
     "                        list jobs kept without a workflow under the manifest's idle_jobs)\n"
-    "  -q, --quiet           print only errors and reports\n"
+    "  -q, --quiet           print only errors and reports (no summary, no warnings)\n"
+    "  -v, --verbose         also say, on stderr, what was read, skipped and written,\n"
+    "                        with timings\n"
     "  -h, --help            show this help; `cigen COMMAND --help` for a command\n"
     "      --version         print the version\n"
-    "--strict and -q may also follow the command (`cigen check --strict`).\n"
+    "--strict, -q and -v may also follow the command (`cigen check --strict`).\n"
+    "Shell completion for bash and zsh: completion/ (installed by `make install`).\n"
     "\n"
     "exit status: 0 success, 1 outputs out of sync (check) or findings,\n"
     "             2 broken sources or bad usage.\n";
@@ -45,6 +48,7 @@ static int run(int argc, char **argv)
         {"manifest", required_argument, NULL, 'm'},
         {"strict", no_argument, NULL, 'S'},
         {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {0},
@@ -53,12 +57,13 @@ static int run(int argc, char **argv)
     memset(&g, 0, sizeof g);
     int c;
     opterr = 1;
-    while ((c = getopt_long(argc, argv, "+C:m:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+C:m:qvh", longopts, NULL)) != -1) {
         switch (c) {
         case 'C': g.opt.dir = optarg; break;
         case 'm': g.opt.manifest = optarg; break;
         case 'S': g.opt.strict = true; break;
         case 'q': g.quiet = true; break;
+        case 'v': g.verbose = true; break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': printf("cigen %s\n", CIGEN_VERSION); return 0;
         default: fputs("Try 'cigen --help'.\n", stderr); return CG_EXIT_ERROR;

@@ -248,6 +248,68 @@ START_TEST(pre_commit_hook)
 }
 END_TEST
 
+/* completion/cigen.bash: the candidates bash's completion function gives,
+ * with COMP_WORDS/COMP_CWORD set as bash sets them; the names come from
+ * the cigen on PATH (the one under test) run on the project of -C. */
+START_TEST(bash_completion)
+{
+    tu_run r = run_in_copy("e2e-small",
+                           "mkdir bin && ln -s \"$CIGEN\" bin/cigen && PATH=\"$PWD/bin:$PATH\"\n"
+                           "bash -c '. \"$CIGEN_SRCDIR/completion/cigen.bash\"\n"
+                           "t() { COMP_WORDS=(\"$@\"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _cigen;\n"
+                           "  printf \"%s|\" \"${COMPREPLY[@]}\"; echo; }\n"
+                           "t cigen \"\"; t cigen ex; t cigen --st; t cigen check --f; t cigen explain build_linux_3_7\n"
+                           "t cigen list --where \"\"; t cigen list --where c; t cigen list --where os=m\n"
+                           "t cigen list --where os=linux,cuda=; t cigen generate --only \"!py\"\n"
+                           "t cigen graph --collapse p; t cigen graph --format s\n"
+                           "cd /; t cigen -C \"$OLDPWD\" explain build_m'\n"
+                           "! command -v zsh >/dev/null || zsh -n \"$CIGEN_SRCDIR/completion/_cigen\"");
+    ck_assert_msg(r.status == 0 &&
+                      cg_streq(r.out, "generate|check|list|explain|graph|lint|coverage|merge-driver|init|\n"
+                                      "explain|\n"
+                                      "--strict|\n"
+                                      "--full-diff|\n"
+                                      "build_linux_3_7_cpu_build|build_linux_3_7_cu100_build|\n"
+                                      "cuda=|os=|phase=|python=|tier=|tree=|workflow=|\n"
+                                      "cuda=|\n"
+                                      "os=macos|\n"
+                                      "os=linux,cuda=cpu|os=linux,cuda=cu100|\n"
+                                      "!python=|\n"
+                                      "python|\n"
+                                      "svg|\n"
+                                      "build_macos_3_10_build|\n"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
+/* -v says on stderr what was read, skipped and written, with timings; -q
+ * silences the summary and every warning (the sources' and lint's), unless
+ * --strict makes them errors. */
+START_TEST(verbose_and_quiet)
+{
+    tu_run r = run_in_copy("generate-quiet-lint-warning",
+                           "rm -f config.yml; $CIGEN -v generate >out 2>err || exit 9\n"
+                           "grep -q '^cigen: verbose: read cigen.yml (the manifest, 102 bytes)$' err || exit 8\n"
+                           "grep -q '^cigen: verbose: read jobs.yml (a fragment, 639 bytes)$' err || exit 7\n"
+                           "grep -q '^cigen: verbose: loaded in [0-9.]* s: 1 tree, 4 cells, 4 jobs$' err || exit 6\n"
+                           "grep -q '^cigen: verbose: writing (new) config.yml$' err || exit 5\n"
+                           "grep -q \"^jobs.yml:27:3: warning: job 'orphan'\" err || exit 4\n"
+                           "$CIGEN generate --verbose 2>err >/dev/null || exit 3\n"
+                           "grep -q '^cigen: verbose: skipped (unchanged, not touched) config.yml$' err || exit 2\n"
+                           "$CIGEN generate 2>err >/dev/null; ! grep -q verbose err || exit 1\n"
+                           "echo ok");
+    ck_assert_msg(r.status == 0 && cg_streq(r.out, "ok\n"), "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = run_in_copy("warn-filter-matches-nothing",
+                    "$CIGEN generate -q; echo \"rc=$?\"; $CIGEN -q generate --strict; echo \"rc=$?\"");
+    ck_assert_msg(cg_streq(r.out, "rc=0\nrc=2\n") && cg_streq(r.err, "tree.yml:6:5: error: exclude pattern "
+                                                                  "{python: \"3.9\"} matches no cell\n"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 /* A report that cannot be written is an error, not a silent success. */
 START_TEST(stdout_write_error)
 {
@@ -598,6 +660,8 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, regenerate_script_help_and_parallel_build);
     tcase_add_test(tc, init_project);
     tcase_add_test(tc, pre_commit_hook);
+    tcase_add_test(tc, bash_completion);
+    tcase_add_test(tc, verbose_and_quiet);
     tcase_add_test(tc, stdout_write_error);
     tcase_add_test(tc, directory_option);
     tcase_add_test(tc, same_bytes_everywhere);

@@ -485,13 +485,27 @@ static void finding_diag(const cg_lint *l, const cg_finding *f, cg_diag *d)
         cg_diag_note(d, &f->note2_pos, f->note2);
     if (f->note)
         cg_diag_note(d, &f->note_pos, f->note);
-    if (f->out_line)
+    if (f->out_line && l->output_on_disk) {
         cg_diag_note(d, &(cg_pos){l->p->manifest.output, f->out_line, 0}, "the generated line");
+    } else if (f->out_line) {
+        /* the file on disk holds another config: name no line of it */
+        char text[600];
+        snprintf(text, sizeof text, "line %u of the %s these sources make (not written: the file on disk "
+                 "holds another config)", (unsigned)f->out_line, l->p->manifest.output);
+        cg_diag_note(d, NULL, text);
+    }
 }
 
 void cg_lint_print(const cg_lint *l, cg_strbuf *out)
 {
+    cg_lint_print_some(l, true, out);
+}
+
+void cg_lint_print_some(const cg_lint *l, bool warnings, cg_strbuf *out)
+{
     for (size_t i = 0; i < l->n; i++) {
+        if (!warnings && !l->v[i].error)
+            continue;
         cg_diag d;
         finding_diag(l, &l->v[i], &d);
         cg_diag_format(&d, out);
@@ -522,6 +536,8 @@ json_t *cg_lint_json(const cg_lint *l)
             json_object_set_new(o, "note", n);
         }
         json_object_set_new(o, "config_line", f->out_line ? json_integer(f->out_line) : json_null());
+        /* whether config_line is a line of the file on disk, or of the config not written */
+        json_object_set_new(o, "config_on_disk", json_boolean(l->output_on_disk));
         json_array_append_new(a, o);
     }
     return a;

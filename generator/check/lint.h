@@ -84,6 +84,10 @@ typedef struct cg_lint {
     size_t nargs, args_cap;
     const char ***required;    /* [njobs]: each job's parameters without a default, NULL-ended */
     size_t nerrors, nwarnings;
+    /* set by the command: the output file holds the rendered config (it was
+     * in sync, or is being written), so a finding may point at its line;
+     * otherwise "config.yml:N" would name a line of some other file */
+    bool output_on_disk;
 } cg_lint;
 
 void cg_lint_init(cg_lint *l, const struct cg_model *p);
@@ -109,6 +113,8 @@ void cg_lint_finish(cg_lint *l, const struct cg_config *out);
 
 /* Prints the findings (file:line:col: error: ...) */
 void cg_lint_print(const cg_lint *l, cg_strbuf *out);
+/* The same, without the warnings when `warnings` is false. */
+void cg_lint_print_some(const cg_lint *l, bool warnings, cg_strbuf *out);
 json_t *cg_lint_json(const cg_lint *l);
 
 #endif

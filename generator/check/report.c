@@ -706,6 +706,11 @@ void cg_matrix_print(const cg_matrix *m, cg_strbuf *out)
     cg_strbuf_adds(out, "jobs: ");
     cg_matrix_summary(m, out);
     cg_strbuf_addc(out, '\n');
+    cg_matrix_print_groups(m, out);
+}
+
+void cg_matrix_print_groups(const cg_matrix *m, cg_strbuf *out)
+{
     for (size_t i = 0; i < m->ngroups; i++) {
         const cg_group *g = &m->groups[i];
         if (g->kind == '~' && g->n == 1) {

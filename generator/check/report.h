@@ -58,6 +58,8 @@ void cg_matrix_release(cg_matrix *m);
 void cg_matrix_summary(const cg_matrix *m, cg_strbuf *out);
 /* The readable report (indented lines). */
 void cg_matrix_print(const cg_matrix *m, cg_strbuf *out);
+/* Its lines after the summary: the jobs by group, named. */
+void cg_matrix_print_groups(const cg_matrix *m, cg_strbuf *out);
 json_t *cg_matrix_json(const cg_matrix *m);
 
 #endif

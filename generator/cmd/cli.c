@@ -3,8 +3,12 @@
 #include "cmd/cli.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "lang/yamlload.h"
 
 int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
@@ -14,6 +18,8 @@ int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, co
             g->opt.strict = true;
         else if (c == 'q')
             g->quiet = true;
+        else if (c == 'v')
+            g->verbose = true;
         else {
             if (c == '?' || c == ':') /* getopt said what was wrong */
                 fprintf(stderr, "Try '%s --help'.\n", argv[0]);
@@ -85,17 +91,67 @@ bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char 
     return false;
 }
 
+void cg_cli_verbose(const cg_global *g, const char *fmt, ...)
+{
+    if (!g->verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cigen: verbose: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+double cg_cli_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* -v: the sources the model read, and what it did with them */
+static void verbose_model(const cg_global *g, const cg_project *p, double load)
+{
+    const cg_model *m = &p->m;
+    for (size_t i = 0; i < m->ndocs; i++) {
+        size_t len;
+        cg_doc_text(m->docs[i], &len);
+        const char *kind = cg_model_source_kind(m, cg_doc_file(m->docs[i]));
+        cg_cli_verbose(g, "read %s (%s, %zu bytes)", cg_doc_file(m->docs[i]), kind ? kind : "a source", len);
+    }
+    for (size_t i = 0; i < m->nfragments; i++) {
+        size_t len;
+        cg_doc_text(m->fragments[i].doc, &len);
+        cg_cli_verbose(g, "read %s (a fragment, %zu bytes)", cg_doc_file(m->fragments[i].doc), len);
+    }
+    if (cg_selection_empty(&m->selection))
+        cg_cli_verbose(g, "no special-PR selection (no --only/--also, no %s)",
+                       m->opt.overlay ? m->opt.overlay : CG_DEFAULT_OVERLAY);
+    else
+        cg_cli_verbose(g, "special-PR selection from %s", m->selection.source ? m->selection.source : "the flags");
+    size_t ncells = 0;
+    for (size_t t = 0; t < m->ntrees; t++)
+        ncells += m->cells[t].n;
+    cg_cli_verbose(g, "loaded in %.3f s: %zu tree%s, %zu cell%s, %zu job%s", load, m->ntrees,
+                   m->ntrees == 1 ? "" : "s", ncells, ncells == 1 ? "" : "s", m->jobs.n, m->jobs.n == 1 ? "" : "s");
+}
+
 void cg_cli_print_error(const cg_error *err)
 {
     if (err->set)
         fprintf(stderr, "%s\n", cg_strbuf_str(&err->text));
 }
 
-int cg_cli_render(cg_project *p)
+int cg_cli_render(const cg_global *g, cg_project *p)
 {
     cg_error err;
     cg_error_init(&err);
+    double t0 = cg_cli_now();
     int rc = cg_project_render(p, &err);
+    if (rc == 0)
+        cg_cli_verbose(g, "rendered %s in %.3f s: %zu bytes, %zu lint finding%s", p->m.manifest.output,
+                       cg_cli_now() - t0, p->out.config_size, p->lint.n, p->lint.n == 1 ? "" : "s");
     if (rc != 0)
         cg_cli_print_error(&err);
     cg_error_release(&err);
@@ -106,10 +162,19 @@ int cg_cli_build(const cg_global *g, cg_project *p, bool render)
 {
     cg_error err;
     cg_error_init(&err);
+    double t0 = cg_cli_now();
     int rc = cg_project_load(p, &g->opt, &err);
-    if (rc == 0 && render)
+    if (rc == 0 && g->verbose)
+        verbose_model(g, p, cg_cli_now() - t0);
+    if (rc == 0 && render) {
+        t0 = cg_cli_now();
         rc = cg_project_render(p, &err);
-    if (p->m.warnings.count)
+        if (rc == 0)
+            cg_cli_verbose(g, "rendered %s in %.3f s: %zu bytes, %zu lint finding%s", p->m.manifest.output,
+                           cg_cli_now() - t0, p->out.config_size, p->lint.n, p->lint.n == 1 ? "" : "s");
+    }
+    /* -q silences warnings, unless --strict made them errors */
+    if (p->m.warnings.count && (!g->quiet || g->opt.strict || rc != 0))
         fputs(cg_strbuf_str(&p->m.warnings.text), stderr);
     if (rc != 0)
         cg_cli_print_error(&err);

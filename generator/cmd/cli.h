@@ -17,7 +17,8 @@ enum { CG_EXIT_OK = 0, CG_EXIT_DIFF = 1, CG_EXIT_ERROR = 2 };
 
 typedef struct cg_global {
     cg_options opt;
-    bool quiet;
+    bool quiet;   /* -q: no summary lines, no warnings */
+    bool verbose; /* -v: what was read, skipped and written, with timings (stderr) */
     bool color;  /* reserved */
 } cg_global;
 
@@ -35,10 +36,11 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv);
 #define CG_OPT_STRICT 1000
 #define CG_GLOBAL_LONGOPTS                                      \
     {"strict", no_argument, NULL, CG_OPT_STRICT},               \
-    {"quiet", no_argument, NULL, 'q'}
+    {"quiet", no_argument, NULL, 'q'},                          \
+    {"verbose", no_argument, NULL, 'v'}
 
 /* getopt_long for a command (whose argv[0] is "cigen COMMAND"): handles the
- * global options itself (shortopts must hold 'q'), and after a bad option
+ * global options itself (shortopts must hold 'q' and 'v'), and after a bad option
  * points to the command's help. */
 int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, const struct option *longopts);
 
@@ -80,7 +82,12 @@ bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char 
  * Returns 0, or CG_EXIT_ERROR. */
 int cg_cli_build(const cg_global *g, cg_project *p, bool render);
 /* Renders a loaded project, printing an error (CG_EXIT_ERROR) on failure. */
-int cg_cli_render(cg_project *p);
+int cg_cli_render(const cg_global *g, cg_project *p);
+
+/* -v: one line "cigen: verbose: ..." to stderr (nothing without -v). */
+void cg_cli_verbose(const cg_global *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Seconds on a monotonic clock, for -v's timings. */
+double cg_cli_now(void);
 
 /* Prints an error record to stderr. */
 void cg_cli_print_error(const cg_error *err);

@@ -140,6 +140,26 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
         }
         cg_strbuf_release(&cell);
     }
+    /* the proof: each covered pair, and the first selected cell that has it */
+    json_t *jpairs = json ? json_array() : NULL;
+    if (cov.covered && !json)
+        cg_strbuf_addf(out, "  covered pairs (%zu):\n", cov.covered);
+    for (size_t i = 0; i < cov.covered; i++) {
+        const cg_pair *m = &cov.pairs[i];
+        char line[600];
+        snprintf(line, sizeof line, "%s=%s + %s=%s", t->dims[m->d1], m->v1, t->dims[m->d2], m->v2);
+        cg_strbuf cell = CG_STRBUF_INIT;
+        cg_cell_describe(t, &cells->v[cov.by[i]], &cell);
+        if (json) {
+            json_t *x = json_object();
+            json_object_set_new(x, "pair", json_string(line));
+            json_object_set_new(x, "cell", json_string(cell.buf));
+            json_array_append_new(jpairs, x);
+        } else {
+            cg_strbuf_addf(out, "    %-40s by %s\n", line, cell.buf);
+        }
+        cg_strbuf_release(&cell);
+    }
     if (cov.nmissing && !json)
         cg_strbuf_addf(out, "  missing pairs (%zu):\n", cov.nmissing);
     for (size_t i = 0; i < cov.nmissing; i++) {
@@ -153,6 +173,7 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
     }
     if (json) {
         json_object_set_new(o, "cells", jcells);
+        json_object_set_new(o, "covered", jpairs);
         json_object_set_new(o, "missing", jmissing);
         json_array_append_new(arr, o);
     }
@@ -178,13 +199,14 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
     bool json = false;
     int c;
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = cg_cli_getopt(g, argc, argv, "hq", longopts)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hqv", longopts)) != -1) {
         switch (c) {
         case 'h':
             puts("usage: cigen coverage [--tier NAME] [--tree NAME] [--dims A,B,...] [--json]\n\n"
                  "For each tier that selects cells (pairwise or an explicit list), prints how many\n"
                  "of the reachable pairs of values it covers (a pair is two values of two dimensions\n"
-                 "that occur together in some live cell), the cells it selects, and the pairs it\n"
+                 "that occur together in some live cell), the cells it selects, each pair it covers\n"
+                 "with the first selected cell that has it (\"os=linux + cuda=cu90  by CELL\"), and the pairs it\n"
                  "misses.  Pairwise tiers are checked over their own dimensions, explicit lists over\n"
                  "every dimension of the tree (or --dims).\n\n"
                  "Exit status: 0 every reachable pair covered, 1 some pair missing, 2 error.");

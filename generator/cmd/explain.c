@@ -333,7 +333,7 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     cg_selection sel;
     cg_selection_init(&sel);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = cg_cli_getopt(g, argc, argv, "hq", longopts)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hqv", longopts)) != -1) {
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {

@@ -85,6 +85,17 @@ static void remove_stale_temps(const cg_project *p)
         cg_remove_stale_temps(p->m.root, p->m.manifest.diagrams);
 }
 
+/* lint's findings (stderr); -q drops the warnings unless they count as errors */
+static void print_lint(const cg_global *g, const cg_project *p, bool werror)
+{
+    if (!p->lint.n)
+        return;
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_lint_print_some(&p->lint, !g->quiet || werror, &out);
+    fputs(cg_strbuf_str(&out), stderr);
+    cg_strbuf_release(&out);
+}
+
 int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -98,7 +109,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     cg_selection sel;
     cg_selection_init(&sel);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = cg_cli_getopt(g, argc, argv, "hfq", longopts)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hfqv", longopts)) != -1) {
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
@@ -108,10 +119,12 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                  "output is written to a temporary file first and renamed into place only when\n"
                  "all of them are ready; on any error no output changes.  Unchanged files are not\n"
                  "touched; diagrams cigen made that the sources no longer produce are removed.\n"
-                 "Prints one line: jobs, workflows, bytes, and what changed (+added, -removed jobs).\n\n"
+                 "Prints one line: jobs, workflows, bytes, and what changed (+added, -removed jobs),\n"
+                 "then the jobs added, removed and changed by name, grouped as `cigen check` groups them.\n\n"
                  "A config.yml that was edited by hand (its body no longer matches the digest in its\n"
                  "header) is not overwritten: cigen shows the edits and exits 1.  --force\n"
-                 "overwrites it anyway (the edits are lost: make them in the sources).\n\n"
+                 "overwrites it anyway (the edits are lost: make them in the sources); when the old\n"
+                 "file held git's conflict markers the summary says so instead of comparing jobs.\n\n"
                  "options:\n"
                  "  --force           overwrite a hand-edited config.yml\n"
                  "  --werror          lint warnings are errors too (see `cigen lint`)\n"
@@ -156,15 +169,11 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     cg_stream S;
     cg_config_stream sink;
     cg_stream_start(&p, &S, &sink, &outs);
-    rc = cg_cli_render(&p);
-    if (rc == 0 && p.lint.n) {
-        cg_strbuf out = CG_STRBUF_INIT;
-        cg_lint_print(&p.lint, &out);
-        fputs(cg_strbuf_str(&out), stderr);
-        cg_strbuf_release(&out);
-    }
+    rc = cg_cli_render(g, &p);
     werror = werror || g->opt.strict;
     size_t nbad = rc == 0 ? p.lint.nerrors + (werror ? p.lint.nwarnings : 0) : 0;
+    if (nbad)
+        print_lint(g, &p, werror);
     if (nbad)
         fprintf(stderr, "cigen: error: not writing %s: %zu lint error%s%s\n", p.m.manifest.output, nbad,
                 nbad == 1 ? "" : "s", werror && p.lint.nwarnings ? " (warnings count as errors with --werror or --strict)" : "");
@@ -201,6 +210,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     }
     const cg_disk_file *cfg = &o.v[0];
     if (cfg->status == CG_OUT_DIFFERS && cfg->hand_edited && !force) {
+        print_lint(g, &p, werror); /* config.yml is not written: no line of it named */
         cg_strbuf out = CG_STRBUF_INIT;
         const char *job;
         size_t marker = cfg->old ? cg_conflict_marker_line(cfg->old, cfg->old_len) : 0;
@@ -234,8 +244,11 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         return CG_EXIT_DIFF;
     }
     size_t written = 0;
+    double t_write = cg_cli_now();
     for (size_t i = 0; i < o.n && rc == 0; i++) {
         const cg_disk_file *s = &o.v[i];
+        cg_cli_verbose(g, "%s %s", s->status == CG_OUT_SAME ? "skipped (unchanged, not touched)" :
+                       s->status == CG_OUT_MISSING ? "writing (new)" : "writing (changed)", s->f.rel);
         if (i == 0 && !s->f.data) {
             /* streamed: staged already when it changed */
             written += s->status != CG_OUT_SAME;
@@ -251,24 +264,37 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         cg_outputs_remove(&outs, o.stale[i]);
     if (rc == 0 && cg_outputs_commit(&outs, &err) != 0)
         rc = CG_EXIT_ERROR;
+    if (rc == 0)
+        cg_cli_verbose(g, "%zu file%s written, %zu removed, in %.3f s", written, written == 1 ? "" : "s", o.nstale,
+                       cg_cli_now() - t_write);
     cg_outputs_release(&outs);
+    p.lint.output_on_disk = rc == 0; /* written: a finding may name its line */
+    print_lint(g, &p, werror);
     if (rc != 0) {
         cg_cli_print_error(&err);
     } else if (!g->quiet) {
         size_t nw = count_workflows(&p);
         cg_strbuf what = CG_STRBUF_INIT;
+        cg_strbuf named = CG_STRBUF_INIT; /* the jobs, named as check names them */
+        size_t marker;
         if (cfg->status == CG_OUT_MISSING)
             cg_strbuf_adds(&what, "written");
         else if (cfg->status == CG_OUT_SAME)
             cg_strbuf_adds(&what, written ? "unchanged" : "already up to date");
         else if (!cfg->f.data || cfg->old_len > CG_REPORT_MAX_BYTES || cfg->f.len > CG_REPORT_MAX_BYTES)
             cg_strbuf_adds(&what, "written");
+        else if ((marker = cg_conflict_marker_line(cfg->old, cfg->old_len)) != 0)
+            /* a resolved merge: the old file was never a config, so no jobs to compare */
+            cg_strbuf_addf(&what, "written (the old %s held git's conflict markers, from line %zu: jobs not "
+                           "compared)", cfg->f.rel, marker);
         else {
             cg_matrix m;
             cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m, &m);
             cg_strbuf_adds(&what, "written (");
-            if (m.valid)
+            if (m.valid) {
                 cg_matrix_summary(&m, &what);
+                cg_matrix_print_groups(&m, &named);
+            }
             else
                 cg_strbuf_addf(&what, "jobs not compared: %s", m.problem ? m.problem : "unreadable");
             cg_strbuf_adds(&what, ")");
@@ -277,7 +303,9 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         size_t njobs = count_entries(&p); /* a special-PR selection may cull some */
         printf("cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p.m.manifest.output, njobs,
                njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p.out.config_size, what.buf);
+        fputs(cg_strbuf_str(&named), stdout);
         cg_strbuf_release(&what);
+        cg_strbuf_release(&named);
         size_t ndiag = 0;
         for (size_t i = 1; i < o.n; i++)
             ndiag += o.v[i].status != CG_OUT_SAME;

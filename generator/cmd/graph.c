@@ -303,7 +303,7 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
     cg_dot_opts_init(&o);
     int c, rc = 0;
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while (rc == 0 && (c = cg_cli_getopt(g, argc, argv, "hqo:", longopts)) != -1) {
+    while (rc == 0 && (c = cg_cli_getopt(g, argc, argv, "hqvo:", longopts)) != -1) {
         switch (c) {
         case 'h':
             puts(graph_help);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
+#include "io/fsio.h"
 
 int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
 {
@@ -18,7 +19,7 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
     cg_selection_init(&sel);
     int c;
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = cg_cli_getopt(g, argc, argv, "hq", longopts)) != -1) {
+    while ((c = cg_cli_getopt(g, argc, argv, "hqv", longopts)) != -1) {
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         switch (c) {
@@ -27,7 +28,8 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
                  "                  [--overlay FILE]\n\n"
                  "Checks the config the sources produce for what CircleCI would reject, and reports\n"
                  "each finding at the source that caused it (the template line, tree node or fragment\n"
-                 "line), then at the generated line:\n"
+                 "line), then at the generated line (config.yml:N when the file on disk is that\n"
+                 "config; else \"line N of the config.yml these sources make (not written ...)\"):\n"
                  "  - workflows invoke defined jobs (or approvals, or jobs of declared orbs); requires\n"
                  "    name jobs of the same workflow; no cycles; no duplicate names;\n"
                  "  - parameters: only declared ones, of the declared type (string, boolean, integer,\n"
@@ -63,6 +65,14 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
         cg_project_release(&p);
         return rc;
     }
+    /* point at config.yml's lines only when the file holds this config */
+    bool same = false;
+    cg_error e;
+    cg_error_init(&e);
+    if (cg_output_matches(p.m.root, p.m.manifest.output, &p.m.manifest.output_pos, "lint", p.out.config.buf ? p.out.config.buf : "",
+                          p.out.config.len, &same, &e) == 0)
+        p.lint.output_on_disk = same;
+    cg_error_release(&e);
     const cg_lint *l = &p.lint;
     if (json) {
         json_t *a = cg_lint_json(l);

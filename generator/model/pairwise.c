@@ -203,25 +203,35 @@ void cg_coverage_compute(const cg_tree *t, const cg_cells *cells, const int *dim
     pairset ps;
     pairset_build(&ps, t, cells, dims, ndims);
     bool *covered = cg_xcalloc(ps.n + 1, sizeof *covered);
+    size_t *by = cg_xcalloc(ps.n + 1, sizeof *by);
     for (size_t c = 0; c < cells->n; c++)
         if (selected[c] && ps.of_cell[c])
             for (size_t k = 0; k < ps.count[c]; k++)
-                covered[ps.of_cell[c][k]] = true;
+                if (!covered[ps.of_cell[c][k]]) {
+                    covered[ps.of_cell[c][k]] = true;
+                    by[ps.of_cell[c][k]] = c;
+                }
     cov->reachable = ps.n;
+    cov->pairs = cg_xcalloc(ps.n + 1, sizeof *cov->pairs);
+    cov->by = cg_xcalloc(ps.n + 1, sizeof *cov->by);
     for (size_t i = 0; i < ps.n; i++) {
         if (covered[i]) {
-            cov->covered++;
+            cov->pairs[cov->covered] = ps.pairs[i];
+            cov->by[cov->covered++] = by[i];
             continue;
         }
         cov->missing = cg_xrealloc(cov->missing, (cov->nmissing + 1) * sizeof *cov->missing);
         cov->missing[cov->nmissing++] = ps.pairs[i];
     }
     free(covered);
+    free(by);
     pairset_release(&ps, cells->n);
 }
 
 void cg_coverage_release(cg_coverage *cov)
 {
     free(cov->missing);
+    free(cov->pairs);
+    free(cov->by);
     memset(cov, 0, sizeof *cov);
 }

@@ -26,6 +26,8 @@ typedef struct cg_coverage {
     size_t covered;
     cg_pair *missing;        /* reachable pairs no selected cell has */
     size_t nmissing;
+    cg_pair *pairs;          /* the covered pairs, in the order of the dimensions and values */
+    size_t *by;              /* [covered]: the first selected cell that has pairs[i] */
 } cg_coverage;
 
 /* Selects cells for a pairwise tier. `pinned` marks cells that must be in;
