@@ -340,8 +340,10 @@ static void wf_counter_init(wf_counter *c, const cg_model *p, size_t w)
         c->nrequires += j->nrequires;
         wf_cells *t = &c->trees[j->tree->index];
         if (!t->n || t->cell[t->n - 1] != j->cell) { /* a cell's jobs are consecutive */
+            size_t cap = t->cap;
             cg_grow(&t->cell, &t->cap, t->n + 1, sizeof *t->cell);
-            t->phases = cg_xrealloc(t->phases, t->cap * sizeof *t->phases);
+            if (t->cap != cap) /* grown with its cells, not once per cell */
+                t->phases = cg_xrealloc(t->phases, t->cap * sizeof *t->phases);
             t->cell[t->n] = j->cell;
             t->phases[t->n++] = 0;
         }
