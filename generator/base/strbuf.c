@@ -106,3 +106,15 @@ char *cg_strbuf_detach(cg_strbuf *sb, size_t *len)
     cg_strbuf_init(sb);
     return s;
 }
+
+void cg_strbuf_add_shell_quoted(cg_strbuf *sb, const char *s)
+{
+    cg_strbuf_addc(sb, '\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            cg_strbuf_adds(sb, "'\\''");
+        else
+            cg_strbuf_addc(sb, *s);
+    }
+    cg_strbuf_addc(sb, '\'');
+}

@@ -60,4 +60,7 @@ const char *cg_strbuf_str(const cg_strbuf *sb);
 /* Hands the heap string to the caller (free() it) and empties sb. */
 char *cg_strbuf_detach(cg_strbuf *sb, size_t *len);
 
+/* Appends s as one single-quoted POSIX shell word ('it'\''s'). */
+void cg_strbuf_add_shell_quoted(cg_strbuf *sb, const char *s);
+
 #endif

@@ -141,33 +141,21 @@ int cg_selection_parse(cg_selection *s, const char *file, const char *text, size
     return rc;
 }
 
-static void quote(cg_strbuf *out, const char *s)
-{
-    cg_strbuf_addc(out, '\'');
-    for (; *s; s++) {
-        if (*s == '\'')
-            cg_strbuf_adds(out, "'\\''");
-        else
-            cg_strbuf_addc(out, *s);
-    }
-    cg_strbuf_addc(out, '\'');
-}
-
 void cg_selection_args(const cg_selection *s, cg_strbuf *out)
 {
     for (size_t i = 0; i < s->nonly; i++) {
         cg_strbuf_adds(out, i ? " --only " : "--only ");
-        quote(out, s->only[i]);
+        cg_strbuf_add_shell_quoted(out, s->only[i]);
     }
     for (size_t i = 0; i < s->nalso; i++) {
         cg_strbuf_adds(out, s->nonly || i ? " --also " : "--also ");
-        quote(out, s->also[i]);
+        cg_strbuf_add_shell_quoted(out, s->also[i]);
     }
     if (s->allow_protected)
         cg_strbuf_adds(out, " --allow-protected");
     if (s->branch) {
         cg_strbuf_adds(out, " --pr-branch ");
-        quote(out, s->branch);
+        cg_strbuf_add_shell_quoted(out, s->branch);
     }
 }
 
@@ -192,7 +180,7 @@ void cg_selection_header(const cg_selection *s, cg_strbuf *out)
     /* check --allow-special reads this overlay again (or sees it is gone) */
     if (s->overlay) {
         cg_strbuf_adds(out, " --overlay ");
-        quote(out, s->overlay);
+        cg_strbuf_add_shell_quoted(out, s->overlay);
     }
     cg_strbuf_addc(out, '\n');
 }

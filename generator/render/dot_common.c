@@ -180,14 +180,7 @@ static void shell_word(cg_strbuf *out, const char *s)
         cg_strbuf_adds(out, s);
         return;
     }
-    cg_strbuf_addc(out, '\'');
-    for (; *s; s++) {
-        if (*s == '\'')
-            cg_strbuf_adds(out, "'\\''");
-        else
-            cg_strbuf_addc(out, *s);
-    }
-    cg_strbuf_addc(out, '\'');
+    cg_strbuf_add_shell_quoted(out, s);
 }
 
 /* Which dimensions of a tree the options collapse ([ndims], malloc'd). */
