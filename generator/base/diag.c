@@ -140,28 +140,34 @@ static void error_set(cg_error *e, const cg_pos *pos, const char *fmt, va_list a
     cg_diag_format(&e->diag, &e->text);
 }
 
-int cg_error_at(cg_error *e, const cg_pos *pos, const char *fmt, ...)
+/* cg_error_at and cg_error_plain: the first error wins, later ones are
+ * only counted as dropped. */
+static int error_first(cg_error *e, const cg_pos *pos, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static int error_first(cg_error *e, const cg_pos *pos, const char *fmt, va_list ap)
 {
     if (e->set) {
         e->dropping = true;
         return -1;
     }
+    error_set(e, pos, fmt, ap);
+    return -1;
+}
+
+int cg_error_at(cg_error *e, const cg_pos *pos, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    error_set(e, pos, fmt, ap);
+    error_first(e, pos, fmt, ap);
     va_end(ap);
     return -1;
 }
 
 int cg_error_plain(cg_error *e, const char *fmt, ...)
 {
-    if (e->set) {
-        e->dropping = true;
-        return -1;
-    }
     va_list ap;
     va_start(ap, fmt);
-    error_set(e, NULL, fmt, ap);
+    error_first(e, NULL, fmt, ap);
     va_end(ap);
     return -1;
 }

@@ -33,6 +33,11 @@ int cg_parse_limit(const char *s, long max, long *out);
  * allowed.  The result points into s. */
 const char *cg_line_breaker(const char *s, size_t *len);
 
+/* The line (1-based) of the first of git's conflict markers in text
+ * (seven '<', '|' or '>' at a line's start, then a space or the line's
+ * end), or 0 when there is none. */
+size_t cg_conflict_marker_line(const char *text, size_t len);
+
 /* The number of '\n' bytes in s[0..n) (eight at a time). */
 size_t cg_count_newlines(const char *s, size_t n);
 

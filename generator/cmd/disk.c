@@ -223,20 +223,6 @@ const char *cg_disk_state_word(const cg_disk_file *s)
     return "differs";
 }
 
-size_t cg_conflict_marker_line(const char *text, size_t len)
-{
-    size_t line = 1;
-    for (size_t i = 0; i < len; line++) {
-        if (len - i >= 8 && memcmp(text + i, "<<<<<<< ", 8) == 0)
-            return line;
-        const char *nl = memchr(text + i, '\n', len - i);
-        if (!nl)
-            break;
-        i = (size_t)(nl - text) + 1;
-    }
-    return 0;
-}
-
 bool cg_header_ends_in(const char *text, size_t len)
 {
     for (size_t i = 0; i < len;) {

@@ -53,9 +53,6 @@ void cg_disk_hand_edits(const cg_project *p, const cg_disk_file *s, cg_strbuf *o
 /* "missing", "edited by hand", "its sources changed", ... */
 const char *cg_disk_state_word(const cg_disk_file *s);
 
-/* The line (1-based) of the first "<<<<<<< " git left in text, or 0. */
-size_t cg_conflict_marker_line(const char *text, size_t len);
-
 /* Whether text holds the end of the leading '#' lines (a line that is not one). */
 bool cg_header_ends_in(const char *text, size_t len);
 

@@ -151,34 +151,6 @@ static int read_fd(int fd, size_t max, char **data, size_t *len)
     return 0;
 }
 
-/* Whether the line at s (n bytes to the end of the text) is one of git's
- * conflict markers: seven '<', '|' or '>' at its start, then a space or
- * its end. */
-static bool is_marker(const char *s, size_t n)
-{
-    if (n < 7 || (s[0] != '<' && s[0] != '>' && s[0] != '|'))
-        return false;
-    for (int i = 1; i < 7; i++)
-        if (s[i] != s[0])
-            return false;
-    return n == 7 || s[7] == ' ' || s[7] == '\n' || s[7] == '\r';
-}
-
-/* The line (1-based) of the first of git's conflict markers in text, or 0. */
-static size_t marker_line(const char *text, size_t len)
-{
-    size_t line = 1;
-    for (size_t i = 0; i < len; line++) {
-        if (is_marker(text + i, len - i))
-            return line;
-        const char *nl = memchr(text + i, '\n', len - i);
-        if (!nl)
-            break;
-        i = (size_t)(nl - text) + 1;
-    }
-    return 0;
-}
-
 int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
                    char **data, size_t *len, bool missing_ok, cg_error *err)
 {
@@ -233,7 +205,7 @@ int cg_read_source_id(const char *root, const char *rel, const cg_pos *ref, size
         return cg_error_at(err, ref, "cannot read '%s': %s", rel, reason(e));
     }
     close(fd);
-    size_t marker = marker_line(*data, *len);
+    size_t marker = cg_conflict_marker_line(*data, *len);
     if (marker) {
         free(*data);
         *data = NULL;
