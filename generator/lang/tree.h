@@ -22,6 +22,7 @@
  *   phases:
  *     build: {template: templates/build.yml, requires: [setup]}
  *     test:  {template: templates/test.yml, requires: [build], skip: {os: macos}}
+ *     gradle: {per: [os], template: templates/gradle.yml, requires: [build]}  # one per os
  *
  * Names: dimension indexes come first in the name table, then the built-in
  * names, then every variable declared anywhere in the tree.
@@ -170,6 +171,10 @@ typedef struct cg_phase {
     int *workflows;         /* indexes into the manifest's workflows */
     cg_pos *workflow_pos;
     size_t nworkflows;
+    bool aggregate;         /* `per` given: one job per group of cells, not per cell */
+    int *per;               /* the dimensions that tell groups apart (may be none) */
+    size_t nper;
+    cg_pos per_pos;
 } cg_phase;
 
 typedef struct cg_tree {

@@ -375,6 +375,49 @@ static int check_phase_cycles(parser *P)
     return rc;
 }
 
+/* `per: [os]`: the phase makes one job per group of cells, the cells of a
+ * group having the same values of these dimensions (`per: []`: one group). */
+static int parse_per(parser *P, const char *path, json_t *v, cg_phase *ph)
+{
+    cg_tree *t = P->t;
+    ph->per_pos = cg_doc_where(P->doc, path);
+    if (!json_is_array(v))
+        return cg_error_at(P->err, &ph->per_pos, "'per' must be a list of dimensions, e.g. [os] (or [] for one "
+                           "job over every cell), not %s", cg_kind_name(P->doc, path, v));
+    ph->aggregate = true;
+    ph->nper = json_array_size(v);
+    ph->per = palloc(P, ph->nper, sizeof *ph->per);
+    cg_strbuf ip = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < ph->nper && rc == 0; i++) {
+        cg_path_join_index(&ip, path, i);
+        json_t *name = json_array_get(v, i);
+        if ((rc = cg_expect_string(P->doc, ip.buf, name, "a dimension name", P->err)) != 0)
+            break;
+        const char *n = json_string_value(name);
+        int id = cg_tree_name_id(t, n);
+        cg_pos p = cg_doc_where(P->doc, ip.buf);
+        if (id >= 0 && !cg_tree_is_dim(t, id)) {
+            rc = cg_error_at(P->err, &p, "'per' groups cells by dimensions; '%s' is %s, not a dimension", n,
+                             id < (int)(t->ndims + CG_NBUILTINS) ? "a built-in name" : "a variable");
+            break;
+        }
+        if (id < 0) {
+            cg_strbuf hint = CG_STRBUF_INIT;
+            cg_did_you_mean(&hint, n, t->dims, t->ndims);
+            rc = cg_error_at(P->err, &p, "unknown dimension '%s' in 'per'%s", n, cg_strbuf_str(&hint));
+            cg_strbuf_release(&hint);
+            break;
+        }
+        for (size_t e = 0; e < i && rc == 0; e++)
+            if (ph->per[e] == id)
+                rc = cg_error_at(P->err, &p, "dimension '%s' is listed twice in 'per'", n);
+        ph->per[i] = id;
+    }
+    cg_strbuf_release(&ip);
+    return rc;
+}
+
 int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_pos, size_t ntree_wf)
 {
     cg_tree *t = P->t;
@@ -408,7 +451,7 @@ int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_
             break;
         }
         ph->name = cg_intern(P->pool, k);
-        static const char *const keys[] = {"template", "job_name", "requires", "skip", "only", "workflows"};
+        static const char *const keys[] = {"template", "job_name", "requires", "skip", "only", "workflows", "per"};
         char where[160];
         snprintf(where, sizeof where, "in phase '%s'", k);
         if (json_is_string(def) && json_string_length(def) == 0 && cg_doc_is_plain(P->doc, pp.buf)) {
@@ -480,6 +523,9 @@ int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_
         json_t *only = json_object_get(def, "only");
         if (only && (rc = cg_tree_parse_patterns(P, PATH(kp, pp.buf, "only"), only, "only", "phase only",
                                                  &ph->only, &ph->nonly)) != 0)
+            break;
+        json_t *per = json_object_get(def, "per");
+        if (per && (rc = parse_per(P, PATH(kp, pp.buf, "per"), per, ph)) != 0)
             break;
         json_t *wfs = json_object_get(def, "workflows");
         if (wfs) {

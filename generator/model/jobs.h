@@ -10,6 +10,15 @@
  * its `only` patterns match.  `requires` names phases of the same cell or
  * outside jobs (`setup`).  A required phase that does not run for the cell
  * is transparent: its own requires are used instead.
+ *
+ * A phase with `per` (an aggregate) makes one job per group instead: the
+ * live cells it runs for that have every `per` dimension, grouped by those
+ * values.  The group's job is bound to a group cell (the `per` values, the
+ * variables of the nodes every member shares) and comes right after the
+ * jobs of the group's last cell.  It lands in workflow W when W takes one
+ * of its cells (gated when one of those is); requiring a phase means the
+ * jobs of that phase of every cell of the group.  A cell's job requiring an
+ * aggregate phase requires its group's job.
  */
 #ifndef CIGEN_JOBS_H
 #define CIGEN_JOBS_H
@@ -35,6 +44,10 @@ typedef struct cg_job {
     uint64_t workflows;        /* bit w: lands in manifest workflow w */
     uint64_t gated;            /* bit w: on request in workflow w */
     uint64_t special;          /* bit w: put there by a special-PR selection */
+    const cg_cell *const *members; /* a phase with `per`: the cells of the job's group
+                                * (`cell` is then the group: the values of the
+                                * `per` dimensions only); NULL for a cell's job */
+    uint32_t nmembers;
 } cg_job;
 
 typedef struct cg_jobs {

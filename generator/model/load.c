@@ -478,6 +478,15 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
             if (!p->cells[i].nlive || skipped[k] < p->cells[i].nlive)
                 continue;
             const char *why = ph->nskip && ph->nonly ? "'skip' and 'only'" : ph->nskip ? "'skip'" : "'only'";
+            if (!ph->nskip && !ph->nonly) { /* only `per` removes cells without skip or only */
+                if (p->opt.strict)
+                    brc = cg_error_at(err, &ph->per_pos, "phase '%s' runs for no cell: no cell has every "
+                                      "dimension of its 'per'", ph->name);
+                else
+                    cg_warn_at(&p->warnings, &ph->per_pos, "phase '%s' runs for no cell: no cell has every "
+                               "dimension of its 'per'", ph->name);
+                continue;
+            }
             if (p->opt.strict)
                 brc = cg_error_at(err, &ph->pos, "phase '%s' runs for no cell: its %s leave%s no job", ph->name,
                                  why, ph->nskip && ph->nonly ? "" : "s");

@@ -496,7 +496,7 @@ void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o, cg_strbuf *
     uint32_t *njobs = cg_xcalloc(cells->n + 1, sizeof *njobs);
     size_t total_jobs = 0;
     for (size_t k = 0; k < p->jobs.n; k++)
-        if (p->jobs.v[k].tree == t) {
+        if (p->jobs.v[k].tree == t && !p->jobs.v[k].nmembers) { /* a group's job is no cell's */
             njobs[p->jobs.v[k].cell->index]++;
             total_jobs++;
         }
