@@ -17,13 +17,15 @@ static void node_bindings(const cg_tree *t, const cg_tnode *n, const cg_cell *c,
 {
     bool first = true;
     for (size_t f = 0; f < n->nfans; f++) {
+        if (!c->values[n->fans[f].dim])
+            continue; /* a group's: a dimension its cells do not share */
         cg_strbuf_addf(out, "%s%s: %s", first ? "" : ", ", t->dims[n->fans[f].dim], c->values[n->fans[f].dim]);
         first = false;
     }
     if (n->zip) {
         for (size_t k = 0; k < n->zip->nnames; k++) {
             int id = n->zip->ids[k];
-            if (cg_tree_is_dim(t, id))
+            if (cg_tree_is_dim(t, id) && c->values[id])
                 cg_strbuf_addf(out, "%s%s: %s (zip)", first ? "" : ", ", t->names[id], c->values[id]);
             first = false;
         }
@@ -105,9 +107,33 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
     cg_strbuf_addf(out, "tree: %s (%s)\n", t->name, t->file);
     cg_strbuf_addf(out, "phase: %s (", t->phases[j->phase].name);
     pos_str(out, &t->phases[j->phase].pos);
-    cg_strbuf_adds(out, ")\ncell: ");
-    cg_cell_describe(t, c, out);
-    cg_strbuf_adds(out, "\ntree path:\n");
+    const cg_phase *ph = &t->phases[j->phase];
+    if (j->nmembers) {
+        /* one job for a group of cells */
+        cg_strbuf_adds(out, ")\ngroup: ");
+        size_t at = out->len;
+        cg_cell_describe(t, c, out);
+        if (out->len == at)
+            cg_strbuf_adds(out, "every cell");
+        cg_strbuf_adds(out, " (per [");
+        for (size_t d = 0; d < ph->nper; d++)
+            cg_strbuf_addf(out, "%s%s", d ? ", " : "", t->dims[ph->per[d]]);
+        cg_strbuf_adds(out, "] at ");
+        pos_str(out, &ph->per_pos);
+        cg_strbuf_addf(out, "), %u cell%s:\n", j->nmembers, j->nmembers == 1 ? "" : "s");
+        for (uint32_t m = 0; m < j->nmembers; m++) {
+            cg_strbuf_adds(out, "  ");
+            cg_cell_describe(t, j->members[m], out);
+            cg_strbuf_addc(out, '\n');
+        }
+        cg_strbuf_adds(out, "tree path (shared by the group):\n");
+        if (!c->leaf->parent)
+            cg_strbuf_adds(out, "  (the top of the tree)\n");
+    } else {
+        cg_strbuf_adds(out, ")\ncell: ");
+        cg_cell_describe(t, c, out);
+        cg_strbuf_adds(out, "\ntree path:\n");
+    }
     const cg_tnode *chain[256];
     size_t depth = 0;
     for (const cg_tnode *n = c->leaf; n && n->parent && depth < 256; n = n->parent)
@@ -129,7 +155,8 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
             cg_strbuf_addf(out, "  when %s\n", env.applied[i]->when->text);
         }
     }
-    explain_filters(t, c, &env, out);
+    if (!j->nmembers)
+        explain_filters(t, c, &env, out);
     cg_strbuf tpl = CG_STRBUF_INIT;
     if (cg_model_template_path(&p->m, j, &env, &tpl, err) != 0) {
         cg_strbuf_release(&tpl);
@@ -285,6 +312,123 @@ static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out, cg_err
     return shown ? 0 : 1;
 }
 
+/* Where a fragment defines job `name` (its key), or false. */
+static bool fragment_def(const cg_model *m, const char *name, cg_pos *at)
+{
+    for (size_t f = 0; f < m->nfragments; f++) {
+        const cg_doc *doc = m->fragments[f].doc;
+        if (!json_object_get(json_object_get(cg_doc_root(doc), "jobs"), name))
+            continue;
+        cg_strbuf path = CG_STRBUF_INIT;
+        cg_strbuf_adds(&path, "/jobs");
+        cg_path_push_key(&path, name);
+        *at = cg_doc_key_where(doc, path.buf);
+        cg_strbuf_release(&path);
+        return true;
+    }
+    return false;
+}
+
+/* A job a fragment defines: where, and what runs it (static entries,
+ * generated entries by tree and phase, verbatim workflows of fragments). */
+static int explain_fragment_job(const cg_model *m, const char *name, cg_strbuf *out, cg_error *err)
+{
+    cg_pos at;
+    if (!fragment_def(m, name, &at))
+        return 0;
+    cg_strbuf_addf(out, "job %s: defined in a fragment at ", name);
+    pos_str(out, &at);
+    cg_strbuf_adds(out, "\nrun by:");
+    size_t before = out->len;
+    for (size_t e = 0; e < m->nstatics; e++) {
+        const cg_static_job *sj = &m->statics[e];
+        if (sj->culled || !cg_streq(sj->invokes, name))
+            continue;
+        cg_strbuf_addf(out, "\n  entry '%s' of workflow '%s' (", sj->name, m->manifest.workflows[sj->workflow].name);
+        pos_str(out, &sj->pos);
+        cg_strbuf_adds(out, ")");
+    }
+    /* generated entries, counted per tree and phase */
+    cg_strbuf inv = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t ti = 0; ti < m->ntrees && rc == 0; ti++) {
+        const cg_tree *t = m->trees[ti];
+        size_t *count = cg_xcalloc(t->nphases + 1, sizeof *count);
+        uint64_t *wf = cg_xcalloc(t->nphases + 1, sizeof *wf);
+        cg_env env;
+        cg_env_init(&env, t, err);
+        for (size_t k = 0; k < m->jobs.n && rc == 0; k++) {
+            const cg_job *j = &m->jobs.v[k];
+            if (j->tree != t || !j->workflows)
+                continue;
+            const cg_template *tpl = NULL;
+            if ((rc = cg_model_bind_job(m, &env, j, -1)) != 0 || !(tpl = cg_model_template(m, j, &env, err))) {
+                rc = -1;
+                break;
+            }
+            cg_strbuf_reset(&inv);
+            if (tpl->invoke.ctext)
+                cg_strbuf_add(&inv, tpl->invoke.ctext, tpl->invoke.ctext_len);
+            else {
+                cg_src src = {tpl->doc, tpl->invoke.path, {0}};
+                if ((rc = cg_env_expand(&env, &tpl->invoke.text, CG_EXPAND_PLAIN, NULL, &inv, &src,
+                                        "the template")) != 0)
+                    break;
+            }
+            if (cg_streq(cg_strbuf_str(&inv), name)) {
+                count[j->phase]++;
+                wf[j->phase] |= j->workflows;
+            }
+        }
+        for (size_t ph = 0; ph < t->nphases && rc == 0; ph++) {
+            if (!count[ph])
+                continue;
+            cg_strbuf_addf(out, "\n  %zu generated entr%s of phase '%s', tree %s, in workflow%s", count[ph],
+                           count[ph] == 1 ? "y" : "ies", t->phases[ph].name, t->name,
+                           (wf[ph] & (wf[ph] - 1)) ? "s" : "");
+            for (size_t w = 0; w < m->manifest.nworkflows; w++)
+                if (wf[ph] & ((uint64_t)1 << w))
+                    cg_strbuf_addf(out, " %s", m->manifest.workflows[w].name);
+        }
+        cg_env_release(&env);
+        free(count);
+        free(wf);
+    }
+    cg_strbuf_release(&inv);
+    if (rc != 0)
+        return -1;
+    for (size_t f = 0; f < m->nfragments; f++) {
+        json_t *wfs = json_object_get(cg_doc_root(m->fragments[f].doc), "workflows");
+        const char *wn;
+        json_t *wd;
+        json_object_foreach(wfs, wn, wd) {
+            json_t *jl = json_is_object(wd) ? json_object_get(wd, "jobs") : NULL;
+            for (size_t i = 0; i < json_array_size(jl); i++) {
+                json_t *e = json_array_get(jl, i);
+                const char *k = json_is_string(e) ? json_string_value(e) : NULL;
+                json_t *v;
+                if (!k)
+                    json_object_foreach(e, k, v)
+                        break;
+                if (k && cg_streq(k, name)) {
+                    cg_strbuf_addf(out, "\n  workflow '%s', written as it is in fragment %s", wn,
+                                   m->fragments[f].file);
+                    break;
+                }
+            }
+        }
+    }
+    if (out->len == before) {
+        bool idle = false;
+        for (size_t i = 0; i < m->manifest.nidle && !idle; i++)
+            idle = cg_streq(m->manifest.idle_jobs[i], name);
+        cg_strbuf_adds(out, idle ? " no workflow (kept for manual runs: listed in the manifest's idle_jobs)"
+                                 : " no workflow (lint warns about it)");
+    }
+    cg_strbuf_addc(out, '\n');
+    return 1;
+}
+
 /* A static entry (a job listed in a workflow of the manifest): where, what
  * it runs, and what a special-PR selection did to it. */
 static bool explain_static(const cg_model *m, const char *name, cg_strbuf *out)
@@ -303,6 +447,11 @@ static bool explain_static(const cg_model *m, const char *name, cg_strbuf *out)
         cg_strbuf_addf(out, "\nruns: %s", sj->invokes);
         if (sj->context)
             cg_strbuf_addf(out, " (context '%s')", sj->context);
+        cg_pos def;
+        if (fragment_def(m, sj->invokes, &def)) {
+            cg_strbuf_adds(out, ", defined in a fragment at ");
+            pos_str(out, &def);
+        }
         if (sj->nrequires) {
             cg_strbuf_adds(out, "\nrequires:");
             for (uint32_t r = 0; r < sj->nrequires; r++)
@@ -320,6 +469,77 @@ static bool explain_static(const cg_model *m, const char *name, cg_strbuf *out)
         cg_strbuf_addc(out, '\n');
     }
     return any;
+}
+
+/* A name no job has: the job a phase's `skip` or `only` removed from a
+ * live cell, if one would have had that name.  1 found (said in out), 0 not,
+ * -1 on error. */
+static int explain_skipped(const cg_model *m, const char *name, cg_strbuf *out, cg_error *err)
+{
+    int found = 0;
+    cg_strbuf jn = CG_STRBUF_INIT;
+    for (size_t ti = 0; ti < m->ntrees && !found; ti++) {
+        const cg_tree *t = m->trees[ti];
+        const cg_cells *cells = &m->cells[ti];
+        cg_env env;
+        cg_env_init(&env, t, err);
+        for (size_t c = 0; c < cells->n && !found; c++) {
+            const cg_cell *cell = &cells->v[c];
+            if (cell->status != CG_CELL_LIVE)
+                continue;
+            if (cg_env_bind(&env, cell) != 0) {
+                found = -1;
+                break;
+            }
+            for (size_t k = 0; k < t->nphases && !found; k++) {
+                const cg_phase *ph = &t->phases[k];
+                if (ph->aggregate)
+                    continue;
+                const cg_pattern *by = NULL;
+                for (size_t s = 0; s < ph->nskip && !by; s++)
+                    if (cg_pattern_matches(ph->skip[s], &env))
+                        by = ph->skip[s];
+                bool kept = ph->nonly == 0;
+                for (size_t s = 0; s < ph->nonly && !kept; s++)
+                    kept = cg_pattern_matches(ph->only[s], &env);
+                if (!by && kept)
+                    continue;
+                cg_strbuf_reset(&jn);
+                cg_env_set_builtin(&env, CG_B_PHASE, ph->name, false);
+                bool own = ph->job_name.nsegs > 0;
+                if (cg_env_expand(&env, own ? &ph->job_name : &t->job_name, CG_EXPAND_NAME, t, &jn,
+                                  own ? &ph->job_name_src : &t->job_name_src, "the job name pattern") != 0) {
+                    found = -1;
+                    break;
+                }
+                if (!cg_streq(cg_strbuf_str(&jn), name))
+                    continue;
+                found = 1;
+                cg_strbuf_addf(out, "no job %s: phase '%s' (", name, ph->name);
+                pos_str(out, &ph->pos);
+                cg_strbuf_adds(out, ") does not run for cell ");
+                cg_cell_describe(t, cell, out);
+                cg_strbuf_addf(out, " (tree %s, ", t->name);
+                pos_str(out, &cell->leaf->pos);
+                cg_strbuf_adds(out, ")\n");
+                if (by) {
+                    cg_strbuf_addf(out, "  removed by the phase's skip %s at ", by->text);
+                    pos_str(out, &by->pos);
+                    cg_strbuf_addc(out, '\n');
+                } else {
+                    cg_strbuf_adds(out, "  removed: it matches none of the phase's 'only' patterns");
+                    for (size_t s = 0; s < ph->nonly; s++) {
+                        cg_strbuf_addf(out, "%s %s at ", s ? "," : "", ph->only[s]->text);
+                        pos_str(out, &ph->only[s]->pos);
+                    }
+                    cg_strbuf_addc(out, '\n');
+                }
+            }
+        }
+        cg_env_release(&env);
+    }
+    cg_strbuf_release(&jn);
+    return found;
 }
 
 int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
@@ -341,7 +561,11 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
                  "       (either with [--only PATTERN]... [--also PATTERN]... [--overlay FILE])\n\n"
                  "Shows how a job came to be: its tree path with the file:line of every node, each\n"
                  "variable with where its value was set (and what it overrode), the overrides and\n"
-                 "filters that touched it, its template, workflows, tiers and requires.\n"
+                 "filters that touched it, its template, workflows, tiers and requires; for a job\n"
+                 "of a phase with 'per', its group and the group's cells.  A static entry of the\n"
+                 "manifest (and where its job is defined), a job a fragment defines (where, and\n"
+                 "which entries and workflows run it), and a job that a phase's 'skip' or 'only'\n"
+                 "removed from its cell (which pattern; exit 1) are explained too.\n"
                  "--cell looks a combination up, live or removed: for a removed one it names the\n"
                  "filter that removed it; for one no branch produces, the values that exist.\n"
                  "With a special-PR selection it says when a job is there because of it.\n\n"
@@ -398,8 +622,13 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
             rc = explain_cell(&p, &q, &out, &err) == 0 ? 0 : CG_EXIT_DIFF;
     } else {
         const cg_job *j = cg_jobs_find(&p.m.jobs, argv[optind]);
+        int sk = 0;
         if (!j && explain_static(&p.m, argv[optind], &out)) {
             /* a static entry of the manifest's workflows */
+        } else if (!j && (sk = explain_fragment_job(&p.m, argv[optind], &out, &err)) != 0) {
+            rc = sk < 0 ? CG_EXIT_ERROR : 0; /* a job of a fragment */
+        } else if (!j && (sk = explain_skipped(&p.m, argv[optind], &out, &err)) != 0) {
+            rc = sk < 0 ? CG_EXIT_ERROR : CG_EXIT_DIFF; /* a job a phase's skip or only removed */
         } else if (!j) {
             const char **names = cg_xmalloc((p.m.jobs.n + 1) * sizeof *names);
             for (size_t k = 0; k < p.m.jobs.n; k++)

@@ -1,4 +1,5 @@
-/* cigen list — the generated jobs with their dimension values. */
+/* cigen list — the generated jobs with their dimension values, then the
+ * static entries and the jobs of fragments no entry runs. */
 #include <fnmatch.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -68,8 +69,18 @@ static json_t *job_json(cg_project *p, const cg_job *j, cg_env *env)
     for (uint32_t r = 0; r < j->nrequires; r++)
         json_array_append_new(req, json_string(j->requires[r]));
     json_object_set_new(o, "requires", req);
+    /* a group's job: where its `per` is, and how many cells it gathers */
+    const cg_phase *ph = &t->phases[j->phase];
+    const cg_pos *at = j->nmembers ? &ph->per_pos : &j->cell->leaf->pos;
+    if (j->nmembers) {
+        json_t *per = json_array();
+        for (size_t d = 0; d < ph->nper; d++)
+            json_array_append_new(per, json_string(t->dims[ph->per[d]]));
+        json_object_set_new(o, "per", per);
+        json_object_set_new(o, "cells", json_integer(j->nmembers));
+    }
     char src[600];
-    snprintf(src, sizeof src, "%s:%u", j->cell->leaf->pos.file, (unsigned)j->cell->leaf->pos.line);
+    snprintf(src, sizeof src, "%s:%u", at->file, (unsigned)at->line);
     json_object_set_new(o, "source", json_string(src));
     return o;
 }
@@ -134,6 +145,206 @@ static int list_branch(cg_project *p, const char *branch, const char *workflow, 
     return 0;
 }
 
+/* A row that is no generated job: a static entry of the manifest's
+ * workflows, or a job of a fragment that no entry runs. */
+typedef struct other_row {
+    const char *name;
+    const char *kind;        /* "static" or "fragment" */
+    const char *runs;        /* the job it runs (static), or NULL */
+    uint64_t workflows;      /* manifest workflows (static) */
+    const char **verbatim;   /* workflows of fragments that run it (fragment) */
+    size_t nverbatim;
+    const char *const *requires;
+    uint32_t nrequires;
+    cg_pos pos;
+    const cg_mark *mark;     /* what a special-PR selection did (static), or NULL */
+} other_row;
+
+/* The job a generated entry runs: its template's key. */
+static int invoked_job(const cg_model *m, const cg_job *j, cg_env *env, cg_strbuf *out, cg_error *err)
+{
+    const cg_template *tpl = cg_model_template(m, j, env, err);
+    if (!tpl)
+        return -1;
+    cg_strbuf_reset(out);
+    if (tpl->invoke.ctext) {
+        cg_strbuf_add(out, tpl->invoke.ctext, tpl->invoke.ctext_len);
+        return 0;
+    }
+    cg_src src = {tpl->doc, tpl->invoke.path, {0}};
+    return cg_env_expand(env, &tpl->invoke.text, CG_EXPAND_PLAIN, NULL, out, &src, "the template");
+}
+
+/* Whether the workflow entry e (a name or {job: {...}}) runs job `name`. */
+static bool entry_runs(json_t *e, const char *name)
+{
+    if (json_is_string(e))
+        return cg_streq(json_string_value(e), name);
+    const char *k;
+    json_t *v;
+    json_object_foreach(e, k, v)
+        return cg_streq(k, name);
+    return false;
+}
+
+/* The static entries (one row per name) and the jobs of fragments that no
+ * entry runs, in manifest order. */
+static int other_rows(cg_project *p, cg_env *envs, other_row **out, size_t *n, cg_error *err)
+{
+    const cg_model *m = &p->m;
+    size_t cap = 0;
+    cg_map seen, runs;  /* row names; jobs some entry runs */
+    cg_map_init(&seen);
+    cg_map_init(&runs);
+    for (size_t e = 0; e < m->nstatics; e++) {
+        const cg_static_job *sj = &m->statics[e];
+        cg_map_put(&runs, sj->invokes, (void *)1); /* culled by a selection: still not a fragment's own */
+        if (sj->culled)
+            continue;
+        size_t at = (size_t)cg_map_get(&seen, sj->name);
+        if (at) {
+            (*out)[at - 1].workflows |= (uint64_t)1 << sj->workflow;
+            continue;
+        }
+        cg_grow(out, &cap, *n + 1, sizeof **out);
+        (*out)[*n] = (other_row){sj->name, "static", sj->invokes, (uint64_t)1 << sj->workflow, NULL, 0,
+                                 sj->requires, sj->nrequires, sj->pos, &sj->mark};
+        cg_map_put(&seen, sj->name, (void *)(++*n));
+    }
+    cg_strbuf inv = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t k = 0; k < m->jobs.n && rc == 0; k++) {
+        const cg_job *j = &m->jobs.v[k]; /* culled ones too: their templates were loaded */
+        cg_env *env = &envs[j->tree->index];
+        if ((rc = cg_model_bind_job(m, env, j, -1)) == 0 && (rc = invoked_job(m, j, env, &inv, err)) == 0 &&
+            !cg_map_has(&runs, cg_strbuf_str(&inv)))
+            cg_map_put(&runs, cg_pool_strndup(&p->m.pool, inv.buf, inv.len), (void *)1);
+    }
+    cg_strbuf_release(&inv);
+    for (size_t f = 0; f < m->nfragments && rc == 0; f++) {
+        const cg_doc *doc = m->fragments[f].doc;
+        json_t *root = cg_doc_root(doc), *defs = json_object_get(root, "jobs");
+        json_t *wfs = json_object_get(root, "workflows");
+        const char *name;
+        json_t *def;
+        json_object_foreach(defs, name, def) {
+            if (cg_map_has(&runs, name) || cg_map_has(&seen, name))
+                continue;
+            cg_grow(out, &cap, *n + 1, sizeof **out);
+            other_row *r = &(*out)[*n];
+            cg_strbuf path = CG_STRBUF_INIT;
+            cg_strbuf_adds(&path, "/jobs");
+            cg_path_push_key(&path, name);
+            *r = (other_row){name, "fragment", NULL, 0, NULL, 0, NULL, 0, cg_doc_key_where(doc, path.buf), NULL};
+            cg_strbuf_release(&path);
+            /* a verbatim workflow of a fragment may run it */
+            for (size_t g = 0; g < m->nfragments; g++) {
+                json_t *w = g == f ? wfs : json_object_get(cg_doc_root(m->fragments[g].doc), "workflows");
+                const char *wn;
+                json_t *wd;
+                json_object_foreach(w, wn, wd) {
+                    json_t *jl = json_is_object(wd) ? json_object_get(wd, "jobs") : NULL;
+                    bool hit = false;
+                    for (size_t i = 0; i < json_array_size(jl) && !hit; i++)
+                        hit = entry_runs(json_array_get(jl, i), name);
+                    if (hit) {
+                        r->verbatim = cg_xrealloc(r->verbatim, (r->nverbatim + 1) * sizeof *r->verbatim);
+                        r->verbatim[r->nverbatim++] = wn;
+                    }
+                }
+            }
+            cg_map_put(&seen, name, (void *)(++*n));
+        }
+    }
+    cg_map_release(&seen);
+    cg_map_release(&runs);
+    return rc;
+}
+
+/* Whether every --where group matches an other row (through one of its
+ * workflows, or none). */
+static bool other_matches(const cg_query *q, const cg_model *m, const other_row *r)
+{
+    for (size_t i = 0; i < q->n; i++) {
+        bool hit = false;
+        size_t nw = 0;
+        for (size_t w = 0; w < m->manifest.nworkflows && !hit; w++)
+            if (r->workflows & ((uint64_t)1 << w)) {
+                nw++;
+                hit = cg_qgroup_match_static(&q->groups[i], r->name, r->runs, m->manifest.workflows[w].name);
+            }
+        for (size_t w = 0; w < r->nverbatim && !hit; w++, nw++)
+            hit = cg_qgroup_match_static(&q->groups[i], r->name, r->runs, r->verbatim[w]);
+        if (!hit && !nw)
+            hit = cg_qgroup_match_static(&q->groups[i], r->name, r->runs, "");
+        if (!hit)
+            return false;
+    }
+    return true;
+}
+
+static json_t *other_json(const cg_model *m, const other_row *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(r->name));
+    json_object_set_new(o, "kind", json_string(r->kind));
+    if (r->runs)
+        json_object_set_new(o, "runs", json_string(r->runs));
+    json_t *wfs = json_array();
+    for (size_t w = 0; w < m->manifest.nworkflows; w++)
+        if (r->workflows & ((uint64_t)1 << w))
+            json_array_append_new(wfs, json_string(m->manifest.workflows[w].name));
+    for (size_t w = 0; w < r->nverbatim; w++)
+        json_array_append_new(wfs, json_string(r->verbatim[w]));
+    json_object_set_new(o, "workflows", wfs);
+    json_t *req = json_array();
+    for (uint32_t i = 0; i < r->nrequires; i++)
+        json_array_append_new(req, json_string(r->requires[i]));
+    json_object_set_new(o, "requires", req);
+    if (m->marks && r->mark) {
+        cg_strbuf mt = CG_STRBUF_INIT;
+        cg_cli_mark_text(m, r->mark, &mt);
+        json_object_set_new(o, "selection", json_string(mt.buf));
+        cg_strbuf_release(&mt);
+    }
+    char src[600];
+    snprintf(src, sizeof src, "%s:%u", r->pos.file ? r->pos.file : "?", (unsigned)r->pos.line);
+    json_object_set_new(o, "source", json_string(src));
+    return o;
+}
+
+/* Whether `name` is a variable (in some tree) and no tree's dimension:
+ * --where on it adds a column. */
+static bool variable_column(const cg_model *m, const char *name)
+{
+    static const char *const pseudo[] = {"phase", "tree", "workflow", "tier", "job"};
+    for (size_t k = 0; k < CG_ARRAY_LEN(pseudo); k++)
+        if (cg_streq(name, pseudo[k]))
+            return false;
+    bool var = false;
+    for (size_t t = 0; t < m->ntrees; t++) {
+        int id = cg_tree_name_id(m->trees[t], name);
+        if (cg_tree_is_dim(m->trees[t], id))
+            return false;
+        var = var || id >= (int)(m->trees[t]->ndims + CG_NBUILTINS);
+    }
+    return var;
+}
+
+/* The value of column `col` for job j (env bound to it), or "-". */
+static const char *cell_value(const cg_job *j, cg_env *env, const char *col, bool is_var)
+{
+    int id = cg_tree_name_id(j->tree, col);
+    if (!is_var)
+        return cg_tree_is_dim(j->tree, id) && j->cell->values[id] ? j->cell->values[id] : "-";
+    const char *v;
+    size_t n;
+    bool typed;
+    if (id < (int)(j->tree->ndims + CG_NBUILTINS) || cg_env_get(env, id, &v, &n, &typed) != 1)
+        return "-";
+    return v;
+}
+
 int cg_cmd_list(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -159,12 +370,18 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             puts("usage: cigen list [--where NAME=GLOB[,NAME=GLOB...]]... [--json]\n"
                  "                  [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n"
                  "       cigen list --branch NAME [--workflow NAME] [--json]\n\n"
-                 "Lists the generated jobs, one a line, with their dimension values.\n"
+                 "Lists the generated jobs, one a line, with their dimension values, then the\n"
+                 "static entries of the manifest's workflows and the jobs of fragments that no\n"
+                 "entry runs ('-' in every column).\n"
                  "--where keeps jobs whose dimension, variable, 'phase', 'tree', 'workflow'\n"
                  "or 'tier' matches the glob ('!' negates: os=!macos or !os=macos); several\n"
-                 "--where all apply.  Exit status: 0, or 2 for bad sources or usage.\n"
+                 "--where all apply; one on a variable adds a column with its value.  Static\n"
+                 "entries and fragment jobs match only job names and 'workflow'.\n"
+                 "Exit status: 0, or 2 for bad sources or usage.\n"
                  "--json prints an array of objects (name, tree, phase, dimensions, variables,\n"
-                 "workflows, tiers, requires, source).\n"
+                 "workflows, tiers, requires, source; for a phase with 'per' also per, cells;\n"
+                 "for the others name, kind (static or fragment), runs, workflows, requires,\n"
+                 "source).\n"
                  "With a special-PR selection, lists the jobs of that config, and a SELECTION\n"
                  "column (\"selection\" in --json): selected (by which pattern), pulled in (by\n"
                  "which job), or kept; culled jobs are not listed (`cigen explain` has them).\n\n"
@@ -243,6 +460,11 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     for (size_t i = 0; i < p.m.ntrees; i++)
         for (size_t d = 0; d < p.m.trees[i]->ndims; d++)
             add_column(&cols, &ncols, &cap, p.m.trees[i]->dims[d]);
+    size_t ndimcols = ncols; /* then the variables --where names */
+    for (size_t i = 0; i < q.n; i++)
+        for (size_t k = 0; k < q.groups[i].n; k++)
+            if (q.groups[i].terms[k].name && variable_column(&p.m, q.groups[i].terms[k].name))
+                add_column(&cols, &ncols, &cap, q.groups[i].terms[k].name);
     size_t *width = cg_xcalloc(ncols + 2, sizeof *width);
     bool *keep = cg_xcalloc(p.m.jobs.n + 1, sizeof *keep);
     width[0] = 3; /* "JOB" */
@@ -267,12 +489,23 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             continue;
         if (strlen(j->name) > width[0])
             width[0] = strlen(j->name);
-        for (size_t d = 0; d < j->tree->ndims; d++) {
-            const char *v = j->cell->values[d];
-            for (size_t c2 = 0; c2 < ncols; c2++)
-                if (cg_streq(cols[c2], j->tree->dims[d]) && v && strlen(v) > width[c2 + 1])
-                    width[c2 + 1] = strlen(v);
+        for (size_t c2 = 0; c2 < ncols; c2++) {
+            const char *v = cell_value(j, env, cols[c2], c2 >= ndimcols);
+            if (strlen(v) > width[c2 + 1])
+                width[c2 + 1] = strlen(v);
         }
+    }
+    /* static entries and jobs of fragments no entry runs */
+    other_row *others = NULL;
+    size_t nothers = 0;
+    bool *keep_other = NULL;
+    if (rc == 0 && other_rows(&p, envs, &others, &nothers, &err) != 0)
+        rc = CG_EXIT_ERROR;
+    keep_other = cg_xcalloc(nothers + 1, sizeof *keep_other);
+    for (size_t k = 0; k < nothers && rc == 0; k++) {
+        keep_other[k] = other_matches(&q, &p.m, &others[k]);
+        if (keep_other[k] && strlen(others[k].name) > width[0])
+            width[0] = strlen(others[k].name);
     }
     if (rc == 0 && json) {
         /* one object at a time: the array never has to be held in memory */
@@ -285,6 +518,16 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             cg_env *env = &envs[j->tree->index];
             cg_model_bind_job(&p.m, env, j, -1);
             json_t *o = job_json(&p, j, env);
+            char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            printf("%s\n  %s", first ? "" : ",", s);
+            free(s);
+            json_decref(o);
+            first = false;
+        }
+        for (size_t k = 0; k < nothers; k++) {
+            if (!keep_other[k])
+                continue;
+            json_t *o = other_json(&p.m, &others[k]);
             char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
             printf("%s\n  %s", first ? "" : ",", s);
             free(s);
@@ -312,11 +555,11 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             cg_strbuf_reset(&line);
             cg_strbuf_adds(&line, j->name);
             cg_strbuf_addspaces(&line, width[0] - strlen(j->name));
+            cg_env *env = &envs[j->tree->index];
+            if (ncols > ndimcols)
+                cg_model_bind_job(&p.m, env, j, -1);
             for (size_t c2 = 0; c2 < ncols; c2++) {
-                const char *v = "-";
-                for (size_t d = 0; d < j->tree->ndims; d++)
-                    if (cg_streq(j->tree->dims[d], cols[c2]) && j->cell->values[d])
-                        v = j->cell->values[d];
+                const char *v = cell_value(j, env, cols[c2], c2 >= ndimcols);
                 cg_strbuf_adds(&line, "  ");
                 cg_strbuf_adds(&line, v);
                 if (c2 + 1 < ncols || p.m.marks)
@@ -331,6 +574,26 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                 cg_strbuf_truncate(&line, line.len - 1);
             puts(line.buf);
         }
+        /* the other rows have no dimension or variable: "-" in every column */
+        for (size_t k = 0; k < nothers; k++) {
+            if (!keep_other[k])
+                continue;
+            cg_strbuf_reset(&line);
+            cg_strbuf_adds(&line, others[k].name);
+            cg_strbuf_addspaces(&line, width[0] - strlen(others[k].name));
+            for (size_t c2 = 0; c2 < ncols; c2++) {
+                cg_strbuf_adds(&line, "  -");
+                if (c2 + 1 < ncols || p.m.marks)
+                    cg_strbuf_addspaces(&line, width[c2 + 1] - 1);
+            }
+            if (p.m.marks && others[k].mark) {
+                cg_strbuf_adds(&line, "  ");
+                cg_cli_mark_word(others[k].mark, &line);
+            }
+            while (line.len && line.buf[line.len - 1] == ' ')
+                cg_strbuf_truncate(&line, line.len - 1);
+            puts(line.buf);
+        }
         cg_strbuf_release(&line);
     }
     if (rc != 0)
@@ -338,6 +601,10 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     for (size_t i = 0; i < p.m.ntrees; i++)
         cg_env_release(&envs[i]);
     free(envs);
+    for (size_t k = 0; k < nothers; k++)
+        free(others[k].verbatim);
+    free(others);
+    free(keep_other);
     free(cols);
     free(width);
     free(keep);

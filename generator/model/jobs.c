@@ -179,7 +179,7 @@ static int requires_of(build *B, cg_job *j, size_t p, size_t cell, const cg_pos 
 }
 
 /* Whether phase p runs for the bound cell (its skip and only); counts the
- * patterns' hits.  Sets *err_set when a pattern failed. */
+ * patterns' hits.  A pattern that fails records its error in the env's. */
 static bool phase_runs(const cg_phase *ph, cg_env *env)
 {
     for (size_t s = 0; s < ph->nskip; s++)
