@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/cron.h"
 #include "lang/schema.h"
 
 typedef struct parse {
@@ -187,7 +188,7 @@ static int check_cron(parse *P, const char *cron, const cg_pos *pos)
             in_field = false;
             continue;
         }
-        if (!(cg_isalnum((unsigned char)*c) || strchr("*/,-?#LW", *c)))
+        if (!(cg_isalnum((unsigned char)*c) || strchr("*/,-", *c)))
             return cg_error_at(P->err, pos, "'schedule' has an unexpected character '%c' for a cron expression", *c);
         if (!in_field)
             fields++;
@@ -198,7 +199,11 @@ static int check_cron(parse *P, const char *cron, const cg_pos *pos)
                            "'schedule' must be a cron expression with 5 fields "
                            "(minute hour day-of-month month day-of-week), e.g. \"5 5 * * *\"; "
                            "this one has %d", fields);
-    return 0;
+    /* each field's values, ranges and steps, as CircleCI checks them */
+    cg_strbuf why = CG_STRBUF_INIT;
+    int rc = cg_cron_check(cron, &why) == 0 ? 0 : cg_error_at(P->err, pos, "'schedule' \"%s\": %s", cron, why.buf);
+    cg_strbuf_release(&why);
+    return rc;
 }
 
 static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_decl *w)
