@@ -1,4 +1,5 @@
 /* base/diff: the unified diff of check's report. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,10 @@ START_TEST(diff_final_newline)
     free(u);
     u = unified("a\x01\n", "a\n", 0);
     ck_assert_str_eq(u, "--- a\n+++ b\n@@ -1,1 +1,1 @@\n-a\\x01\n+a\n");
+    /* escape sequences (C1's CSI too), line breaks and bytes that are not
+     * UTF-8 are escaped as in messages: the report is valid UTF-8 */
+    u = unified("a\x1b[31m\xc2\x9b\xff\xe2\x80\xa8\n", "b\n", 0);
+    ck_assert_str_eq(u, "--- a\n+++ b\n@@ -1,1 +1,1 @@\n-a\\x1b[31m\\u009b\\xff\\u2028\n+b\n");
     free(u);
 }
 END_TEST
@@ -80,6 +85,71 @@ START_TEST(diff_counts_and_bound)
     cg_diff_release(&d);
     cg_strbuf_release(&a);
     cg_strbuf_release(&b);
+}
+END_TEST
+
+/* One hunk of many changed lines stops at the budget, inside the hunk,
+ * with a header that counts what it shows (issue 21: a 480,028-line hunk
+ * was printed whole). */
+START_TEST(diff_bound_inside_one_hunk)
+{
+    cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+    for (int i = 0; i < 1000; i++) {
+        cg_strbuf_addf(&a, "line %d\n", i);
+        cg_strbuf_addf(&b, i % 2 ? "changed %d\n" : "line %d\n", i);
+    }
+    cg_diff d;
+    cg_diff_compute(a.buf, a.len, b.buf, b.len, &d);
+    ck_assert_uint_eq(d.removed, 500);
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_diff_unified(&d, a.buf, a.len, b.buf, b.len, "a", "b", 3, 200, &out);
+    size_t changed = 0, lines = 0;
+    for (const char *p = out.buf; *p; p = strchr(p, '\n') + 1, lines++)
+        changed += (*p == '-' || *p == '+') && strncmp(p, "--- ", 4) != 0 && strncmp(p, "+++ ", 4) != 0;
+    ck_assert_uint_eq(changed, 200);
+    ck_assert_uint_lt(lines, 320);
+    /* lines 1-200 of a (100 changed) and of b: the header counts what is shown */
+    ck_assert(strstr(out.buf, "@@ -1,200 +1,200 @@\n") != NULL);
+    ck_assert(strstr(out.buf, "\n... (800 more changed lines not shown; use --full-diff)\n") != NULL);
+    cg_strbuf_reset(&out);
+    cg_diff_unified(&d, a.buf, a.len, b.buf, b.len, "a", "b", 3, 0, &out);
+    ck_assert(strstr(out.buf, "not shown") == NULL);
+    cg_strbuf_release(&out);
+    cg_diff_release(&d);
+    cg_strbuf_release(&a);
+    cg_strbuf_release(&b);
+}
+END_TEST
+
+/* A cut diff cuts a long line too, and says how much it left out; never
+ * inside a UTF-8 character.  --full-diff (no budget) shows it whole. */
+START_TEST(diff_bound_long_line)
+{
+    cg_strbuf a = CG_STRBUF_INIT;
+    cg_strbuf_adds(&a, "#");
+    for (int i = 0; i < 1000; i++)
+        cg_strbuf_adds(&a, "\xc3\xa9"); /* e-acute, 2 bytes */
+    cg_strbuf_adds(&a, "\n");
+    cg_diff d;
+    cg_diff_compute(a.buf, a.len, "x\n", 2, &d);
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_diff_unified(&d, a.buf, a.len, "x\n", 2, "a", "b", 3, 200, &out);
+    const char *minus = strstr(out.buf, "\n-#") + 1;
+    const char *more = strstr(minus, " ... (");
+    ck_assert_ptr_nonnull(more);
+    ck_assert_uint_le((size_t)(more - minus), CG_DIFF_MAX_WIDTH + 1);
+    ck_assert_uint_eq((size_t)(more - minus - 2) % 2, 0); /* whole characters only */
+    char want[100];
+    snprintf(want, sizeof want, " ... (%zu more bytes of this line not shown; use --full-diff)\n",
+             (size_t)2001 - (size_t)(more - minus - 1));
+    ck_assert(strncmp(more, want, strlen(want)) == 0);
+    cg_strbuf_reset(&out);
+    cg_diff_unified(&d, a.buf, a.len, "x\n", 2, "a", "b", 3, 0, &out);
+    ck_assert(strstr(out.buf, "not shown") == NULL);
+    ck_assert(out.len > 2000);
+    cg_strbuf_release(&out);
+    cg_diff_release(&d);
+    cg_strbuf_release(&a);
 }
 END_TEST
 
@@ -109,6 +179,8 @@ Suite *make_diff_suite(void)
     tcase_add_test(tc, diff_places_blocks);
     tcase_add_test(tc, diff_final_newline);
     tcase_add_test(tc, diff_counts_and_bound);
+    tcase_add_test(tc, diff_bound_inside_one_hunk);
+    tcase_add_test(tc, diff_bound_long_line);
     tcase_add_test(tc, diff_large_distance_falls_back);
     suite_add_tcase(s, tc);
     return s;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/diag.h"
 #include "base/util.h"
 
 /* Comparison steps before the diff stops looking for the shortest script
@@ -235,21 +236,25 @@ void cg_diff_release(cg_diff *d)
     memset(d, 0, sizeof *d);
 }
 
-/* A diff line; control bytes are shown escaped ("\x00"), so a report
- * prints whole whatever the file holds. */
-static void emit_line(cg_strbuf *out, char tag, const line *l)
+/* A diff line, escaped as every message is (base/diag.h, cg_escape_line):
+ * control characters, escape sequences (C1 included), line breaks and bytes
+ * that are not UTF-8 are written \x1b, \u009b, \xff, so a committed file
+ * can neither drive the terminal nor make the report invalid UTF-8 (check
+ * --json carries the same text).  `width` (0: none) cuts a longer line,
+ * saying how many bytes were left out. */
+static void emit_line(cg_strbuf *out, char tag, const line *l, size_t width)
 {
     cg_strbuf_addc(out, tag);
-    size_t start = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        unsigned char c = (unsigned char)l->s[i];
-        if ((c < 0x20 && c != '\t') || c == 0x7F) {
-            cg_strbuf_add(out, l->s + start, i - start);
-            cg_strbuf_addf(out, "\\x%02X", c);
-            start = i + 1;
-        }
+    size_t n = l->n;
+    if (width && n > width) {
+        /* never cut inside a UTF-8 sequence */
+        n = width;
+        while (n > 0 && ((unsigned char)l->s[n] & 0xC0) == 0x80 && width - n < 4)
+            n--;
     }
-    cg_strbuf_add(out, l->s + start, l->n - start);
+    cg_escape_line(out, l->s, n);
+    if (n < l->n)
+        cg_strbuf_addf(out, " ... (%zu more bytes of this line not shown; use --full-diff)", l->n - n);
     cg_strbuf_addc(out, '\n');
     if (!l->nl)
         cg_strbuf_adds(out, "\\ No newline at end of file\n");
@@ -263,10 +268,12 @@ void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b
         return;
     size_t na, nb;
     line *la = split(a, alen, &na), *lb = split(b, blen, &nb);
+    size_t width = max_lines ? CG_DIFF_MAX_WIDTH : 0;
     cg_strbuf_addf(out, "--- %s\n+++ %s\n", a_name, b_name);
-    size_t written = 0, total = d->added + d->removed;
+    size_t total = d->added + d->removed;
     size_t shown = 0;
     bool cut = false;
+    cg_strbuf body = CG_STRBUF_INIT;
     for (size_t i = 0; i < d->n && !cut;) {
         /* group hunks whose context overlaps */
         size_t j = i;
@@ -278,34 +285,32 @@ void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b
         size_t ae = h1->a_start + h1->a_len + context;
         if (ae > na)
             ae = na;
-        size_t be = h1->b_start + h1->b_len + context;
-        if (be > nb)
-            be = nb;
-        cg_strbuf_addf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ae > as ? as + 1 : as, ae - as,
-                       be > bs ? bs + 1 : bs, be - bs);
+        /* the group's lines go to `body` first: a group cut short gets a
+         * header that counts the lines it shows */
+        cg_strbuf_reset(&body);
         size_t x = as, y = bs;
         for (size_t k = i; k <= j && !cut; k++) {
             const cg_hunk *h = &d->hunks[k];
             while (x < h->a_start)
-                emit_line(out, ' ', &la[x++]), y++;
-            for (size_t q = 0; q < h->a_len; q++) {
-                emit_line(out, '-', &la[x++]);
-                shown++;
+                emit_line(&body, ' ', &la[x++], width), y++;
+            for (size_t q = 0; q < h->a_len && !cut; q++) {
+                emit_line(&body, '-', &la[x++], width);
+                cut = max_lines && ++shown >= max_lines && shown < total;
             }
-            for (size_t q = 0; q < h->b_len; q++) {
-                emit_line(out, '+', &lb[y++]);
-                shown++;
+            for (size_t q = 0; q < h->b_len && !cut; q++) {
+                emit_line(&body, '+', &lb[y++], width);
+                cut = max_lines && ++shown >= max_lines && shown < total;
             }
-            written += h->a_len + h->b_len;
-            if (max_lines && written >= max_lines && k < d->n - 1)
-                cut = true;
         }
         while (!cut && x < ae)
-            emit_line(out, ' ', &la[x++]);
+            emit_line(&body, ' ', &la[x++], width), y++;
+        cg_strbuf_addf(out, "@@ -%zu,%zu +%zu,%zu @@\n", x > as ? as + 1 : as, x - as, y > bs ? bs + 1 : bs, y - bs);
+        cg_strbuf_add(out, body.buf, body.len);
         i = j + 1;
     }
     if (cut)
         cg_strbuf_addf(out, "... (%zu more changed lines not shown; use --full-diff)\n", total - shown);
+    cg_strbuf_release(&body);
     free(la);
     free(lb);
 }

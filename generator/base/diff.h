@@ -27,9 +27,16 @@ typedef struct cg_diff {
 void cg_diff_compute(const char *a, size_t alen, const char *b, size_t blen, cg_diff *d);
 void cg_diff_release(cg_diff *d);
 
+/* A line of a cut diff shows at most this many bytes (then says how many
+ * more it has). */
+#define CG_DIFF_MAX_WIDTH ((size_t)500)
+
 /* Writes a unified diff ("--- a_name", "+++ b_name", @@ hunks) with
- * `context` lines around changes; stops after `max_lines` diff lines
- * (0: no limit) and says how many were left out. */
+ * `context` lines around changes, each line escaped as messages are
+ * (cg_escape_line: the text is valid UTF-8 without control characters).
+ * With `max_lines` (0: no limit) it stops after that many changed lines,
+ * inside a hunk if need be (whose header then counts what it shows), cuts
+ * each line at CG_DIFF_MAX_WIDTH bytes, and says what it left out. */
 void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b, size_t blen,
                      const char *a_name, const char *b_name, unsigned context, size_t max_lines,
                      cg_strbuf *out);

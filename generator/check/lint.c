@@ -217,6 +217,66 @@ static cg_pos value_blame(cg_env *env, int source_id, const cg_pos *vp, bool *fr
     return *from_tree ? source : *vp;
 }
 
+/* The value at a JSON pointer of the loaded template ("/run/matrix"), or NULL. */
+static json_t *value_at(json_t *v, const char *path)
+{
+    cg_strbuf part = CG_STRBUF_INIT;
+    while (v && *path == '/') {
+        path++;
+        cg_strbuf_reset(&part);
+        for (; *path && *path != '/'; path++) {
+            if (path[0] == '~' && (path[1] == '0' || path[1] == '1'))
+                cg_strbuf_addc(&part, *++path == '0' ? '~' : '/');
+            else
+                cg_strbuf_addc(&part, *path);
+        }
+        const char *k = cg_strbuf_str(&part);
+        if (json_is_array(v)) {
+            char *end;
+            unsigned long i = strtoul(k, &end, 10);
+            v = *k && !*end ? json_array_get(v, i) : NULL;
+        } else {
+            v = json_object_get(v, k);
+        }
+    }
+    cg_strbuf_release(&part);
+    return v;
+}
+
+/* A template's `matrix: parameters:`: each name is passed to every instance
+ * of the job, so it counts as given, and one the job does not declare is
+ * the error CircleCI would give (as for a direct argument). */
+static void entry_matrix(cg_lint *l, const char *value_path)
+{
+    const cg_doc *doc = l->entry_tpl->doc;
+    json_t *mparams = json_object_get(value_at(cg_doc_root(doc), value_path), "parameters");
+    if (!json_is_object(mparams))
+        return;
+    json_t *params = json_object_get(l->entry_job->value, "parameters");
+    cg_strbuf mp = CG_STRBUF_INIT, kp = CG_STRBUF_INIT;
+    cg_path_join_key(&mp, value_path, "parameters");
+    const char *k;
+    json_t *v;
+    json_object_foreach(mparams, k, v) {
+        cg_grow(&l->entry_given, &l->entry_given_cap, l->entry_ngiven + 1, sizeof *l->entry_given);
+        l->entry_given[l->entry_ngiven++] = cg_intern(&l->pool, k);
+        if (json_object_get(params, k) || templated(k))
+            continue;
+        cg_path_join_key(&kp, mp.buf, k);
+        cg_pos at = cg_doc_key_where(doc, kp.buf), lp = leaf_pos(l, l->entry_job_index);
+        cg_strbuf h = CG_STRBUF_INIT;
+        cg_lint_param_hint(&h, k, params);
+        char *note = for_job(l, l->entry_job_index);
+        cg_lint_add(l, true, "undeclared-parameter", &at, &lp, note, l->entry_job_index, l->entry_workflow,
+                    "job '%s' has no parameter '%s' (used in its matrix)%s", l->entry_invoke, k,
+                    cg_strbuf_str(&h));
+        free(note);
+        cg_strbuf_release(&h);
+    }
+    cg_strbuf_release(&mp);
+    cg_strbuf_release(&kp);
+}
+
 void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const char *key_path, char kind,
                        const char *text, bool typed, const char *value_path, cg_env *env, int source_id)
 {
@@ -224,6 +284,8 @@ void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const ch
     if (f.invocation) {
         if (cg_streq(key, "type") && text && cg_streq(text, "approval"))
             l->entry_orb_or_approval = true;
+        if (cg_streq(key, "matrix") && kind == 'm' && l->entry_job && value_path)
+            entry_matrix(l, value_path);
         return;
     }
     cg_grow(&l->entry_given, &l->entry_given_cap, l->entry_ngiven + 1, sizeof *l->entry_given);

@@ -3,6 +3,7 @@
 #include "check/lint_impl.h"
 
 #include "base/graph.h"
+#include "lang/cron.h"
 
 /* ---- workflows: names, requires, cycles ---- */
 
@@ -296,6 +297,38 @@ static void check_graph(cg_lint *l, wgraph *g, int wf, const char *wname)
     free(adj_n);
 }
 
+/* A verbatim workflow's `triggers: - schedule: cron:`, checked as the
+ * manifest's `schedule` is (CircleCI refuses the config otherwise). */
+static void check_triggers(cg_lint *l, const cg_doc *doc, const char *wname, json_t *wf)
+{
+    json_t *triggers = json_object_get(wf, "triggers");
+    cg_strbuf path = CG_STRBUF_INIT, why = CG_STRBUF_INIT;
+    for (size_t i = 0; i < json_array_size(triggers); i++) {
+        json_t *schedule = json_object_get(json_array_get(triggers, i), "schedule");
+        if (!schedule)
+            continue;
+        json_t *cron = json_object_get(schedule, "cron");
+        cg_strbuf_reset(&path);
+        cg_strbuf_adds(&path, "/workflows");
+        cg_path_push_key(&path, wname);
+        cg_path_push_key(&path, "triggers");
+        cg_path_push_index(&path, i);
+        cg_path_push_key(&path, "schedule");
+        if (cron)
+            cg_path_push_key(&path, "cron");
+        cg_pos at = cg_doc_where(doc, path.buf);
+        cg_strbuf_reset(&why);
+        if (!json_is_string(cron))
+            cg_lint_add(l, true, "cron", &at, NULL, NULL, -1, -1,
+                        "workflow '%s': a schedule trigger needs 'cron', a string such as \"5 5 * * *\"", wname);
+        else if (cg_cron_check(json_string_value(cron), &why) != 0)
+            cg_lint_add(l, true, "cron", &at, NULL, NULL, -1, -1, "workflow '%s': cron \"%s\": %s", wname,
+                        json_string_value(cron), why.buf);
+    }
+    cg_strbuf_release(&path);
+    cg_strbuf_release(&why);
+}
+
 void cg_lint_check_workflows(cg_lint *l)
 {
     const cg_model *p = l->p;
@@ -308,8 +341,17 @@ void cg_lint_check_workflows(cg_lint *l)
         const char *wname;
         json_t *wf;
         json_object_foreach(wfs, wname, wf) {
-            if (cg_streq(wname, "version"))
+            if (cg_streq(wname, "version")) {
+                /* `version: 2` is the workflows' version, never a workflow */
+                if (json_is_object(wf) || json_is_array(wf)) {
+                    cg_pos at = cg_key_pos(doc, "/workflows", wname);
+                    cg_lint_add(l, true, "workflow-named-version", &at, NULL, NULL, -1, -1,
+                                "a workflow cannot be named 'version' (CircleCI reads 'workflows: version:' as "
+                                "the version of the workflows, e.g. 2); rename it");
+                }
                 continue;
+            }
+            check_triggers(l, doc, wname, wf);
             wgraph g = {0};
             cg_index_init(&g.index, wnode_name, &g);
             cg_map_init(&g.alias);

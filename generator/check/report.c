@@ -1,8 +1,11 @@
 #include "check/report.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/diag.h"
+#include "base/diff.h"
 #include "lang/yamlload.h"
 
 /* ---- reading a config as jobs ---- */
@@ -682,15 +685,19 @@ void cg_matrix_summary(const cg_matrix *m, cg_strbuf *out)
                    m->nremoved, m->nremoved == 1 ? "" : "s", m->nchanged);
 }
 
+static void put_line(cg_strbuf *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void names(cg_strbuf *out, char **v, size_t n)
 {
     size_t show_n = n < 3 ? n : 3;
-    cg_strbuf_adds(out, "      ");
+    cg_strbuf line = CG_STRBUF_INIT;
+    cg_strbuf_adds(&line, "      ");
     for (size_t i = 0; i < show_n; i++)
-        cg_strbuf_addf(out, "%s%s", i ? ", " : "", v[i]);
+        cg_strbuf_addf(&line, "%s%s", i ? ", " : "", v[i]);
     if (n > show_n)
-        cg_strbuf_addf(out, " and %zu more", n - show_n);
-    cg_strbuf_addc(out, '\n');
+        cg_strbuf_addf(&line, " and %zu more", n - show_n);
+    put_line(out, "%s", cg_strbuf_str(&line));
+    cg_strbuf_release(&line);
 }
 
 void cg_matrix_print(const cg_matrix *m, cg_strbuf *out)
@@ -709,31 +716,66 @@ void cg_matrix_print(const cg_matrix *m, cg_strbuf *out)
     cg_matrix_print_groups(m, out);
 }
 
+/* One line of the report, as printed: escaped as messages are (the values
+ * come from the committed file, which a pull request may write: a value
+ * cannot forge a line or drive the terminal), cut at CG_DIFF_MAX_WIDTH
+ * bytes. */
+static void put_line(cg_strbuf *out, const char *fmt, ...)
+{
+    cg_strbuf line = CG_STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    cg_strbuf_vaddf(&line, fmt, ap);
+    va_end(ap);
+    size_t n = line.len, shown = n;
+    if (shown > CG_DIFF_MAX_WIDTH) {
+        shown = CG_DIFF_MAX_WIDTH;
+        while (shown > 0 && ((unsigned char)line.buf[shown] & 0xC0) == 0x80 && CG_DIFF_MAX_WIDTH - shown < 4)
+            shown--;
+    }
+    cg_escape_line(out, cg_strbuf_str(&line), shown);
+    if (shown < n)
+        cg_strbuf_addf(out, " ... (%zu more bytes)", n - shown);
+    cg_strbuf_addc(out, '\n');
+    cg_strbuf_release(&line);
+}
+
 void cg_matrix_print_groups(const cg_matrix *m, cg_strbuf *out)
 {
-    for (size_t i = 0; i < m->ngroups; i++) {
+    size_t ngroups = m->ngroups < CG_REPORT_MAX_GROUPS ? m->ngroups : CG_REPORT_MAX_GROUPS;
+    for (size_t i = 0; i < ngroups; i++) {
         const cg_group *g = &m->groups[i];
         if (g->kind == '~' && g->n == 1) {
-            cg_strbuf_addf(out, "  ~ %s: %s\n", g->jobs[0], g->label);
+            put_line(out, "  ~ %s: %s", g->jobs[0], g->label);
             continue;
         }
         if (g->kind == '~') {
-            cg_strbuf_addf(out, "  ~%zu jobs: %s%s%s%s\n", g->n, g->label, g->why ? " (" : "",
+            put_line(out, "  ~%zu jobs: %s%s%s%s", g->n, g->label, g->why ? " (" : "",
                            g->why ? g->why : "", g->why ? ")" : "");
         } else if (!g->label) {
             for (size_t k = 0; k < g->n && k < 10; k++)
-                cg_strbuf_addf(out, "  %c %s\n", g->kind, g->jobs[k]);
+                put_line(out, "  %c %s", g->kind, g->jobs[k]);
             if (g->n > 10)
-                cg_strbuf_addf(out, "  %c ... and %zu more\n", g->kind, g->n - 10);
+                put_line(out, "  %c ... and %zu more", g->kind, g->n - 10);
             continue;
         } else {
-            cg_strbuf_addf(out, "  %c%zu job%s: %s\n", g->kind, g->n, g->n == 1 ? "" : "s",
+            put_line(out, "  %c%zu job%s: %s", g->kind, g->n, g->n == 1 ? "" : "s",
                            g->label ? g->label : "(no single dimension value explains them)");
         }
         names(out, g->jobs, g->n);
     }
-    for (size_t i = 0; i < m->ndefinitions; i++)
-        cg_strbuf_addf(out, "  definition %s\n", m->definitions[i]);
+    if (ngroups < m->ngroups) {
+        size_t jobs = 0;
+        for (size_t i = ngroups; i < m->ngroups; i++)
+            jobs += m->groups[i].n;
+        cg_strbuf_addf(out, "  ... and %zu more groups (%zu jobs) not shown; --json lists them all\n",
+                       m->ngroups - ngroups, jobs);
+    }
+    size_t ndefs = m->ndefinitions < CG_REPORT_MAX_GROUPS ? m->ndefinitions : CG_REPORT_MAX_GROUPS;
+    for (size_t i = 0; i < ndefs; i++)
+        put_line(out, "  definition %s", m->definitions[i]);
+    if (ndefs < m->ndefinitions)
+        cg_strbuf_addf(out, "  ... and %zu more definitions not shown\n", m->ndefinitions - ndefs);
 }
 
 static json_t *str_array(char **v, size_t n)

@@ -60,6 +60,10 @@ void cg_matrix_summary(const cg_matrix *m, cg_strbuf *out);
 void cg_matrix_print(const cg_matrix *m, cg_strbuf *out);
 /* Its lines after the summary: the jobs by group, named. */
 void cg_matrix_print_groups(const cg_matrix *m, cg_strbuf *out);
+/* The text report names at most this many groups (and definitions), then
+ * says how many more there are; each line is escaped (cg_escape_line) and
+ * cut at CG_DIFF_MAX_WIDTH bytes. */
+#define CG_REPORT_MAX_GROUPS ((size_t)50)
 json_t *cg_matrix_json(const cg_matrix *m);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/cron.h"
 #include "lang/schema.h"
 
 typedef struct parse {
@@ -57,6 +58,10 @@ static int path_list(parse *P, json_t *obj, const char *key, const char ***out, 
     size_t count = rc == 0 ? json_array_size(v) : 0;
     *out = cg_pool_alloc(P->pool, (count + 1) * sizeof **out);
     *pos = cg_pool_alloc(P->pool, (count + 1) * sizeof **pos);
+    /* each path's one spelling -> its index + 1: a long list costs linear time */
+    cg_map seen;
+    cg_map_init(&seen);
+    cg_strbuf norm = CG_STRBUF_INIT;
     for (size_t i = 0; i < count && rc == 0; i++) {
         json_t *item = json_array_get(v, i);
         cg_path_join_index(&ip, p.buf, i);
@@ -69,14 +74,19 @@ static int path_list(parse *P, json_t *obj, const char *key, const char ***out, 
         (*out)[i] = pooled(P, item);
         snprintf(what, sizeof what, "'%s' entry", key);
         rc = cg_check_project_path((*out)[i], &(*pos)[i], what, P->err);
-        for (size_t j = 0; j < i && rc == 0; j++) {
-            if (cg_path_same((*out)[j], (*out)[i])) {
+        if (rc == 0) {
+            cg_strbuf_reset(&norm);
+            cg_path_normalize((*out)[i], &norm);
+            uintptr_t j1 = (uintptr_t)cg_map_put_new(&seen, cg_intern(P->pool, norm.buf), (void *)(uintptr_t)(i + 1));
+            if (j1) {
                 rc = cg_error_at(P->err, &(*pos)[i], "'%s' is listed twice in '%s'", (*out)[i], key);
-                cg_error_note(P->err, &(*pos)[j], "first listed here");
+                cg_error_note(P->err, &(*pos)[j1 - 1], "first listed here");
             }
         }
         *n = i + 1;
     }
+    cg_map_release(&seen);
+    cg_strbuf_release(&norm);
     cg_strbuf_release(&p);
     cg_strbuf_release(&ip);
     return rc;
@@ -178,7 +188,7 @@ static int check_cron(parse *P, const char *cron, const cg_pos *pos)
             in_field = false;
             continue;
         }
-        if (!(cg_isalnum((unsigned char)*c) || strchr("*/,-?#LW", *c)))
+        if (!(cg_isalnum((unsigned char)*c) || strchr("*/,-", *c)))
             return cg_error_at(P->err, pos, "'schedule' has an unexpected character '%c' for a cron expression", *c);
         if (!in_field)
             fields++;
@@ -189,7 +199,11 @@ static int check_cron(parse *P, const char *cron, const cg_pos *pos)
                            "'schedule' must be a cron expression with 5 fields "
                            "(minute hour day-of-month month day-of-week), e.g. \"5 5 * * *\"; "
                            "this one has %d", fields);
-    return 0;
+    /* each field's values, ranges and steps, as CircleCI checks them */
+    cg_strbuf why = CG_STRBUF_INIT;
+    int rc = cg_cron_check(cron, &why) == 0 ? 0 : cg_error_at(P->err, pos, "'schedule' \"%s\": %s", cron, why.buf);
+    cg_strbuf_release(&why);
+    return rc;
 }
 
 static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_decl *w)

@@ -410,7 +410,12 @@ static int on_alias(loader *L, const yaml_event_t *ev)
      * the last one first */
     const cg_doc *source = L->doc;
     size_t idx = (size_t)cg_map_get(&L->doc->def_index, name);
-    for (size_t s = L->opts->nscope; !idx && s > 0; s--)
+    if (!idx && L->opts->scope_index) {
+        const cg_doc *d = cg_map_get(L->opts->scope_index, name);
+        if (d && (idx = (size_t)cg_map_get(&d->def_index, name)))
+            source = d;
+    }
+    for (size_t s = L->opts->scope_index ? 0 : L->opts->nscope; !idx && s > 0; s--)
         if ((idx = (size_t)cg_map_get(&L->opts->scope[s - 1]->def_index, name)))
             source = L->opts->scope[s - 1];
     if (!idx && L->opts->scope)

@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "base/diag.h"
+#include "base/map.h"
 #include "base/strbuf.h"
 #include "lang/yaml_path.h"
 
@@ -72,6 +73,10 @@ typedef struct cg_load_opts {
      * even with nscope 0, for a fragment: an undefined alias says so) */
     const cg_doc *const *scope;
     size_t nscope;
+    /* optional: anchor name -> the last document of scope defining it (the
+     * caller keeps it up to date), so an alias costs one lookup however
+     * many documents are in scope; NULL: the scope is searched */
+    const cg_map *scope_index;
 } cg_load_opts;
 
 #define CG_DEFAULT_MAX_BYTES ((size_t)32 << 20)

@@ -103,23 +103,25 @@ static int load_fragments(cg_model *p, cg_error *err)
     /* an alias may name an anchor of an earlier fragment (the assembler
      * then writes that anchor's section first) */
     const cg_doc **earlier = cg_xcalloc(m->nfragments + 1, sizeof *earlier);
-    for (size_t i = 0; i < m->nfragments; i++) {
-        cg_load_opts o = {.scope = earlier, .nscope = i};
+    cg_map by_anchor; /* anchor name -> the last earlier fragment defining it */
+    cg_map_init(&by_anchor);
+    int rc = 0;
+    for (size_t i = 0; i < m->nfragments && rc == 0; i++) {
+        cg_load_opts o = {.scope = earlier, .nscope = i, .scope_index = &by_anchor};
         cg_doc *doc = load_doc(p, m->fragments[i], &m->fragment_pos[i], &o, err);
         if (!doc) {
-            free(earlier);
-            return -1;
+            rc = -1;
+            break;
         }
         earlier[i] = doc;
-        int rc = cg_fragment_init(&p->fragments[i], doc, err);
+        for (size_t a = 0; a < cg_doc_anchor_count(doc); a++)
+            cg_map_put(&by_anchor, cg_doc_anchor(doc, a, NULL), doc);
+        rc = cg_fragment_init(&p->fragments[i], doc, err);
         p->nfragments++;
-        if (rc != 0) {
-            free(earlier);
-            return -1;
-        }
     }
+    cg_map_release(&by_anchor);
     free(earlier);
-    return 0;
+    return rc;
 }
 
 /* Tiers named by workflows must exist in some tree. */

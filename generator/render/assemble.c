@@ -95,16 +95,23 @@ static void put_text(writer *W, const char *s, size_t n)
     cg_linemap_add(W->map, &W->line, s, n, NULL, 0, -1, -1);
 }
 
-static int check_entries(const cg_fragment *fa, const cg_section *sa, const cg_fragment *fb,
-                         const cg_section *sb, cg_error *err)
+/* Adds the entries of fb's section to `seen` (entry name -> the part that
+ * defined it first, + 1): an entry already there is an error.  One map per
+ * section key, so many fragments cost linear time, not a pass over every
+ * fragment before. */
+static int check_entries(const cg_assembly *in, const part *parts, size_t j, cg_map *seen, cg_error *err)
 {
-    json_t *a = json_object_get(cg_doc_root(fa->doc), sa->key);
+    const cg_fragment *fb = &in->fragments[parts[j].frag];
+    const cg_section *sb = &fb->sections[parts[j].sec];
     json_t *b = json_object_get(cg_doc_root(fb->doc), sb->key);
     const char *k;
     json_t *v;
     json_object_foreach(b, k, v) {
-        if (!json_object_get(a, k))
+        uintptr_t q1 = (uintptr_t)cg_map_put_new(seen, k, (void *)(uintptr_t)(j + 1));
+        if (!q1)
             continue;
+        const cg_fragment *fa = &in->fragments[parts[q1 - 1].frag];
+        const cg_section *sa = &fa->sections[parts[q1 - 1].sec];
         cg_strbuf p = CG_STRBUF_INIT;
         cg_path_join_key(&p, "", sa->key);
         cg_pos first = cg_key_pos(fa->doc, p.buf, k);
@@ -376,6 +383,8 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
         const cg_section *s0 = &f0->sections[kp->parts[0].sec];
         if (kp->n == 1 && !gen)
             continue;
+        cg_map seen;
+        cg_map_init(&seen);
         for (size_t j = 0; j < kp->n && rc == 0; j++) {
             const cg_fragment *fj = &in->fragments[kp->parts[j].frag];
             const cg_section *sj = &fj->sections[kp->parts[j].sec];
@@ -413,10 +422,7 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
                                  kp->key, sj->indent, want, gen ? "in the generated workflows" : "in the first fragment");
                 break;
             }
-            for (size_t q = 0; q < j && rc == 0; q++) {
-                const cg_fragment *fq = &in->fragments[kp->parts[q].frag];
-                rc = check_entries(fq, &fq->sections[kp->parts[q].sec], fj, sj, err);
-            }
+            rc = check_entries(in, kp->parts, j, &seen, err);
             if (gen) {
                 json_t *entries = json_object_get(cg_doc_root(fj->doc), kp->key);
                 for (size_t w = 0; w < in->nworkflows && rc == 0; w++) {
@@ -429,6 +435,7 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
                 }
             }
         }
+        cg_map_release(&seen);
     }
     if (rc == 0)
         rc = check_anchors(in, err);

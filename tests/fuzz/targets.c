@@ -581,23 +581,14 @@ static bool fz_line_eq(fz_line a, const char *s, size_t n)
 
 #define FZ_NO_NEWLINE "\\ No newline at end of file"
 
-/* A diff line shows control bytes other than tab as "\xNN". */
+/* A diff line is escaped as messages are (cg_escape_line). */
 static bool fz_line_eq_shown(fz_line a, const char *s, size_t n)
 {
-    size_t j = 0;
-    for (size_t i = 0; i < a.n; i++) {
-        unsigned char c = (unsigned char)a.s[i];
-        if ((c < 0x20 && c != '\t') || c == 0x7F) {
-            char esc[5];
-            snprintf(esc, sizeof esc, "\\x%02X", c);
-            if (n - j < 4 || memcmp(s + j, esc, 4) != 0)
-                return false;
-            j += 4;
-        } else if (j >= n || s[j++] != (char)c) {
-            return false;
-        }
-    }
-    return j == n;
+    cg_strbuf e = CG_STRBUF_INIT;
+    cg_escape_line(&e, a.s, a.n);
+    bool same = e.len == n && (n == 0 || memcmp(e.buf, s, n) == 0);
+    cg_strbuf_release(&e);
+    return same;
 }
 
 /* Applies a unified diff (the text cg_diff_unified wrote) to a's lines and
