@@ -38,6 +38,7 @@ typedef struct req_buf {
     const cg_pos **pos;
     int32_t *job;
     size_t cap;
+    uint32_t *seen;     /* [jobs]: index + 1 of the job whose requires hold it */
 } req_buf;
 
 /* One group of an aggregate phase (`per`): its cells, in cell order. */
@@ -64,11 +65,19 @@ typedef struct build {
     cg_error *err;
 } build;
 
+/* A generated job is added once (b->seen, by index: a group's job may
+ * require thousands); a name outside the tree once among those. */
 static void add_require(cg_job *j, const char *name, int32_t job, const cg_pos *pos, req_buf *b)
 {
-    for (uint32_t i = 0; i < j->nrequires; i++)
-        if (job >= 0 && b->job[i] >= 0 ? b->job[i] == job : b->name[i] == name || cg_streq(b->name[i], name))
+    if (job >= 0) {
+        if (b->seen[job] == j->index + 1)
             return;
+        b->seen[job] = j->index + 1;
+    } else {
+        for (uint32_t i = 0; i < j->nrequires; i++)
+            if (b->job[i] < 0 && (b->name[i] == name || cg_streq(b->name[i], name)))
+                return;
+    }
     if (j->nrequires >= b->cap) {
         b->cap = b->cap ? 2 * b->cap : 16;
         b->name = cg_xrealloc(b->name, b->cap * sizeof *b->name);
@@ -194,6 +203,26 @@ static bool phase_runs(const cg_phase *ph, cg_env *env)
             ph->only[s]->hits++;
         }
     return kept;
+}
+
+/* Which phases run for cell c (env bound to it): B->runs[c]; counts the
+ * cells a phase does not run for in skipped. */
+static int cell_runs(build *B, cg_env *env, size_t c, size_t *skipped)
+{
+    const cg_cell *cell = &B->cells->v[c];
+    for (size_t p = 0; p < B->np; p++) {
+        const cg_phase *ph = &B->t->phases[p];
+        bool runs = phase_runs(ph, env);
+        if (B->err->set)
+            return -1;
+        for (size_t d = 0; d < ph->nper && runs; d++)
+            runs = cell->values[ph->per[d]] != NULL; /* no value to group by: in no group */
+        if (runs)
+            B->runs[c] |= (uint64_t)1 << p;
+        else if (skipped)
+            skipped[p]++;
+    }
+    return 0;
 }
 
 /* The deepest node above both a and b. */
@@ -392,27 +421,16 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
         cg_index_init(&jobs->by_name, job_name_at, jobs);
     cg_index_reserve(&jobs->by_name, jobs->n + cells->nlive * np); /* at most one job per live cell and phase */
     size_t first_job = jobs->n;
-    /* which phases run for which cells */
-    for (size_t c = 0; c < cells->n && rc == 0; c++) {
-        const cg_cell *cell = &cells->v[c];
-        if (cell->status != CG_CELL_LIVE)
+    /* which phases run for which cells: first when groups need them all,
+     * else cell by cell below (binding each cell once) */
+    bool groups = false;
+    for (size_t p = 0; p < np; p++)
+        groups = groups || t->phases[p].aggregate;
+    for (size_t c = 0; groups && c < cells->n && rc == 0; c++) {
+        if (cells->v[c].status != CG_CELL_LIVE)
             continue;
-        if ((rc = cg_env_bind(&env, cell)) != 0)
-            break;
-        for (size_t p = 0; p < np; p++) {
-            const cg_phase *ph = &t->phases[p];
-            bool runs = phase_runs(ph, &env);
-            if (err->set) {
-                rc = -1;
-                break;
-            }
-            for (size_t d = 0; d < ph->nper && runs; d++)
-                runs = cell->values[ph->per[d]] != NULL; /* no value to group by: in no group */
-            if (runs)
-                B.runs[c] |= (uint64_t)1 << p;
-            else if (skipped)
-                skipped[p]++;
-        }
+        if ((rc = cg_env_bind(&env, &cells->v[c])) == 0)
+            rc = cell_runs(&B, &env, c, skipped);
     }
     if (rc == 0)
         make_groups(&B, pool);
@@ -433,7 +451,7 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
         const cg_cell *cell = &cells->v[c];
         if (cell->status != CG_CELL_LIVE)
             continue;
-        if ((rc = cg_env_bind(&env, cell)) != 0)
+        if ((rc = cg_env_bind(&env, cell)) != 0 || (!groups && (rc = cell_runs(&B, &env, c, skipped)) != 0))
             break;
         for (size_t p = 0; p < np && rc == 0; p++) {
             const cg_phase *ph = &t->phases[p];
@@ -490,6 +508,7 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
         }
     }
     /* requires, now that every job of the tree is made */
+    B.rb.seen = cg_xcalloc(jobs->n + 1, sizeof *B.rb.seen);
     for (size_t k = first_job; k < jobs->n && rc == 0; k++) {
         cg_job *j = &jobs->v[k];
         j->nrequires = 0;
@@ -517,6 +536,7 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
     free(B.rb.name);
     free(B.rb.pos);
     free(B.rb.job);
+    free(B.rb.seen);
     free(ungated);
     free(gated);
     free(all);
