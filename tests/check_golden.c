@@ -16,6 +16,10 @@
  *     expect/   files expected to differ from the input after the run
  *     gone      paths (one a line) expected to be removed by the run
  *
+ * A case that runs plain `generate` with exit 0 is loaded once more in the
+ * test and its config checked by cg_roundtrip_check (check/roundtrip.h):
+ * it must load (libyaml, no key twice) to what the model means.
+ *
  * A case whose name says "symlink", "linked" or "git" runs a second time
  * with CIGEN_TEST_NO_OPENAT2=1 (paths resolved by cigen's own walk).
  *
@@ -35,6 +39,8 @@
 
 #include "testutil.h"
 #include "base/util.h"
+#include "check/roundtrip.h"
+#include "model/model.h"
 
 static char **cases;
 static size_t ncases;
@@ -284,6 +290,24 @@ static void bless(const char *c, const tu_run *r, const char *work, const char *
     cg_strbuf_release(&what);
 }
 
+/* A case that generated with exit 0: the config.yml it wrote loads to what
+ * the model means (check/roundtrip.h), the promise behind exit 0. */
+static void check_roundtrip(const char *c, const char *work)
+{
+    cg_options o = {.dir = work};
+    cg_model m;
+    cg_model_init(&m);
+    cg_error err;
+    cg_error_init(&err);
+    int rc = cg_model_load(&m, &o, &err);
+    ck_assert_msg(rc == 0, "%s: the project generated, but does not load again: %s", c, cg_strbuf_str(&err.text));
+    rc = cg_roundtrip_check(&m, &err);
+    ck_assert_msg(rc == 0, "%s: exit 0, but config.yml does not mean what cigen meant: %s", c,
+                  cg_strbuf_str(&err.text));
+    cg_error_release(&err);
+    cg_model_release(&m);
+}
+
 /* Runs case c, with `env` (shell text) before its command. */
 static void run_case(const char *c, const char *env)
 {
@@ -300,6 +324,7 @@ static void run_case(const char *c, const char *env)
         while (len && (cmdfile[len - 1] == '\n' || cmdfile[len - 1] == ' '))
             cmdfile[--len] = '\0';
     }
+    bool plain_generate = !cmdfile || cg_streq(cmdfile, "generate");
     if (cmdfile && strstr(cmdfile, "$CIGEN"))
         cg_strbuf_adds(&cmd, cmdfile);
     else
@@ -329,6 +354,8 @@ static void run_case(const char *c, const char *env)
                   r.status, want_status, r.out, r.err);
     char *diff = tu_diff_trees(want.buf, work.buf);
     ck_assert_msg(diff == NULL, "%s: the project folder after the run is not as expected:\n%s", c, diff);
+    if (plain_generate && r.status == 0 && !*env)
+        check_roundtrip(c, work.buf);
     tu_run_free(&r);
     cg_strbuf_release(&work);
     cg_strbuf_release(&want);

@@ -42,6 +42,48 @@ START_TEST(count_newlines_matches_a_loop)
 }
 END_TEST
 
+/* What a comment line cannot hold is found, whatever its kind, and
+ * escaped by the writer of comments (render/header.c, model/special.c). */
+START_TEST(comment_text_refuses_and_escapes_unprintables)
+{
+    static const struct {
+        const char *s;
+        size_t at, len; /* at == SIZE_MAX: printable */
+    } cases[] = {
+        {"make gen\ttab ok", SIZE_MAX, 0},
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82", SIZE_MAX, 0},
+        {"a\nb", 1, 1},
+        {"a\rb", 1, 1},
+        {"a\x1b[31m", 1, 1},
+        {"a\x7f", 1, 1},
+        {"a\xc2\x9b", 1, 2},          /* C1 CSI */
+        {"a\xc2\x85", 1, 2},          /* NEL */
+        {"a\xc2\xa0" "b", SIZE_MAX, 0},  /* NBSP is printable */
+        {"a\xe2\x80\xa8", 1, 3},     /* LS */
+        {"a\xef\xbb\xbf", 1, 3},     /* BOM */
+        {"a\xef\xbf\xbe", 1, 3},     /* U+FFFE */
+        {"a\xff", 1, 1},               /* not UTF-8 */
+        {"a\xc3", 1, 1},               /* cut short */
+        {"a\xc0\xaf", 1, 1},          /* overlong */
+        {"a\xed\xa0\x80", 1, 1},     /* a surrogate */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t len = 0;
+        const char *bad = cg_line_breaker(cases[i].s, &len);
+        if (cases[i].at == SIZE_MAX) {
+            ck_assert_msg(bad == NULL, "case %zu: found %zu", i, (size_t)(bad - cases[i].s));
+            continue;
+        }
+        ck_assert_msg(bad == cases[i].s + cases[i].at && len == cases[i].len, "case %zu", i);
+    }
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_strbuf_add_comment_text(&sb, "a\xc2\x9b\x1b\xff\xe2\x80\xa9 z\t");
+    ck_assert_str_eq(cg_strbuf_str(&sb), "a\\u009B\\x1B\\xFF\\u2029 z\t");
+    ck_assert_ptr_null(cg_line_breaker(cg_strbuf_str(&sb), NULL));
+    cg_strbuf_release(&sb);
+}
+END_TEST
+
 START_TEST(index_finds_what_it_holds)
 {
     static char names[500][16];
@@ -248,6 +290,7 @@ Suite *make_util_suite(void)
     Suite *s = suite_create("util");
     TCase *tc = tcase_create("util");
     tcase_add_test(tc, count_newlines_matches_a_loop);
+    tcase_add_test(tc, comment_text_refuses_and_escapes_unprintables);
     tcase_add_test(tc, index_finds_what_it_holds);
     tcase_add_test(tc, graph_finds_the_first_cycle);
     tcase_add_test(tc, open_beneath_stays_inside);

@@ -118,3 +118,21 @@ void cg_strbuf_add_shell_quoted(cg_strbuf *sb, const char *s)
     }
     cg_strbuf_addc(sb, '\'');
 }
+
+void cg_strbuf_add_comment_text(cg_strbuf *out, const char *s)
+{
+    const char *bad;
+    size_t blen = 0;
+    while ((bad = cg_line_breaker(s, &blen))) {
+        cg_strbuf_add(out, s, (size_t)(bad - s));
+        const unsigned char *u = (const unsigned char *)bad;
+        if (blen == 1)
+            cg_strbuf_addf(out, "\\x%02X", *u); /* ASCII, or a byte that is not UTF-8 */
+        else if (blen == 2)
+            cg_strbuf_addf(out, "\\u%04X", (unsigned)(((u[0] & 0x1F) << 6) | (u[1] & 0x3F)));
+        else
+            cg_strbuf_addf(out, "\\u%04X", (unsigned)(((u[0] & 0x0F) << 12) | ((u[1] & 0x3F) << 6) | (u[2] & 0x3F)));
+        s = bad + blen;
+    }
+    cg_strbuf_adds(out, s);
+}

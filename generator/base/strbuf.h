@@ -62,5 +62,9 @@ char *cg_strbuf_detach(cg_strbuf *sb, size_t *len);
 
 /* Appends s as one single-quoted POSIX shell word ('it'\''s'). */
 void cg_strbuf_add_shell_quoted(cg_strbuf *sb, const char *s);
+/* Appends s for a YAML comment line: each character cg_line_breaker()
+ * (base/text.h) finds is written as an escape (\u009B; \xFF for a byte that
+ * is not UTF-8), so the line stays one printable line. */
+void cg_strbuf_add_comment_text(cg_strbuf *out, const char *s);
 
 #endif

@@ -46,18 +46,38 @@ int cg_parse_limit(const char *s, long max, long *out)
     return 0;
 }
 
+/* The length of the UTF-8 sequence at p (NUL-terminated), or 0 when it is
+ * not one: overlong, a surrogate, past U+10FFFF, or cut short. */
+static size_t utf8_length(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || (n == 2 && c < 0xC2) || c > 0xF4)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0) || (c == 0xF0 && p[1] < 0x90) ||
+        (c == 0xF4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
 const char *cg_line_breaker(const char *s, size_t *len)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        size_t n = (*p < 0x20 && *p != '\t') || *p == 0x7f                    ? 1
-                   : p[0] == 0xc2 && p[1] == 0x85                               ? 2 /* NEL */
-                   : p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9) ? 3
-                                                                                 : 0;
-        if (n) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_length(p);
+        bool bad = n == 0 || (*p < 0x20 && *p != '\t') || *p == 0x7f ||
+                   (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* C1, NEL among them */ ||
+                   (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) /* U+2028, U+2029 */ ||
+                   (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) /* U+FEFF */ ||
+                   (p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe) /* U+FFFE, U+FFFF */;
+        if (bad) {
             if (len)
-                *len = n;
+                *len = n ? n : 1;
             return (const char *)p;
         }
+        p += n;
     }
     return NULL;
 }

@@ -27,9 +27,11 @@ bool cg_is_name(const char *s);
  * when it is not such a number, -2 when it is larger than max (an
  * overflow included: never clamped). */
 int cg_parse_limit(const char *s, long max, long *out);
-/* The first character of s that a one-line comment cannot hold (a control
- * character, or a line break to YAML: CR, LF, NEL, U+2028, U+2029), and its
- * length in bytes (len may be NULL); NULL when there is none.  Tab is
+/* The first character of s that a one-line YAML comment cannot hold, and
+ * its length in bytes (len may be NULL); NULL when there is none.  That is
+ * anything YAML does not call printable, and its line breaks: a C0 or C1
+ * control character (LF, CR, NEL U+0085 among them), DEL, U+2028, U+2029,
+ * U+FEFF, U+FFFE, U+FFFF, or a byte that is not UTF-8 (length 1).  Tab is
  * allowed.  The result points into s. */
 const char *cg_line_breaker(const char *s, size_t *len);
 

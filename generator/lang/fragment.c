@@ -45,16 +45,6 @@ static bool leading_line(const char *s, size_t n)
     return true;
 }
 
-/* "---", "...", or a "%" directive: document markers that must not be copied */
-static bool marker_line(const char *s, size_t n)
-{
-    if (n && s[0] == '%')
-        return true;
-    if (n >= 3 && (memcmp(s, "---", 3) == 0 || memcmp(s, "...", 3) == 0))
-        return n == 3 || s[3] == ' ' || s[3] == '\n' || s[3] == '\r';
-    return false;
-}
-
 /* What follows the key on its line: "" , "# comment", or something else. */
 static const char *after_key(const char *s, size_t n)
 {
@@ -80,43 +70,24 @@ static const char *after_key(const char *s, size_t n)
 }
 
 /* Records in s->merge_pos where a merge key ('<<') stands among the entries
- * of the block mapping `v` at `path`: such a section cannot be combined
- * line by line with the same section of another fragment. */
-static void find_merge_key(const cg_fragment *f, const cg_doc *doc, const lines *L, const char *path, json_t *v,
-                           cg_section *s)
+ * of the block mapping at `path` (the loader knows where it is): such a
+ * section cannot be combined line by line with the same section of another
+ * fragment. */
+static void find_merge_key(const cg_doc *doc, const char *path, cg_section *s)
 {
-    bool merged = false;
-    cg_strbuf cp = CG_STRBUF_INIT;
-    const char *k;
-    json_t *x;
-    json_object_foreach(v, k, x) {
-        cg_node_pos np;
-        cg_path_join_key(&cp, path, k);
-        if (cg_doc_lookup(doc, cp.buf, &np) && (np.flags & CG_NODE_MERGED))
-            merged = true;
-    }
-    cg_strbuf_release(&cp);
-    if (!merged)
-        return;
-    /* the entries' indentation is that of the first content line */
-    size_t indent = 0;
-    for (size_t i = s->key_line; i < L->n; i++) {
-        const char *t = f->text + L->start[i], *e = f->text + L->start[i + 1];
-        size_t sp = 0;
-        while (t + sp < e && t[sp] == ' ')
-            sp++;
-        if (t + sp == e || t[sp] == '\n' || t[sp] == '\r' || t[sp] == '#')
-            continue;
-        if (sp == 0)
-            break; /* the next top-level key */
-        if (!indent)
-            indent = sp;
-        if (sp == indent && e - (t + sp) >= 2 && t[sp] == '<' && t[sp + 1] == '<') {
-            s->merge_pos = (cg_pos){f->file, (uint32_t)i + 1, (uint32_t)sp + 1};
-            return;
-        }
-    }
-    s->merge_pos = s->key_pos; /* not found in the text: point at the section */
+    cg_pos mp;
+    if (cg_doc_merge_key(doc, path, &mp))
+        s->merge_pos = mp;
+}
+
+/* The first byte of the line after the one holding offset `at` (`at`
+ * itself when it starts a line). */
+static size_t next_line(const char *text, size_t len, size_t at)
+{
+    if (at == 0 || at >= len || text[at - 1] == '\n')
+        return at;
+    const char *nl = memchr(text + at, '\n', len - at);
+    return nl ? (size_t)(nl - text) + 1 : len;
 }
 
 int cg_fragment_init(cg_fragment *f, cg_doc *doc, cg_error *err)
@@ -136,6 +107,11 @@ int cg_fragment_init(cg_fragment *f, cg_doc *doc, cg_error *err)
                            "(version, commands, jobs, ...), not %s",
                            json_is_object(root) ? "a flow mapping" : cg_kind_name(doc, "", root));
     }
+    const cg_doc_layout *lay = cg_doc_get_layout(doc);
+    if (lay->tag_directive.line)
+        return cg_error_at(err, &lay->tag_directive, "a %%TAG directive cannot be kept in config.yml (cigen copies "
+                           "the fragment's sections, not its directives, so its tags would lose their meaning); "
+                           "remove it and write the tags out (!!str)");
     f->missing_newline = f->len && f->text[f->len - 1] != '\n';
     lines L;
     index_lines(f->text, f->len, &L);
@@ -145,6 +121,19 @@ int cg_fragment_init(cg_fragment *f, cg_doc *doc, cg_error *err)
     const char *k;
     json_t *v;
     int rc = 0;
+    if (lay->nentries != n) {
+        /* a merge key at the top level adds no entry of its own */
+        for (size_t i = 0; i < lay->nentries; i++)
+            if (lay->entries[i].merge) {
+                cg_pos mp = {f->file, lay->entries[i].key_line, lay->entries[i].key_col};
+                free(L.start);
+                return cg_error_at(err, &mp, "a merge key ('<<') at the top level of a fragment is not supported; "
+                                   "write the sections out");
+            }
+        free(L.start);
+        cg_pos where = cg_doc_where(doc, "");
+        return cg_error_at(err, &where, "cannot tell where the fragment's sections start and end");
+    }
     json_object_foreach(root, k, v) {
         cg_path_join_key(&p, "", k);
         cg_node_pos np;
@@ -177,7 +166,7 @@ int cg_fragment_init(cg_fragment *f, cg_doc *doc, cg_error *err)
             s->key_comment = cg_xstrndup(rest, rest_len);
         s->mergeable = block && (rest_len == 0 || rest[0] == '#');
         if (block)
-            find_merge_key(f, doc, &L, p.buf, v, s);
+            find_merge_key(doc, p.buf, s);
         if (s->mergeable) {
             const char *first = NULL;
             json_t *x;
@@ -194,34 +183,43 @@ int cg_fragment_init(cg_fragment *f, cg_doc *doc, cg_error *err)
         free(L.start);
         return rc;
     }
-    /* section extents: leading blank and column-1 comment lines go with the next key */
+    /* Section extents, from the parser's events: a section is its key's line
+     * through its value's last token (and the rest of that line); between
+     * two sections there are only blank lines and comments, of which the
+     * blank and column-1 comment lines just above a key go with it. */
     for (size_t i = 0; i < f->nsections; i++) {
         cg_section *s = &f->sections[i];
+        const cg_doc_entry_text *e = &lay->entries[i];
         size_t key_idx = s->key_line - 1;
-        size_t floor = i == 0 ? 0 : f->sections[i - 1].key_line; /* first line after the previous key line */
+        size_t floor_off = i == 0 ? next_line(f->text, f->len, lay->body_start)
+                                  : next_line(f->text, f->len, lay->entries[i - 1].end);
         size_t k2 = key_idx;
-        while (k2 > floor && line_is(f->text, &L, k2 - 1, leading_line))
+        while (i > 0 && k2 > 0 && L.start[k2 - 1] >= floor_off && line_is(f->text, &L, k2 - 1, leading_line))
             k2--;
-        if (i == 0) {
-            /* never copy "---" or directives from above the first key */
-            for (size_t j = 0; j < key_idx; j++)
-                if (line_is(f->text, &L, j, marker_line))
-                    k2 = j + 1;
-        }
-        s->start = i == 0 && k2 == 0 ? 0 : L.start[k2];
+        /* above the first key: what follows an explicit "---" (never the
+         * marker, nor the directives before it) */
+        s->start = i == 0 ? floor_off : L.start[k2];
         if (i > 0)
             f->sections[i - 1].end = s->start;
+        s->content_end = next_line(f->text, f->len, e->end);
+        s->keep_end = e->chomp == '+';
     }
     if (f->nsections) {
-        size_t end = f->len;
-        /* drop a trailing "..." document end (and what follows it) */
-        for (size_t j = f->sections[f->nsections - 1].key_line; j < L.n; j++)
-            if (line_is(f->text, &L, j, marker_line)) {
-                end = L.start[j];
-                break;
-            }
-        f->sections[f->nsections - 1].end = end;
+        cg_section *last = &f->sections[f->nsections - 1];
+        /* what an explicit "..." ends is dropped, with what follows it */
+        last->end = lay->body_end > last->content_end ? lay->body_end : last->content_end;
+        const cg_doc_entry_text *e = &lay->entries[f->nsections - 1];
+        if (f->missing_newline && e->chomp && e->chomp != '-' && e->end == f->len) {
+            free(L.start);
+            return cg_error_at(err, &e->chomp_pos, "this block scalar ends the file without a line break: cigen "
+                               "adds one when it copies the fragment, which would change the value; end the file "
+                               "with a line break");
+        }
     }
+    /* a section that ends exactly where a keep ('|+', '>+') block scalar
+     * does: a blank line written after it would join the value */
+    for (size_t i = 0; i < f->nsections; i++)
+        f->sections[i].keep_end = f->sections[i].keep_end && f->sections[i].end == f->sections[i].content_end;
     free(L.start);
     return 0;
 }

@@ -5,7 +5,14 @@
  * holders ...).  cigen copies each section into config.yml byte for byte,
  * comments included.  A section owns its key line, the lines of its value,
  * and the blank and column-1 comment lines just above its key (so a comment
- * travels with the section it describes).
+ * travels with the section it describes).  Where a value ends is the
+ * parser's word, not a guess from the look of a line (a line of a quoted
+ * string may start with '#' or '%'), so a section always holds whole
+ * tokens: any order of sections is the same data.
+ *
+ * Refused, because the copy would not mean what the fragment does: a %TAG
+ * directive (directives are not copied), and a clip or keep block scalar
+ * that ends a file without a final line break (the copy gains one).
  *
  * When several fragments have the same section (say `jobs:`), the first
  * copy keeps its key line and the others contribute only their entries; that
@@ -29,6 +36,9 @@ typedef struct cg_section {
     size_t key_start;        /* first byte of the key line */
     size_t body;             /* first byte after the key line */
     size_t end;              /* one past the last byte */
+    size_t content_end;      /* past the line of its value's last token */
+    bool keep_end;           /* it ends with a keep ('|+', '>+') block scalar: a
+                              * blank line written after it would join the value */
     bool mergeable;          /* a block mapping whose entries can be combined */
     unsigned indent;         /* indentation of its entries (mergeable only) */
     const char *key_comment; /* a comment on the key line ("# ..."), or NULL */

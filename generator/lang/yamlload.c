@@ -40,6 +40,9 @@ struct cg_doc {
     anchor *defs;       /* the anchors' values, in order */
     size_t ndefs;
     cg_map def_index;   /* name -> index in defs + 1 (the last of that name) */
+    cg_map merge_keys;  /* mapping path -> cg_pos* of its '<<' */
+    cg_doc_layout layout;
+    cg_doc_entry_text *entries; /* layout.entries, owned */
 };
 
 static void note_name(cg_doc *doc, doc_names *list, const char *name, yaml_mark_t m)
@@ -132,6 +135,8 @@ typedef struct frame {
     char *key;         /* pending key, or NULL */
     cg_node_pos key_pos;
     bool key_is_merge;
+    bool flow;         /* a flow collection ([...] or {...}) */
+    cg_pos merge_key;  /* where its '<<' is (line 0: none yet) */
     merge_src *merges;
     size_t nmerges, merges_cap;
 } frame;
@@ -147,6 +152,12 @@ typedef struct loader {
     size_t alias_nodes;
     size_t max_depth, budget;
     line_cursor flow_marks;  /* for mark_offset on flow mappings, met in order */
+    /* the text of the root mapping's entries (cg_doc_layout), as marks
+     * until the end: where the last token of the current entry ends */
+    yaml_mark_t *ends;
+    yaml_mark_t *block_starts; /* the entry's last token is a block scalar starting here */
+    bool *block_last;
+    size_t nentries, entries_cap;
 } loader;
 
 /* Records an anchor's value (takes a reference to it). */
@@ -317,6 +328,17 @@ static int begin_key(loader *L, frame *f, const yaml_event_t *ev)
         return cg_error_at(L->err, &p, "a key may not contain a NUL character");
     bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
     if (plain && cg_streq(text, "<<")) {
+        if (f->merge_key.line) {
+            cg_error_at(L->err, &p, "a second merge key ('<<') in this mapping; YAML readers disagree on which one "
+                        "wins (the first, or the last): write one '<<' with a list (<<: [*a, *b]), in which the "
+                        "first mapping wins");
+            cg_error_note(L->err, &f->merge_key, "the first merge key is here");
+            return -1;
+        }
+        f->merge_key = p;
+        if (!L->opts->no_positions)
+            cg_map_put(&L->doc->merge_keys, cg_pool_strndup(&L->doc->pool, L->path.buf ? L->path.buf : "", L->path.len),
+                       memcpy(cg_pool_alloc(&L->doc->pool, sizeof p), &p, sizeof p));
         f->key = cg_xstrdup(text);
         f->key_is_merge = true;
         f->key_pos.key_line = p.line;
@@ -494,6 +516,7 @@ static int on_start(loader *L, const yaml_event_t *ev, bool is_map)
     if (!f->node)
         cg_die_oom();
     f->is_map = is_map;
+    f->flow = flow;
     f->path_len = L->path.len;
     f->count = 1;
     f->pos = np;
@@ -648,6 +671,122 @@ static int parser_error(loader *L, yaml_parser_t *p)
     return cg_error_at(L->err, &pos, "%s", problem);
 }
 
+/* ---- the layout of the root mapping's entries (cg_doc_layout) ---- */
+
+static bool mark_after(yaml_mark_t a, yaml_mark_t b)
+{
+    return a.line > b.line || (a.line == b.line && a.column > b.column);
+}
+
+/* The first %TAG directive above the document's "---" (directives start in
+ * column 1 and come before it, so a line is one exactly when it starts so). */
+static cg_pos find_tag_directive(const cg_doc *doc, size_t limit, yaml_mark_t fallback)
+{
+    uint32_t line = 1;
+    for (size_t i = 0; i < limit && i < doc->len; line++) {
+        if (doc->len - i >= 5 && memcmp(doc->text + i, "%TAG", 4) == 0 &&
+            (doc->text[i + 4] == ' ' || doc->text[i + 4] == '\t'))
+            return (cg_pos){doc->file, line, 1};
+        const char *nl = memchr(doc->text + i, '\n', doc->len - i);
+        if (!nl)
+            break;
+        i = (size_t)(nl - doc->text) + 1;
+    }
+    return (cg_pos){doc->file, (uint32_t)fallback.line + 1, (uint32_t)fallback.column + 1};
+}
+
+/* Sees every event before it is handled: the document's markers, where each
+ * entry of a root mapping starts (its key) and where its last token ends
+ * (the end of a block collection is not a token of its own: libyaml puts
+ * it at the next key, past the comments between them). */
+static void track_layout(loader *L, const yaml_event_t *ev)
+{
+    cg_doc *doc = L->doc;
+    if (L->opts->no_positions)
+        return;
+    if (ev->type == YAML_DOCUMENT_START_EVENT) {
+        if (!ev->data.document_start.implicit)
+            doc->layout.body_start = mark_offset(doc, NULL, ev->end_mark.line, ev->end_mark.column);
+        if (ev->data.document_start.tag_directives.start != ev->data.document_start.tag_directives.end)
+            doc->layout.tag_directive = find_tag_directive(doc, mark_offset(doc, NULL, ev->end_mark.line,
+                                                                            ev->end_mark.column), ev->start_mark);
+        return;
+    }
+    if (ev->type == YAML_DOCUMENT_END_EVENT) {
+        if (!ev->data.document_end.implicit)
+            doc->layout.body_end = mark_offset(doc, NULL, ev->start_mark.line, ev->start_mark.column);
+        return;
+    }
+    if (L->depth == 0 || !L->stack[0].is_map)
+        return;
+    const frame *top = &L->stack[L->depth - 1];
+    bool is_end = ev->type == YAML_MAPPING_END_EVENT || ev->type == YAML_SEQUENCE_END_EVENT;
+    if (is_end && (L->depth == 1 || !top->flow))
+        return; /* the root's end, or a block collection's: no token */
+    if (L->depth == 1 && !top->key) {
+        /* a key of the root mapping: a new entry */
+        cg_grow(&doc->entries, &L->entries_cap, L->nentries + 1, sizeof *doc->entries);
+        size_t cap = L->entries_cap;
+        L->ends = cg_xrealloc(L->ends, cap * sizeof *L->ends);
+        L->block_starts = cg_xrealloc(L->block_starts, cap * sizeof *L->block_starts);
+        L->block_last = cg_xrealloc(L->block_last, cap * sizeof *L->block_last);
+        cg_doc_entry_text *e = &doc->entries[L->nentries];
+        memset(e, 0, sizeof *e);
+        e->key_line = (uint32_t)ev->start_mark.line + 1;
+        e->key_col = (uint32_t)ev->start_mark.column + 1;
+        e->merge = ev->type == YAML_SCALAR_EVENT && ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+                   !ev->data.scalar.tag && cg_streq((const char *)ev->data.scalar.value, "<<");
+        L->ends[L->nentries] = ev->end_mark;
+        L->block_last[L->nentries] = false;
+        L->nentries++;
+        return;
+    }
+    if (L->nentries == 0)
+        return;
+    size_t i = L->nentries - 1;
+    if (!mark_after(ev->end_mark, L->ends[i]))
+        return;
+    L->ends[i] = ev->end_mark;
+    L->block_last[i] = ev->type == YAML_SCALAR_EVENT && (ev->data.scalar.style == YAML_LITERAL_SCALAR_STYLE ||
+                                                         ev->data.scalar.style == YAML_FOLDED_SCALAR_STYLE);
+    if (L->block_last[i])
+        L->block_starts[i] = ev->start_mark;
+}
+
+/* The entries' marks as byte offsets, and the chomping of a block scalar
+ * that ends one (its header: anchor and tag, then '|' or '>' and its
+ * indicators). */
+static void finish_layout(loader *L)
+{
+    cg_doc *doc = L->doc;
+    line_cursor ends = {0, 0}, starts = {0, 0};
+    for (size_t i = 0; i < L->nentries; i++) {
+        cg_doc_entry_text *e = &doc->entries[i];
+        e->end = mark_offset(doc, &ends, L->ends[i].line, L->ends[i].column);
+        if (!L->block_last[i])
+            continue;
+        yaml_mark_t m = L->block_starts[i];
+        size_t o = mark_offset(doc, &starts, m.line, m.column);
+        const char *t = doc->text;
+        while (o < doc->len && (t[o] == '&' || t[o] == '!' || t[o] == ' ')) {
+            if (t[o] == ' ') {
+                o++;
+                continue;
+            }
+            while (o < doc->len && t[o] != ' ' && t[o] != '\n')
+                o++;
+        }
+        e->chomp = ' ';
+        for (size_t k = 1; k <= 2 && o + k < doc->len && (t[o + k] == '+' || t[o + k] == '-' ||
+                                                          cg_isdigit(t[o + k])); k++)
+            if (!cg_isdigit(t[o + k]))
+                e->chomp = t[o + k];
+        e->chomp_pos = (cg_pos){doc->file, (uint32_t)m.line + 1, (uint32_t)m.column + 1};
+    }
+    doc->layout.entries = doc->entries;
+    doc->layout.nentries = L->nentries;
+}
+
 static int run(loader *L)
 {
     yaml_parser_t parser;
@@ -663,6 +802,7 @@ static int run(loader *L)
             rc = parser_error(L, &parser);
             break;
         }
+        track_layout(L, &ev);
         switch (ev.type) {
         case YAML_STREAM_END_EVENT:
         case YAML_NO_EVENT:
@@ -697,6 +837,8 @@ static int run(loader *L)
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&parser);
+    if (rc == 0)
+        finish_layout(L);
     return rc;
 }
 
@@ -711,6 +853,7 @@ cg_doc *cg_doc_parse(const char *file, const char *text, size_t len,
     cg_pool_init(&doc->pool);
     cg_map_init(&doc->positions);
     cg_map_init(&doc->def_index);
+    cg_map_init(&doc->merge_keys);
     size_t max_bytes = opts->max_bytes ? opts->max_bytes : CG_DEFAULT_MAX_BYTES;
     if (len > max_bytes) {
         cg_error_at(err, &(cg_pos){doc->file, 0, 0},
@@ -723,6 +866,7 @@ cg_doc *cg_doc_parse(const char *file, const char *text, size_t len,
         memcpy(doc->text, text, len);
     doc->text[len] = '\0';
     doc->len = len;
+    doc->layout.body_end = len;
     if (cg_yaml_check_text(doc->file, doc->text, len, err) != 0) {
         cg_doc_free(doc);
         return NULL;
@@ -737,6 +881,9 @@ cg_doc *cg_doc_parse(const char *file, const char *text, size_t len,
     while (L.depth > 0)
         frame_release(&L.stack[--L.depth]);
     free(L.stack);
+    free(L.ends);
+    free(L.block_starts);
+    free(L.block_last);
     cg_strbuf_release(&L.path);
     if (rc != 0) {
         cg_doc_free(doc);
@@ -756,6 +903,8 @@ void cg_doc_free(cg_doc *doc)
         json_decref(doc->defs[i].value);
     free(doc->defs);
     cg_map_release(&doc->def_index);
+    cg_map_release(&doc->merge_keys);
+    free(doc->entries);
     free(doc->anchors.v);
     free(doc->aliases.v);
     cg_pool_release(&doc->pool);
@@ -845,6 +994,19 @@ cg_style cg_doc_style(const cg_doc *doc, const char *path)
 {
     cg_node_pos p;
     return cg_doc_lookup(doc, path, &p) ? (cg_style)p.style : CG_STYLE_NONE;
+}
+
+bool cg_doc_merge_key(const cg_doc *doc, const char *path, cg_pos *out)
+{
+    const cg_pos *p = cg_map_get(&doc->merge_keys, path);
+    if (p)
+        *out = *p;
+    return p != NULL;
+}
+
+const cg_doc_layout *cg_doc_get_layout(const cg_doc *doc)
+{
+    return &doc->layout;
 }
 
 bool cg_doc_is_plain(const cg_doc *doc, const char *path)

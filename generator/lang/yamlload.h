@@ -11,7 +11,8 @@
  * Rejected, each with `file:line:col: error: ...`: YAML syntax errors, tabs
  * used for indentation, duplicate keys (both positions named), a second
  * document, bytes that are not UTF-8 or are control characters, a byte-order
- * mark, nesting deeper than `max_depth`, undefined or recursive aliases, and
+ * mark, nesting deeper than `max_depth`, undefined or recursive aliases, two
+ * merge keys in one mapping, and
  * aliases or merge keys (`<<`) that would expand beyond `alias_budget` nodes
  * (an "alias bomb").  Aliases share the anchored value (json_incref); paths
  * below an alias resolve to positions below its anchor.
@@ -104,6 +105,36 @@ cg_pos cg_doc_key_where(const cg_doc *doc, const char *path);
 cg_style cg_doc_style(const cg_doc *doc, const char *path);
 /* True when the scalar at path was plain (unquoted, untagged). */
 bool cg_doc_is_plain(const cg_doc *doc, const char *path);
+
+/* Where the merge key ('<<') of the mapping at `path` stands; false when
+ * that mapping has none (a mapping holds one at most: a second is an error,
+ * since YAML readers disagree on which one wins). */
+bool cg_doc_merge_key(const cg_doc *doc, const char *path, cg_pos *out);
+
+/* The text of each entry of a root mapping, as libyaml's events delimit it
+ * (never guessed from the look of a line): where its key starts and where
+ * its value's last token ends.  Between one entry's end and the next key
+ * there are only blank lines and comments.  Recorded unless no_positions. */
+typedef struct cg_doc_entry_text {
+    uint32_t key_line, key_col; /* 1-based */
+    bool merge;                 /* the key is a merge key ('<<') */
+    size_t end;                 /* byte offset just past the value's last token;
+                                 * a block scalar's trailing blank lines included */
+    char chomp;                 /* the value ends in a block scalar: its chomping
+                                 * ('+' keep, '-' strip, ' ' clip); 0 otherwise */
+    cg_pos chomp_pos;           /* that block scalar */
+} cg_doc_entry_text;
+
+typedef struct cg_doc_layout {
+    const cg_doc_entry_text *entries; /* of the root mapping, in order */
+    size_t nentries;
+    size_t body_start;  /* just past an explicit "---" (0 without one) */
+    size_t body_end;    /* where an explicit "..." starts (the length without one) */
+    cg_pos tag_directive; /* the first %TAG directive, or line 0 */
+} cg_doc_layout;
+
+/* The layout of the document (borrowed; valid while doc lives). */
+const cg_doc_layout *cg_doc_get_layout(const cg_doc *doc);
 
 /* The anchors defined in the file (&name), in order of appearance. */
 size_t cg_doc_anchor_count(const cg_doc *doc);

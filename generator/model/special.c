@@ -163,25 +163,36 @@ void cg_selection_header(const cg_selection *s, cg_strbuf *out)
 {
     cg_strbuf_adds(out, "# This is a special-PR config: regenerate without the selection before landing.\n");
     if (s->reason) {
-        /* one comment line, whatever the YAML string held */
+        /* one comment line, whatever the YAML string held: its line breaks
+         * become spaces, other characters a comment cannot hold escapes */
         cg_strbuf_adds(out, "# Reason: ");
-        const char *r = s->reason, *bad;
-        size_t blen = 0;
-        while ((bad = cg_line_breaker(r, &blen))) {
-            cg_strbuf_add(out, r, (size_t)(bad - r));
-            cg_strbuf_addc(out, ' ');
-            r = bad + blen;
+        cg_strbuf r = CG_STRBUF_INIT;
+        for (const unsigned char *c = (const unsigned char *)s->reason; *c; c++) {
+            size_t brk = *c == '\n' || *c == '\r' ? 1 : c[0] == 0xc2 && c[1] == 0x85 ? 2
+                         : c[0] == 0xe2 && c[1] == 0x80 && (c[2] == 0xa8 || c[2] == 0xa9) ? 3 : 0;
+            if (brk) {
+                cg_strbuf_addc(&r, ' ');
+                c += brk - 1;
+            } else {
+                cg_strbuf_addc(&r, (char)*c);
+            }
         }
-        cg_strbuf_adds(out, r);
+        cg_strbuf_add_comment_text(out, cg_strbuf_str(&r));
+        cg_strbuf_release(&r);
         cg_strbuf_addc(out, '\n');
     }
-    cg_strbuf_adds(out, header_key);
-    cg_selection_args(s, out);
+    /* patterns, branch and overlay are refused where they are read when a
+     * comment cannot hold them (cg_line_breaker); escaped here too */
+    cg_strbuf line = CG_STRBUF_INIT;
+    cg_selection_args(s, &line);
     /* check --allow-special reads this overlay again (or sees it is gone) */
     if (s->overlay) {
-        cg_strbuf_adds(out, " --overlay ");
-        cg_strbuf_add_shell_quoted(out, s->overlay);
+        cg_strbuf_adds(&line, " --overlay ");
+        cg_strbuf_add_shell_quoted(&line, s->overlay);
     }
+    cg_strbuf_adds(out, header_key);
+    cg_strbuf_add_comment_text(out, cg_strbuf_str(&line));
+    cg_strbuf_release(&line);
     cg_strbuf_addc(out, '\n');
 }
 

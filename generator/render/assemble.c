@@ -60,7 +60,29 @@ typedef struct writer {
     const cg_fragment *at_frag;
     size_t at_off;
     uint32_t at_line;
+    /* what was written last ends a keep ('|+') block scalar: a blank line
+     * now would join its value, so blank lines are left out until a line
+     * that is not blank has been written */
+    bool keep_open;
 } writer;
+
+/* How many bytes of blank lines s[0..n) starts with (all of them while
+ * W->keep_open; a text of blank lines only leaves it open). */
+static size_t skip_blank_lines(writer *W, const char *s, size_t n)
+{
+    if (!W->keep_open)
+        return 0;
+    size_t skip = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n')
+            skip = i + 1;
+        else if (s[i] != ' ' && s[i] != '\r')
+            break;
+    }
+    if (skip < n)
+        W->keep_open = false;
+    return skip;
+}
 
 static uint32_t line_of(writer *W, const cg_fragment *f, size_t offset)
 {
@@ -78,6 +100,8 @@ static uint32_t line_of(writer *W, const cg_fragment *f, size_t offset)
 
 static void put(writer *W, const cg_fragment *f, size_t from, size_t to)
 {
+    if (to > from)
+        from += skip_blank_lines(W, f->text + from, to - from);
     if (to <= from)
         return;
     cg_strbuf_add(W->out, f->text + from, to - from);
@@ -91,6 +115,9 @@ static void put(writer *W, const cg_fragment *f, size_t from, size_t to)
 
 static void put_text(writer *W, const char *s, size_t n)
 {
+    size_t skip = skip_blank_lines(W, s, n);
+    s += skip;
+    n -= skip;
     cg_strbuf_add(W->out, s, n);
     cg_linemap_add(W->map, &W->line, s, n, NULL, 0, -1, -1);
 }
@@ -444,7 +471,7 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
         rc = order_keys(in, keys, nkeys, order, err);
     if (rc == 0) {
         size_t body0 = out->len; /* out may hold a header already: the body starts here */
-        writer W = {out, map, 1, NULL, 0, 0};
+        writer W = {out, map, 1, NULL, 0, 0, false};
         put_text(&W, in->header, strlen(in->header));
         bool have_workflows = false;
         for (size_t i = 0; i < nkeys; i++) {
@@ -454,10 +481,12 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
                 const cg_section *s = &f->sections[kp->parts[j].sec];
                 if (j == 0) {
                     put(&W, f, s->start, s->end);
+                    W.keep_open = s->keep_end;
                     continue;
                 }
                 put(&W, f, s->start, s->key_start);
                 if (s->key_comment) {
+                    W.keep_open = false;
                     cg_strbuf line = CG_STRBUF_INIT;
                     cg_strbuf_addspaces(&line, s->indent);
                     cg_strbuf_adds(&line, s->key_comment);
@@ -467,6 +496,7 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
                     cg_strbuf_release(&line);
                 }
                 put(&W, f, s->body, s->end);
+                W.keep_open = s->keep_end;
             }
             if (cg_streq(kp->key, "workflows") && in->nworkflows) {
                 have_workflows = true;

@@ -28,6 +28,71 @@ static int expand(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_
     return 0;
 }
 
+/* The keys of one rendered mapping, when a placeholder makes any of them:
+ * YAML forbids a key twice, and each reader keeps a different one. */
+typedef struct key_set {
+    bool on;
+    cg_map seen;  /* key -> its template node */
+    cg_pool pool;
+} key_set;
+
+static void keys_init(key_set *ks, const cg_tpl_node *m)
+{
+    ks->on = false;
+    for (size_t i = 0; i < m->nkids && !ks->on; i += 2)
+        ks->on = m->kids[i].text.has_names;
+    if (ks->on) {
+        cg_map_init(&ks->seen);
+        cg_pool_init(&ks->pool);
+    }
+}
+
+static void keys_release(key_set *ks)
+{
+    if (ks->on) {
+        cg_map_release(&ks->seen);
+        cg_pool_release(&ks->pool);
+    }
+}
+
+/* Records key `text` written from template node k; -1 after an error
+ * when the mapping has it already (pointing at a key a placeholder made). */
+static int keys_add(key_set *ks, cg_env *env, const cg_template *tpl, const cg_tpl_node *k, const char *text)
+{
+    if (!ks->on)
+        return 0;
+    const cg_tpl_node *first = cg_map_get(&ks->seen, text);
+    if (!first) {
+        cg_map_put(&ks->seen, cg_pool_strndup(&ks->pool, text, strlen(text)), (void *)k);
+        return 0;
+    }
+    const cg_tpl_node *at = k->text.has_names ? k : first, *other = at == k ? first : k;
+    cg_pos p = cg_doc_key_where(tpl->doc, at->path), op = cg_doc_key_where(tpl->doc, other->path);
+    cg_error_at(env->err, &p, "this key gives '%s' for job '%s', a key the mapping has already; a mapping cannot "
+                "hold a key twice", text, env->builtin[CG_B_JOB] ? env->builtin[CG_B_JOB] : "?");
+    cg_error_note(env->err, &op, "the other '%s' comes from here", text);
+    return -1;
+}
+
+/* A key a placeholder makes may not be one cigen writes itself ('name',
+ * 'requires', 'filters') or reads from the template as written ('context':
+ * a job with one is never pulled in by a selection): -1 after an error. */
+static int check_arg_key(cg_env *env, const cg_template *tpl, const cg_tpl_node *k, const char *text)
+{
+    static const char *const reserved[] = {"name", "requires", "filters", "context"};
+    if (!k->text.has_names)
+        return 0;
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++) {
+        if (!cg_streq(text, reserved[i]))
+            continue;
+        cg_pos p = cg_doc_key_where(tpl->doc, k->path);
+        return cg_error_at(env->err, &p, "this key gives '%s' for job '%s'; cigen writes 'name', 'requires' and "
+                           "'filters' of an entry itself and reads its 'context' as written, so none of them may "
+                           "come from a placeholder", text, env->builtin[CG_B_JOB] ? env->builtin[CG_B_JOB] : "?");
+    }
+    return 0;
+}
+
 /* Writes key node n; *text is its text (in tmp, or the node's constant). */
 static int write_key(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_yw *w, cg_strbuf *tmp,
                      const char **text)
@@ -150,18 +215,22 @@ static int render_node(cg_env *env, const cg_tpl_node *n, const cg_template *tpl
                        cg_strbuf *tmp)
 {
     if (n->kind == 'm') {
+        key_set ks;
+        keys_init(&ks, n);
         cg_yw_map_begin(w);
         for (size_t i = 0; i < n->nkids; i += 2) {
             const char *key;
             int r = wanted(env, n, true, i);
-            if (r < 0)
-                return -1;
             if (r == 0)
                 continue;
-            if (write_key(env, &n->kids[i], tpl, w, tmp, &key) != 0 ||
-                render_node(env, &n->kids[i + 1], tpl, w, tmp) != 0)
+            if (r < 0 || write_key(env, &n->kids[i], tpl, w, tmp, &key) != 0 ||
+                keys_add(&ks, env, tpl, &n->kids[i], key) != 0 ||
+                render_node(env, &n->kids[i + 1], tpl, w, tmp) != 0) {
+                keys_release(&ks);
                 return -1;
+            }
         }
+        keys_release(&ks);
         cg_yw_end(w);
     } else if (n->kind == 's') {
         cg_yw_seq_begin(w);
@@ -330,6 +399,7 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
 {
     const cg_entry_observer *obs = job->observer;
     cg_strbuf tmp = CG_STRBUF_INIT;
+    key_set ks = {0};
     bool typed;
     int rc = 0;
     cg_yw_map_begin(w);
@@ -365,6 +435,7 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
         cg_yw_keys(w, "name");
         cg_yw_strs(w, job->name);
     }
+    keys_init(&ks, &tpl->args);
     bool wf_filters = (job->branches && job->branches->set) || (job->tags && job->tags->set);
     bool wrote_filters = false;
     for (size_t i = 0; i < tpl->args.nkids; i += 2) {
@@ -392,7 +463,9 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
             }
         }
         const char *key;
-        if ((rc = write_key(env, &tpl->args.kids[i], tpl, w, &tmp, &key)) != 0)
+        if ((rc = write_key(env, &tpl->args.kids[i], tpl, w, &tmp, &key)) != 0 ||
+            (rc = check_arg_key(env, tpl, &tpl->args.kids[i], key)) != 0 ||
+            (rc = keys_add(&ks, env, tpl, &tpl->args.kids[i], key)) != 0)
             goto out;
         if (val->kind != 'v') {
             if (obs)
@@ -431,6 +504,7 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
     cg_yw_end(w);
     cg_yw_end(w);
 out:
+    keys_release(&ks);
     cg_strbuf_release(&tmp);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "cmd/project.h"
 #include "base/strbuf.h"
 #include "base/util.h"
+#include "check/roundtrip.h"
 #include "lang/yamlload.h"
 #include "lang/yamlwrite.h"
 
@@ -529,6 +530,13 @@ int cg_fuzz_pipeline(const uint8_t *data, size_t size)
                         cg_strbuf_str(&p.out.config));
             cg_doc_free(out);
             cg_error_release(&e2);
+            /* and loads to what cigen meant: the fragments' sections, the
+             * generated entries as they were rendered */
+            cg_error e4;
+            cg_error_init(&e4);
+            if (cg_roundtrip_check(&p.m, &e4) != 0)
+                fz_fail("pipeline: %s\n--- config.yml\n%s", cg_strbuf_str(&e4.text), cg_strbuf_str(&p.out.config));
+            cg_error_release(&e4);
         }
         /* and the same sources give the same bytes */
         if (p.out.config.len <= ((size_t)256 << 10)) {
