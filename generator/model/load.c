@@ -212,7 +212,7 @@ static const char *kind_by_path(const cg_model *p, const char *rel)
     for (size_t t = 0; t < p->ntrees; t++)
         for (size_t k = 0; k < p->trees[t]->nphases; k++) {
             const cg_pstr *tp = &p->trees[t]->phases[k].template_path;
-            if (tp->has_names)
+            if (tp->has_names || !p->trees[t]->phases[k].template_raw)
                 continue;
             cg_strbuf path = CG_STRBUF_INIT;
             for (size_t s = 0; s < tp->nsegs; s++)
@@ -290,6 +290,10 @@ static int load_template(cg_model *p, const cg_job *j, cg_env *env, cg_error *er
         if (*cached)
             return 0;
     }
+    if (!ph->template_raw) {
+        *cached = cg_template_default(t, j->phase, &p->pool);
+        return 0;
+    }
     cg_strbuf path = CG_STRBUF_INIT;
     if (cg_model_template_path(p, j, env, &path, err) != 0) {
         cg_strbuf_release(&path);
@@ -347,6 +351,10 @@ const cg_template *cg_model_template(const cg_model *p, const cg_job *j, cg_env 
     if (!t->phases[j->phase].template_path.has_names && p->phase_templates && p->phase_templates[t->index] &&
         p->phase_templates[t->index][j->phase])
         return p->phase_templates[t->index][j->phase];
+    if (!t->phases[j->phase].template_raw) {
+        cg_error_plain(err, "the default template of job '%s' was not made (the job is in no workflow)", j->name);
+        return NULL;
+    }
     cg_strbuf path = CG_STRBUF_INIT;
     const cg_template *tpl = NULL;
     if (cg_model_template_path(p, j, env, &path, err) == 0) {
