@@ -22,7 +22,7 @@ static const char usage[] =
     "  lint             find what CircleCI would reject, at the source that caused it\n"
     "  coverage         check that a tier covers every pair of values (pairwise)\n"
     "  merge-driver     git merge driver: regenerate outputs from the merged sources\n"
-    "  init             start a project here: manifest, tree, template, fragment, regenerate.sh\n"
+    "  init             start a project here: manifest, tree, fragment, regenerate.sh\n"
     "\n"
     "options:\n"
     "  -C, --directory DIR   run as if started in DIR (the project folder; nothing\n"

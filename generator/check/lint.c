@@ -151,6 +151,8 @@ void cg_lint_entry_begin(cg_lint *l, const cg_template *tpl, int job, int workfl
     }
     cg_strbuf h = CG_STRBUF_INIT;
     cg_lint_hint(&h, invoke, l->jobs, l->njobs, NULL, 0);
+    if (tpl->is_default)
+        cg_strbuf_adds(&h, " (the phase has no 'template': its jobs run the job named like the phase)");
     cg_pos lp = leaf_pos(l, job);
     char *note = for_job(l, job);
     cg_lint_add(l, true, "undefined-job", &at, &lp, note, job, workflow,
@@ -300,7 +302,11 @@ void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const ch
         cg_pos kp = cg_doc_key_where(doc, key_path);
         cg_pos lp = leaf_pos(l, job);
         cg_strbuf h = CG_STRBUF_INIT;
-        cg_lint_param_hint(&h, key, params);
+        if (l->entry_tpl->is_default)
+            cg_strbuf_addf(&h, " (the phase has no 'template', so its jobs pass every dimension and variable of "
+                           "the cell: declare '%s' in the job, or give the phase a template)", key);
+        else
+            cg_lint_param_hint(&h, key, params);
         char *note = for_job(l, job);
         cg_lint_add(l, true, "undeclared-parameter", &kp, &lp, note, job, wf, "job '%s' has no parameter '%s'%s",
             l->entry_invoke, key, cg_strbuf_str(&h));

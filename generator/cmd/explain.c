@@ -158,15 +158,21 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
     if (!j->nmembers)
         explain_filters(t, c, &env, out);
     cg_strbuf tpl = CG_STRBUF_INIT;
-    if (cg_model_template_path(&p->m, j, &env, &tpl, err) != 0) {
+    if (!t->phases[j->phase].template_raw) {
+        cg_strbuf_addf(out, "template: the default (job '%s' given every dimension and variable the cell sets; "
+                       "phase at ", t->phases[j->phase].name);
+        pos_str(out, &t->phases[j->phase].template_pos);
+        cg_strbuf_adds(out, ")\nworkflows:");
+    } else if (cg_model_template_path(&p->m, j, &env, &tpl, err) != 0) {
         cg_strbuf_release(&tpl);
         cg_env_release(&env);
         return -1;
+    } else {
+        cg_strbuf_addf(out, "template: %s (named at ", tpl.buf);
+        pos_str(out, &t->phases[j->phase].template_pos);
+        cg_strbuf_adds(out, ")\nworkflows:");
     }
-    cg_strbuf_addf(out, "template: %s (named at ", tpl.buf);
     cg_strbuf_release(&tpl);
-    pos_str(out, &t->phases[j->phase].template_pos);
-    cg_strbuf_adds(out, ")\nworkflows:");
     for (size_t w = 0; w < p->m.manifest.nworkflows; w++) {
         uint64_t bit = (uint64_t)1 << w;
         if (j->workflows & bit)

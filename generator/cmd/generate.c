@@ -96,11 +96,27 @@ static void print_lint(const cg_global *g, const cg_project *p, bool werror)
     cg_strbuf_release(&out);
 }
 
+/* The cells that entered or left a pairwise tier since the committed config. */
+static void print_tier_changes(const cg_model *m)
+{
+    for (size_t i = 0; i < m->tier_changes.n; i++) {
+        const cg_tier_change *ch = &m->tier_changes.v[i];
+        cg_strbuf raw = CG_STRBUF_INIT, line = CG_STRBUF_INIT;
+        cg_strbuf_addf(&raw, "  tier %s of %s: %c%s (%s)", ch->tier, ch->tree, ch->entered ? '+' : '-', ch->cell,
+                       ch->why);
+        cg_escape_line(&line, raw.buf, raw.len); /* a value cannot forge a line */
+        printf("%s\n", line.buf);
+        cg_strbuf_release(&raw);
+        cg_strbuf_release(&line);
+    }
+}
+
 int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"force", no_argument, NULL, 'f'},
                                              {"werror", no_argument, NULL, 'W'},
+                                             {"fresh-tiers", no_argument, NULL, 'T'},
                                              CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     int c;
@@ -113,14 +129,18 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
-            puts("usage: cigen generate [--force] [--werror] [--only PATTERN]... [--also PATTERN]...\n"
-                 "                      [--overlay FILE]\n\n"
+            puts("usage: cigen generate [--force] [--werror] [--fresh-tiers] [--only PATTERN]...\n"
+                 "                      [--also PATTERN]... [--overlay FILE]\n\n"
                  "Writes config.yml and the diagrams from the sources the manifest names.  Every\n"
                  "output is written to a temporary file first and renamed into place only when\n"
                  "all of them are ready; on any error no output changes.  Unchanged files are not\n"
                  "touched; diagrams cigen made that the sources no longer produce are removed.\n"
                  "Prints one line: jobs, workflows, bytes, and what changed (+added, -removed jobs),\n"
-                 "then the jobs added, removed and changed by name, grouped as `cigen check` groups them.\n\n"
+                 "then the jobs added, removed and changed by name, grouped as `cigen check` groups them,\n"
+                 "and the cells that entered or left a pairwise tier, with the reason.\n\n"
+                 "A pairwise tier (the PR subset) starts from the cells the committed config.yml\n"
+                 "records in its header (# cigen-tier: lines): a cell stays while it is live and\n"
+                 "needed, so adding a value adds only the cells its new pairs need.\n\n"
                  "A config.yml that was edited by hand (its body no longer matches the digest in its\n"
                  "header) is not overwritten: cigen shows the edits and exits 1.  --force\n"
                  "overwrites it anyway (the edits are lost: make them in the sources); when the old\n"
@@ -128,6 +148,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                  "options:\n"
                  "  --force           overwrite a hand-edited config.yml\n"
                  "  --werror          lint warnings are errors too (see `cigen lint`)\n"
+                 "  --fresh-tiers     choose the pairwise tiers afresh, ignoring the committed ones\n"
                  CG_SELECTION_HELP
                  "\nA config with lint errors is never written.\n"
                  "\nExit status: 0 written or up to date, 1 refused (hand edits), 2 broken sources\n"
@@ -141,6 +162,10 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         }
         if (c == 'W') {
             werror = true;
+            continue;
+        }
+        if (c == 'T') {
+            g->opt.fresh_tiers = true;
             continue;
         }
         cg_selection_release(&sel);
@@ -304,6 +329,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         printf("cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p.m.manifest.output, njobs,
                njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p.out.config_size, what.buf);
         fputs(cg_strbuf_str(&named), stdout);
+        print_tier_changes(&p.m);
         cg_strbuf_release(&what);
         cg_strbuf_release(&named);
         size_t ndiag = 0;

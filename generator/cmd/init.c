@@ -1,8 +1,9 @@
 /* cigen init — a minimal working project in the project folder.
  *
- * Writes a manifest, one tree, one template, one fragment and a
- * regenerate.sh, then generates config.yml from them, so that `cigen check`
- * and `cigen lint` pass right after.  It never overwrites anything: when
+ * Writes a manifest, one tree (its phase uses the default template: no
+ * template file), one fragment and a regenerate.sh, then generates
+ * config.yml from them, so that `cigen check` and `cigen lint` pass right
+ * after.  It never overwrites anything: when
  * any of the files it would write exists, it writes none and says which.
  * Every file is created with O_EXCL; if one cannot be written, the ones
  * already written are removed again.
@@ -27,8 +28,8 @@ static const char manifest_text[] =
     "fragments:\n"
     "  - verbatim-sources/jobs.yml\n"
     "\n"
-    "# The CI matrix: every cell of a tree invokes a job of the fragments, through\n"
-    "# the template its phase names.\n"
+    "# The CI matrix: every cell of a tree invokes a job of the fragments, with\n"
+    "# its dimensions as the job's parameters.\n"
     "trees:\n"
     "  - dimensions/matrix.yml\n"
     "\n"
@@ -40,6 +41,11 @@ static const char tree_text[] =
     "# The matrix: every combination of the values below is a cell, and every\n"
     "# cell runs each phase (here one job per cell).  Add a value, run\n"
     "# ./regenerate.sh, and config.yml gains the jobs.\n"
+    "#\n"
+    "# A phase without a template runs the job named like it (verbatim-sources/\n"
+    "# jobs.yml) with the cell's dimensions and variables as parameters:\n"
+    "# test: {os: linux, python: \"3.12\"}.  Name a template (a YAML file holding\n"
+    "# the workflow entry) to run another job or pass other arguments.\n"
     "dimensions: [os, python]\n"
     "job_name:\n"
     "  pattern: \"{{ phase }}_{{ os }}_{{ python }}\"\n"
@@ -49,14 +55,7 @@ static const char tree_text[] =
     "  - os: linux\n"
     "    python: [\"3.11\", \"3.12\", \"3.13\"]\n"
     "phases:\n"
-    "  test:\n"
-    "    template: templates/test.yml\n";
-
-static const char template_text[] =
-    "# How a cell of the matrix invokes its job (verbatim-sources/jobs.yml) and\n"
-    "# with which parameters.\n"
-    "test:\n"
-    "  python: \"{{ python }}\"\n";
+    "  test:\n";
 
 static const char fragment_text[] =
     "version: 2.1\n"
@@ -64,12 +63,13 @@ static const char fragment_text[] =
     "jobs:\n"
     "  test:\n"
     "    parameters:\n"
+    "      os: {type: string}\n"
     "      python: {type: string}\n"
     "    docker:\n"
     "      - image: cimg/python:<< parameters.python >>\n"
     "    steps:\n"
     "      - checkout\n"
-    "      - run: python --version\n";
+    "      - run: echo \"Python << parameters.python >> on << parameters.os >>\" && python --version\n";
 
 static const char regenerate_text[] =
     "#!/usr/bin/env bash\n"
@@ -154,9 +154,10 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     if (argc == 2 && (cg_streq(argv[1], "--help") || cg_streq(argv[1], "-h"))) {
         puts("usage: cigen [-C DIR] init\n\n"
              "Starts a project in the current folder (or DIR): a manifest (cigen.yml), one\n"
-             "tree (dimensions/matrix.yml: os x python), its template (templates/test.yml),\n"
-             "one fragment (verbatim-sources/jobs.yml) and regenerate.sh, then generates\n"
-             "config.yml from them.  `cigen check` and `cigen lint` pass right after.\n"
+             "tree (dimensions/matrix.yml: os x python; its phase needs no template: it runs\n"
+             "the job named like it with the cell's values), one fragment\n"
+             "(verbatim-sources/jobs.yml) and regenerate.sh, then generates config.yml.\n"
+             "`cigen check` and `cigen lint` pass right after.\n"
              "It never overwrites anything: when one of these files (or config.yml) exists,\n"
              "it writes nothing and names it.\n\n"
              "Exit status: 0 written, 2 a file exists or cannot be written.");
@@ -171,7 +172,6 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     const init_file files[] = {
         {manifest, manifest_text, 0666},
         {"dimensions/matrix.yml", tree_text, 0666},
-        {"templates/test.yml", template_text, 0666},
         {"verbatim-sources/jobs.yml", fragment_text, 0666},
         {"regenerate.sh", regenerate_text, 0777},
         {"config.yml", NULL, 0},
@@ -224,8 +224,7 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     if (rc != 0)
         return rc;
     if (!g->quiet)
-        printf("cigen: wrote %s, dimensions/matrix.yml, templates/test.yml, verbatim-sources/jobs.yml and "
-               "regenerate.sh\n", manifest);
+        printf("cigen: wrote %s, dimensions/matrix.yml, verbatim-sources/jobs.yml and regenerate.sh\n", manifest);
     char name[] = "cigen generate";
     char *gargv[] = {name, NULL};
     rc = cg_cmd_generate(g, 1, gargv);

@@ -295,3 +295,56 @@ cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *p
     cg_strbuf_release(&p);
     return rc == 0 ? tpl : NULL;
 }
+
+/* A constant key or a whole-placeholder value node, built without a doc. */
+static void default_node(compiler *C, cg_tpl_node *n, const char *path, const char *text, bool is_key)
+{
+    memset(n, 0, sizeof *n);
+    n->kind = 'v';
+    n->path = path;
+    size_t off;
+    const char *msg;
+    /* a name of the tree always parses: cg_is_name() made sure of it */
+    if (cg_pstr_parse(text, strlen(text), C->pool, &n->text, &off, &msg) != 0)
+        abort();
+    for (size_t i = 0; i < n->text.nsegs; i++)
+        if (n->text.segs[i].kind == CG_SEG_NAME)
+            n->text.segs[i].id = cg_tree_name_id(C->t, n->text.segs[i].text);
+    precompute(C, n, is_key);
+}
+
+cg_template *cg_template_default(const cg_tree *t, size_t phase, cg_pool *pool)
+{
+    compiler C = {t->doc, t, pool, NULL};
+    const cg_phase *ph = &t->phases[phase];
+    const char *path = ph->template_doc_path;
+    cg_template *tpl = cg_pool_alloc(pool, sizeof *tpl);
+    memset(tpl, 0, sizeof *tpl);
+    tpl->file = t->file;
+    tpl->doc = t->doc;
+    tpl->tree = t;
+    tpl->name_arg = -1;
+    tpl->filters_arg = -1;
+    tpl->is_default = true;
+    default_node(&C, &tpl->invoke, path, ph->name, true);
+    /* dimensions, then variables: the names after the built-ins */
+    size_t nargs = t->nnames - CG_NBUILTINS;
+    tpl->args.kind = 'm';
+    tpl->args.path = path;
+    tpl->args.nkids = 2 * nargs;
+    tpl->args.kids = cg_pool_alloc(pool, (tpl->args.nkids + 1) * sizeof *tpl->args.kids);
+    cg_strbuf v = CG_STRBUF_INIT;
+    size_t i = 0;
+    for (size_t id = 0; id < t->nnames; id++) {
+        if (id >= t->ndims && id < t->ndims + CG_NBUILTINS)
+            continue;
+        cg_strbuf_reset(&v);
+        cg_strbuf_addf(&v, "{{ %s }}", t->names[id]);
+        cg_tpl_node *key = &tpl->args.kids[i++];
+        default_node(&C, key, path, t->names[id], true);
+        key->optional = true;
+        default_node(&C, &tpl->args.kids[i++], path, v.buf, false);
+    }
+    cg_strbuf_release(&v);
+    return tpl;
+}

@@ -61,9 +61,18 @@ typedef struct cg_template {
     bool no_name;              /* `name: ~`: write no `name:` (the job is named like the job it runs) */
     bool has_filters;
     int filters_arg;           /* index of the `filters:` argument pair, or -1 */
+    bool is_default;           /* made for a phase without 'template' (no file) */
 } cg_template;
 
 /* Compiles a loaded template for one tree (pooled). */
 cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *pool, cg_error *err);
+
+/* The default template of phase `phase` of `t`, which names no 'template':
+ * it invokes the job named like the phase with every dimension and then
+ * every variable of the tree, in the tree's order, as an optional argument
+ * of the same name (`os?: "{{ os }}"`: a cell that does not set it passes
+ * nothing).  Its doc is the tree's and every node's path the phase's, so
+ * whatever is reported about it points at the phase (pooled). */
+cg_template *cg_template_default(const cg_tree *t, size_t phase, cg_pool *pool);
 
 #endif

@@ -454,31 +454,31 @@ int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_
         static const char *const keys[] = {"template", "job_name", "requires", "skip", "only", "workflows", "per"};
         char where[160];
         snprintf(where, sizeof where, "in phase '%s'", k);
-        if (json_is_string(def) && json_string_length(def) == 0 && cg_doc_is_plain(P->doc, pp.buf)) {
-            cg_pos p = cg_doc_where(P->doc, pp.buf);
-            rc = cg_error_at(P->err, &p, "phase '%s' is empty; it needs at least 'template'", k);
-            break;
-        }
-        if ((rc = cg_expect_object(P->doc, pp.buf, def, "a phase", P->err)) != 0 ||
-            (rc = cg_check_keys(P->doc, pp.buf, def, keys, CG_ARRAY_LEN(keys), where, P->err)) != 0)
+        /* `test:` with nothing: every key at its default (json_object_get of
+         * the empty string finds nothing) */
+        bool empty = json_is_string(def) && json_string_length(def) == 0 && cg_doc_is_plain(P->doc, pp.buf);
+        if (!empty && ((rc = cg_expect_object(P->doc, pp.buf, def, "a phase", P->err)) != 0 ||
+                       (rc = cg_check_keys(P->doc, pp.buf, def, keys, CG_ARRAY_LEN(keys), where, P->err)) != 0))
             break;
         json_t *tpl = json_object_get(def, "template");
         if (!tpl) {
-            cg_pos p = cg_doc_where(P->doc, pp.buf);
-            rc = cg_error_at(P->err, &p, "phase '%s' has no 'template'", k);
-            break;
+            /* the default template: the job named like the phase, given
+             * every dimension and variable the cell sets */
+            ph->template_pos = ph->pos;
+            ph->template_doc_path = cg_pool_strndup(P->pool, pp.buf, pp.len);
+        } else {
+            PATH(kp, pp.buf, "template");
+            if ((rc = cg_expect_nonempty(P->doc, kp.buf, tpl, "'template'", P->err)) != 0)
+                break;
+            ph->template_raw = pstr(P, tpl);
+            ph->template_pos = cg_doc_where(P->doc, kp.buf);
+            ph->template_doc_path = cg_pool_strndup(P->pool, kp.buf, kp.len);
+            if ((rc = cg_pstr_parse_at(P->doc, kp.buf, ph->template_raw, strlen(ph->template_raw), P->pool,
+                                       &ph->template_path, P->err)) != 0 ||
+                (rc = cg_tree_resolve_pstr(P, kp.buf, &ph->template_path, (1u << CG_B_PHASE) | (1u << CG_B_TREE),
+                                           "a template path")) != 0)
+                break;
         }
-        PATH(kp, pp.buf, "template");
-        if ((rc = cg_expect_nonempty(P->doc, kp.buf, tpl, "'template'", P->err)) != 0)
-            break;
-        ph->template_raw = pstr(P, tpl);
-        ph->template_pos = cg_doc_where(P->doc, kp.buf);
-        ph->template_doc_path = cg_pool_strndup(P->pool, kp.buf, kp.len);
-        if ((rc = cg_pstr_parse_at(P->doc, kp.buf, ph->template_raw, strlen(ph->template_raw), P->pool,
-                                   &ph->template_path, P->err)) != 0 ||
-            (rc = cg_tree_resolve_pstr(P, kp.buf, &ph->template_path, (1u << CG_B_PHASE) | (1u << CG_B_TREE),
-                               "a template path")) != 0)
-            break;
         json_t *jn = json_object_get(def, "job_name");
         if (jn) {
             PATH(kp, pp.buf, "job_name");

@@ -270,7 +270,8 @@ int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, uint64_t *j
     return 0;
 }
 
-int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, cg_warnings *warn,
+int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, const cg_tier_prev *prev,
+              cg_tier_changes *changes, cg_warnings *warn,
               cg_error *err)
 {
     uint64_t total;
@@ -292,7 +293,7 @@ int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool str
     if (rc == 0) {
         for (size_t c = 0; c < out->n; c++)
             out->nlive += out->v[c].status == CG_CELL_LIVE;
-        rc = cg_tiers_assign(t, out, &W.env, err);
+        rc = cg_tiers_assign(t, out, &W.env, prev, changes, err);
     }
     if (rc == 0)
         rc = report_unmatched(t, strict, warn, err);

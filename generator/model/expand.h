@@ -25,14 +25,17 @@
 #include "lang/tree.h"
 #include "model/cell.h"
 #include "model/env.h"
+#include "model/tiers.h"
 
 /* Expands the tree into cells (appended to out, which the caller owns and
  * releases with cg_cells_release; each cell's arrays are allocated in
- * `pool`), with their tiers; reports patterns that match nothing as warnings
+ * `pool`), with their tiers (pairwise ones starting from `prev`, what
+ * changed appended to `changes`; both may be NULL); reports patterns that match nothing as warnings
  * (errors when `strict`).  A tree that would make more than max_cells cells
  * fails before any is made.  Counts pattern hits in the tree (t is
  * written). */
-int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, cg_warnings *warn,
+int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, const cg_tier_prev *prev,
+              cg_tier_changes *changes, cg_warnings *warn,
               cg_error *err);
 /* Checks before expanding: t makes at most max_cells cells, and its jobs
  * (cells x phases) added to *jobs (those of the trees before it) at most

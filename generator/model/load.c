@@ -21,6 +21,7 @@ void cg_model_init(cg_model *p)
     cg_lists_init(&p->lists);
     cg_warnings_init(&p->warnings);
     cg_selection_init(&p->selection);
+    cg_tier_prev_init(&p->tier_prev);
     p->per_change = -1;
 }
 
@@ -33,6 +34,8 @@ void cg_model_release(cg_model *p)
     }
     free(p->trees);
     free(p->cells);
+    cg_tier_prev_release(&p->tier_prev);
+    cg_tier_changes_release(&p->tier_changes);
     cg_lists_release(&p->lists);
     for (size_t i = 0; i < p->nfragments; i++)
         cg_fragment_release(&p->fragments[i]);
@@ -212,7 +215,7 @@ static const char *kind_by_path(const cg_model *p, const char *rel)
     for (size_t t = 0; t < p->ntrees; t++)
         for (size_t k = 0; k < p->trees[t]->nphases; k++) {
             const cg_pstr *tp = &p->trees[t]->phases[k].template_path;
-            if (tp->has_names)
+            if (tp->has_names || !p->trees[t]->phases[k].template_raw)
                 continue;
             cg_strbuf path = CG_STRBUF_INIT;
             for (size_t s = 0; s < tp->nsegs; s++)
@@ -290,6 +293,10 @@ static int load_template(cg_model *p, const cg_job *j, cg_env *env, cg_error *er
         if (*cached)
             return 0;
     }
+    if (!ph->template_raw) {
+        *cached = cg_template_default(t, j->phase, &p->pool);
+        return 0;
+    }
     cg_strbuf path = CG_STRBUF_INIT;
     if (cg_model_template_path(p, j, env, &path, err) != 0) {
         cg_strbuf_release(&path);
@@ -347,6 +354,10 @@ const cg_template *cg_model_template(const cg_model *p, const cg_job *j, cg_env 
     if (!t->phases[j->phase].template_path.has_names && p->phase_templates && p->phase_templates[t->index] &&
         p->phase_templates[t->index][j->phase])
         return p->phase_templates[t->index][j->phase];
+    if (!t->phases[j->phase].template_raw) {
+        cg_error_plain(err, "the default template of job '%s' was not made (the job is in no workflow)", j->name);
+        return NULL;
+    }
     cg_strbuf path = CG_STRBUF_INIT;
     const cg_template *tpl = NULL;
     if (cg_model_template_path(p, j, env, &path, err) == 0) {
@@ -397,6 +408,36 @@ static void sources_digest(const cg_model *p, char hex[41])
     free(all);
 }
 
+/* The pairwise tiers' cells recorded in the committed config's header, so
+ * that the selection starts from them.  An output that cannot be read is
+ * as good as none here (generate and check say what is wrong with it). */
+static void read_committed_tiers(cg_model *p)
+{
+    cg_error scratch;
+    cg_error_init(&scratch);
+    char *old = NULL;
+    size_t len = 0, head = (size_t)1 << 16;
+    int r = cg_read_output_head(p->root, p->manifest.output, NULL, "read", head, &old, &len, &scratch);
+    if (r == 0 && len == head) {
+        /* a header longer than the head: only then the whole file */
+        bool all_comments = true;
+        for (size_t i = 0; i < len && all_comments;) {
+            const char *nl = memchr(old + i, '\n', len - i);
+            all_comments = old[i] == '#';
+            i = nl ? (size_t)(nl - old) + 1 : len;
+        }
+        if (all_comments) {
+            free(old);
+            old = NULL;
+            r = cg_read_output(p->root, p->manifest.output, NULL, "read", &old, &len, &scratch);
+        }
+    }
+    if (r == 0)
+        cg_tier_prev_parse(&p->tier_prev, old, len);
+    free(old);
+    cg_error_release(&scratch);
+}
+
 int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
 {
     p->opt = *o;
@@ -439,6 +480,8 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
         if (!doc || cg_lists_add(&p->lists, doc, &p->pool, err) != 0)
             return -1;
     }
+    read_committed_tiers(p);
+    p->tier_prev.fresh = p->opt.fresh_tiers;
     p->trees = cg_xcalloc(m->ntrees + 1, sizeof *p->trees);
     p->cells = cg_xcalloc(m->ntrees + 1, sizeof *p->cells);
     uint64_t jobs = 0; /* cells x phases of the trees so far, bounded before each expands */
@@ -457,7 +500,8 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
                 return -1;
             }
         if (cg_expand_bound(t, m->max_cells, m->max_jobs, &jobs, err) != 0 ||
-            cg_expand(t, &p->pool, &p->cells[i], m->max_cells, p->opt.strict, &p->warnings, err) != 0)
+            cg_expand(t, &p->pool, &p->cells[i], m->max_cells, p->opt.strict, &p->tier_prev, &p->tier_changes,
+                      &p->warnings, err) != 0)
             return -1;
     }
     if (check_workflow_tiers(p, err) != 0 || check_tree_tiers(p, err) != 0)

@@ -35,6 +35,7 @@ typedef struct cg_options {
     const char *overlay;      /* --overlay FILE; else special-pr.yml when it exists */
     bool no_overlay;          /* do not look for special-pr.yml */
     const cg_selection *fallback; /* used when nothing above selects (check --allow-special) */
+    bool fresh_tiers;         /* choose pairwise tiers afresh, not from the committed config's */
 } cg_options;
 
 /* The overlay cigen picks up by itself when it exists in the project folder
@@ -103,6 +104,8 @@ typedef struct cg_model {
     uint64_t omitted;         /* bit w: a selection left workflow w without jobs */
     int per_change;           /* index of the per-change workflow, or -1 */
     char sources_digest[41];  /* of every source read, sorted by path */
+    cg_tier_prev tier_prev;   /* the pairwise tiers' cells the committed config recorded */
+    cg_tier_changes tier_changes; /* cells that entered or left them since */
 } cg_model;
 
 void cg_model_init(cg_model *m);

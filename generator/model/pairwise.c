@@ -65,14 +65,16 @@ static void pairset_release(pairset *ps, size_t ncells)
  * per unit of cost (`weighted`) or in all (not), ties to the cell that adds
  * the most pairs over every dimension, then to the earlier cell. */
 static void greedy(const cg_cells *cells, const pairset *ps, const pairset *all, const bool *pinned,
-                   const double *cost, bool weighted, bool *selected)
+                   const bool *prev, const double *cost, bool weighted, bool *selected)
 {
     bool *covered = cg_xcalloc(ps->n + 1, sizeof *covered);
     bool *covered_all = cg_xcalloc(all->n + 1, sizeof *covered_all);
     size_t left = ps->n;
     memset(selected, 0, cells->n * sizeof *selected);
+    /* pinned cells, then the previous selection's, in cell order (either
+     * way the same set) */
     for (size_t c = 0; c < cells->n; c++) {
-        if (!pinned || !pinned[c] || !ps->of_cell[c])
+        if (!((pinned && pinned[c]) || (prev && prev[c])) || !ps->of_cell[c])
             continue;
         selected[c] = true;
         for (size_t k = 0; k < ps->count[c]; k++)
@@ -118,10 +120,11 @@ static void greedy(const cg_cells *cells, const pairset *ps, const pairset *all,
     free(covered_all);
 }
 
-/* Drops cells whose pairs the others cover too, the most expensive first
- * (later cells first among equals); pinned cells stay. */
-static void prune(const cg_cells *cells, const pairset *ps, const bool *pinned, const double *cost,
-                  bool *selected)
+/* Drops cells whose pairs the others cover too: new cells before the
+ * previous selection's, the most expensive first (later cells first among
+ * equals); pinned cells stay. */
+static void prune(const cg_cells *cells, const pairset *ps, const bool *pinned, const bool *prev,
+                  const double *cost, bool *selected)
 {
     size_t *times = cg_xcalloc(ps->n + 1, sizeof *times);
     size_t *order = cg_xmalloc((cells->n + 1) * sizeof *order), n = 0;
@@ -135,8 +138,9 @@ static void prune(const cg_cells *cells, const pairset *ps, const bool *pinned, 
     }
     for (size_t i = 1; i < n; i++)
         for (size_t j = i; j > 0; j--) {
+            bool ka = prev && prev[order[j - 1]], kb = prev && prev[order[j]];
             double a = cost ? cost[order[j - 1]] : 1, b = cost ? cost[order[j]] : 1;
-            if (a > b || (a == b && order[j - 1] > order[j]))
+            if ((!ka && kb) || (ka == kb && (a > b || (a == b && order[j - 1] > order[j]))))
                 break;
             size_t t = order[j];
             order[j] = order[j - 1];
@@ -170,7 +174,7 @@ static double total(const cg_cells *cells, const bool *selected, const double *c
 }
 
 void cg_pairwise_select(const cg_tree *t, const cg_cells *cells, const int *dims, size_t ndims,
-                        const bool *pinned, const double *cost, bool *selected)
+                        const bool *pinned, const bool *prev, const double *cost, bool *selected)
 {
     pairset ps, all;
     pairset_build(&ps, t, cells, dims, ndims);
@@ -181,11 +185,11 @@ void cg_pairwise_select(const cg_tree *t, const cg_cells *cells, const int *dims
     free(every);
     /* two greedy runs, each pruned; the cheaper wins (then the smaller) */
     bool *other = cg_xcalloc(cells->n + 1, sizeof *other);
-    greedy(cells, &ps, &all, pinned, cost, true, selected);
-    prune(cells, &ps, pinned, cost, selected);
+    greedy(cells, &ps, &all, pinned, prev, cost, true, selected);
+    prune(cells, &ps, pinned, prev, cost, selected);
     if (cost) {
-        greedy(cells, &ps, &all, pinned, cost, false, other);
-        prune(cells, &ps, pinned, cost, other);
+        greedy(cells, &ps, &all, pinned, prev, cost, false, other);
+        prune(cells, &ps, pinned, prev, cost, other);
         size_t na, nb;
         double a = total(cells, selected, cost, &na), b = total(cells, other, cost, &nb);
         if (b < a || (b == a && nb < na))

@@ -3,9 +3,12 @@
  * A pair is two values of two dimensions (os=macos with python=3.8). It is
  * reachable when some live cell has both. A set of cells covers a pair when
  * one of its cells has both. Selection is greedy: pinned cells first, then
+ * the cells kept from the previous selection (the committed config's), then
  * repeatedly the cell that covers the most uncovered pairs per unit of cost
- * (ties go to the earlier cell), until every reachable pair is covered. The
- * result depends on nothing but the tree: same inputs, same cells.
+ * (ties go to the earlier cell), until every reachable pair is covered;
+ * redundant cells are dropped afterwards, new ones before kept ones.  The
+ * result depends on nothing but the tree and the previous selection, and a
+ * result given back as the previous selection is chosen again unchanged.
  */
 #ifndef CIGEN_PAIRWISE_H
 #define CIGEN_PAIRWISE_H
@@ -31,11 +34,12 @@ typedef struct cg_coverage {
 } cg_coverage;
 
 /* Selects cells for a pairwise tier. `pinned` marks cells that must be in;
- * `cost` gives each cell's cost (NULL: all 1). `selected` receives the
- * choice (live cells only).  All three arrays are the caller's, one entry
- * per cell. */
+ * `prev` (NULL: none) the cells of the previous selection, kept unless the
+ * others cover their pairs; `cost` gives each cell's cost (NULL: all 1).
+ * `selected` receives the choice (live cells only).  The arrays are the
+ * caller's, one entry per cell. */
 void cg_pairwise_select(const cg_tree *t, const cg_cells *cells, const int *dims, size_t ndims,
-                        const bool *pinned, const double *cost, bool *selected);
+                        const bool *pinned, const bool *prev, const double *cost, bool *selected);
 
 /* Which reachable pairs over `dims` the selected cells cover; cov owns its
  * `missing` array (values borrowed from the cells), freed by

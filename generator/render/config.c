@@ -255,7 +255,7 @@ int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg
     static const char zeros[41] = "0000000000000000000000000000000000000000";
     cg_linemap bmap = {0};
     cg_strbuf_reset(&out->config);
-    cg_header_write(&out->config, m, &p->selection, zeros, zeros);
+    cg_header_write(&out->config, p, zeros, zeros);
     out->header_len = out->config.len;
     out->streamed = 0;
     cg_sha256_init(&out->body_sha);
@@ -276,7 +276,7 @@ int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg
         cg_hex(d, 20, out->body_digest);
         out->config_size = out->streamed + out->config.len;
         cg_strbuf header = CG_STRBUF_INIT;
-        cg_header_write(&header, m, &p->selection, p->sources_digest, out->body_digest);
+        cg_header_write(&header, p, p->sources_digest, out->body_digest);
         assert(header.len == out->header_len); /* the digests have a fixed width */
         if (!out->streamed) {
             memcpy(out->config.buf, header.buf, header.len);

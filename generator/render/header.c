@@ -2,9 +2,10 @@
 
 #include <string.h>
 
-void cg_header_write(cg_strbuf *out, const cg_manifest *m, const cg_selection *special, const char *sources,
-                     const char *body)
+void cg_header_write(cg_strbuf *out, const cg_model *p, const char *sources, const char *body)
 {
+    const cg_manifest *m = &p->manifest;
+    const cg_selection *special = &p->selection;
     const char *manifest = m->doc ? cg_doc_file(m->doc) : "cigen.yml";
     /* the names are checked where they are read (cg_line_breaker); escaped
      * here too, so that no text makes a comment line anything else */
@@ -18,6 +19,15 @@ void cg_header_write(cg_strbuf *out, const cg_manifest *m, const cg_selection *s
     cg_strbuf_adds(out, "# `cigen explain JOB` shows where a job comes from.\n");
     if (special && !cg_selection_empty(special))
         cg_selection_header(special, out);
+    for (size_t t = 0; t < p->ntrees; t++)
+        for (size_t k = 0; k < p->trees[t]->ntiers; k++) {
+            const cg_tier *tier = &p->trees[t]->tiers[k];
+            if (tier->kind != CG_TIER_PAIRWISE)
+                continue;
+            for (size_t c = 0; c < p->cells[t].n; c++)
+                if (p->cells[t].v[c].tiers & ((uint64_t)1 << k))
+                    cg_tier_line(p->trees[t], tier, &p->cells[t].v[c], out);
+        }
     cg_strbuf_addf(out, "# cigen-digest: sources=%s body=%s\n", sources, body);
 }
 

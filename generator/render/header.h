@@ -4,6 +4,7 @@
  *   # edit the sources cigen.yml names and run `./regenerate.sh`.
  *   # `cigen explain JOB` shows where a job comes from.
  *   # cigen-special: ...        (a special-PR config only: model/special.h)
+ *   # cigen-tier: TREE TIER CELL (each cell of a pairwise tier: model/tiers.h)
  *   # cigen-digest: sources=<40 hex> body=<40 hex>
  *
  * The digests have a fixed width, so a header of placeholder digests can be
@@ -17,11 +18,12 @@
 
 #include "base/strbuf.h"
 #include "lang/manifest.h"
+#include "model/model.h"
 #include "model/special.h"
 
-/* Appends the header lines for the given digests (and selection). */
-void cg_header_write(cg_strbuf *out, const cg_manifest *m, const cg_selection *special, const char *sources,
-                     const char *body);
+/* Appends the header lines of p's config for the given digests (with its
+ * special-PR selection and its pairwise tiers' cells). */
+void cg_header_write(cg_strbuf *out, const cg_model *p, const char *sources, const char *body);
 
 /* The generated header of a config.yml: its length and recorded digests. */
 typedef struct cg_header_info {
