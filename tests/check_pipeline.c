@@ -49,8 +49,7 @@ END_TEST
  * one reading of the tokens in both modes. */
 START_TEST(tokens_agree_with_should_run_job)
 {
-    static const char *const messages[] = {"[conda ci]", "fix [CU100 ci] and [macos ci]", "[ci all]",
-                                           "[ conda  ci ]", "nothing asked", "[libtorch ci][cpu ci]"};
+    static const char *const messages[] = {"fix [CU100 ci] and [ conda  ci ]", "[libtorch ci][cpu ci]"};
     cg_strbuf cmd = CG_STRBUF_INIT;
     cg_strbuf_addf(&cmd,
                    "set -e; d='%s'; t=$(mktemp -d); trap 'rm -rf \"$t\"' EXIT\n"
@@ -124,7 +123,7 @@ Suite *make_pipeline_suite(void)
 {
     Suite *s = suite_create("pipeline");
     TCase *tc = tcase_create("pipeline");
-    tcase_set_timeout(tc, 60);
+    tcase_set_timeout(tc, 240); /* a guard: should_run_job.sh runs once per on-request job */
     tcase_add_loop_test(tc, default_pipelines, 0, (int)CG_ARRAY_LEN(pipelines));
     tcase_add_test(tc, tokens_agree_with_should_run_job);
     tcase_add_test(tc, token_parser);
