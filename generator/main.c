@@ -23,6 +23,8 @@ static const char usage[] =
     "  coverage         check that a tier covers every pair of values (pairwise)\n"
     "  merge-driver     git merge driver: regenerate outputs from the merged sources\n"
     "  init             start a project here: manifest, tree, fragment, regenerate.sh\n"
+    "  select           the jobs of one pipeline (branch, tag, commit message, changed files,\n"
+    "                   schedule), written as a continuation config (dynamic configuration)\n"
     "\n"
     "options:\n"
     "  -C, --directory DIR   run as if started in DIR (the project folder; nothing\n"
@@ -97,6 +99,8 @@ static int run(int argc, char **argv)
         return cg_cmd_merge_driver(&g, cargc, cargv);
     if (strcmp(cmd, "init") == 0)
         return cg_cmd_init(&g, cargc, cargv);
+    if (strcmp(cmd, "select") == 0)
+        return cg_cmd_select(&g, cargc, cargv);
     if (strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return 0;

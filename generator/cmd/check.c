@@ -18,8 +18,13 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
         ndiff += o->v[i].status != CG_OUT_SAME;
     if (ndiff + o->nstale == 0) {
         cg_strbuf_addf(out, "cigen: in sync: %s", p->m.manifest.output);
-        if (o->n > 1)
-            cg_strbuf_addf(out, " and %zu diagram%s", o->n - 1, o->n == 2 ? "" : "s");
+        size_t ndiag = o->n - 1;
+        if (p->m.manifest.pipeline.setup && o->n > 1) {
+            cg_strbuf_addf(out, "%s %s", o->n > 2 ? "," : " and", p->m.manifest.pipeline.setup);
+            ndiag--;
+        }
+        if (ndiag)
+            cg_strbuf_addf(out, " and %zu diagram%s", ndiag, ndiag == 1 ? "" : "s");
         cg_strbuf_adds(out, o->n > 1 ? " match their sources\n" : " matches its sources\n");
         return;
     }

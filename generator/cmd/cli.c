@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "lang/yamlload.h"
+#include "render/setup.h"
 
 int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
@@ -188,6 +189,13 @@ size_t cg_cli_outputs(cg_project *p, cg_output_file *out, size_t max)
     if (n < max)
         out[n++] = (cg_output_file){p->m.manifest.output, p->out.config.buf ? p->out.config.buf : "", p->out.config.len,
                                     p->m.manifest.output_pos};
+    const cg_manifest *m = &p->m.manifest;
+    if (m->pipeline.setup && n < max) {
+        /* dynamic mode: the setup config beside the continuation */
+        if (!p->setup.len)
+            cg_setup_render(m, p->m.opt.manifest ? p->m.opt.manifest : "cigen.yml", &p->setup);
+        out[n++] = (cg_output_file){m->pipeline.setup, p->setup.buf, p->setup.len, m->pipeline.setup_pos};
+    }
     const cg_dot_output *d;
     size_t nd = cg_project_diagrams(p, &d);
     for (size_t i = 0; i < nd && n < max; i++)
@@ -198,6 +206,6 @@ size_t cg_cli_outputs(cg_project *p, cg_output_file *out, size_t max)
 size_t cg_cli_output_count(cg_project *p)
 {
     const cg_dot_output *d;
-    return 1 + cg_project_diagrams(p, &d);
+    return 1 + (p->m.manifest.pipeline.setup != NULL) + cg_project_diagrams(p, &d);
 }
 

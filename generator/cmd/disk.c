@@ -94,9 +94,9 @@ int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream
         /* never let an output replace a source, not even with --force */
         const char *kind = cg_model_source_kind(&p->m, files[i].rel);
         if (kind) {
-            if (i == 0)
-                cg_error_at(err, &files[i].ref, "'output' '%s' is a source of the project (%s); choose another file",
-                            files[i].rel, kind);
+            if (i == 0 || files[i].rel == p->m.manifest.pipeline.setup)
+                cg_error_at(err, &files[i].ref, "'%s' '%s' is a source of the project (%s); choose another file",
+                            i == 0 && p->m.manifest.pipeline.setup ? "continuation" : "output", files[i].rel, kind);
             else
                 cg_error_at(err, &files[i].ref, "the diagram '%s' would replace a source of the project (%s); "
                             "choose another 'diagrams' folder", files[i].rel, kind);

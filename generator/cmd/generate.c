@@ -332,8 +332,14 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         print_tier_changes(&p.m);
         cg_strbuf_release(&what);
         cg_strbuf_release(&named);
-        size_t ndiag = 0;
-        for (size_t i = 1; i < o.n; i++)
+        size_t ndiag = 0, first_diagram = 1;
+        if (p.m.manifest.pipeline.setup && o.n > 1) {
+            /* dynamic mode: the setup config comes second */
+            first_diagram = 2;
+            if (o.v[1].status != CG_OUT_SAME)
+                printf("cigen: %s: the setup config; written\n", o.v[1].f.rel);
+        }
+        for (size_t i = first_diagram; i < o.n; i++)
             ndiag += o.v[i].status != CG_OUT_SAME;
         if (ndiag)
             printf("cigen: %zu diagram%s written to %s/\n", ndiag, ndiag == 1 ? "" : "s", p.m.manifest.diagrams);

@@ -20,6 +20,7 @@ void cg_project_release(cg_project *p)
         cg_lint_release(&p->lint);
     free(p->diagrams);
     cg_pool_release(&p->diagrams_pool);
+    cg_strbuf_release(&p->setup);
     memset(p, 0, sizeof *p);
 }
 

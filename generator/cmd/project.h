@@ -33,6 +33,7 @@ typedef struct cg_project {
     cg_dot_output *diagrams;
     size_t ndiagrams;
     cg_pool diagrams_pool;
+    cg_strbuf setup;          /* dynamic mode: the setup config (render/setup.h), once rendered */
 } cg_project;
 
 void cg_project_init(cg_project *p);

@@ -378,7 +378,8 @@ static int parse_limits(parse *P, json_t *v, cg_manifest *m)
 int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error *err)
 {
     static const char *const keys[] = {"output", "diagrams", "regenerate", "fragments",
-                                       "trees", "lists", "workflows", "idle_jobs", "limits", "protected"};
+                                       "trees", "lists", "workflows", "idle_jobs", "limits", "protected",
+                                       "pipeline"};
     memset(m, 0, sizeof *m);
     m->doc = doc;
     m->regenerate = "cigen generate";
@@ -397,11 +398,31 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
     if (get_path(&P, root, "output", &m->output, &m->output_pos, true) != 0 ||
         get_path(&P, root, "diagrams", &m->diagrams, &m->diagrams_pos, false) != 0)
         return -1;
+    json_t *v;
+    if ((v = json_object_get(root, "pipeline"))) {
+        if (cg_pipeline_decl_parse(doc, pool, v, &m->pipeline, err) != 0)
+            return -1;
+        if (m->pipeline.dynamic) {
+            /* everything cigen knows of "the config" is the continuation; the
+             * setup config is one more output */
+            if (cg_streq(m->pipeline.continuation, m->output))
+                return cg_error_at(err, &m->pipeline.continuation_pos, "'continuation' '%s' is the manifest's "
+                                   "'output', which dynamic mode makes the setup config; name another file",
+                                   m->output);
+            m->pipeline.setup = m->output;
+            m->pipeline.setup_pos = m->output_pos;
+            m->output = m->pipeline.continuation;
+            m->output_pos = m->pipeline.continuation_pos;
+        }
+    }
     /* cigen names (and removes) the files of the diagrams folder itself */
     if (m->diagrams && (cg_path_within(m->output, m->diagrams) || cg_path_within(m->diagrams, m->output)))
         return cg_error_at(err, &m->output_pos, "'output' '%s' and the diagrams folder '%s' overlap; write the "
                            "config outside the folder cigen fills with diagrams", m->output, m->diagrams);
-    json_t *v;
+    if (m->pipeline.setup && m->diagrams &&
+        (cg_path_within(m->pipeline.setup, m->diagrams) || cg_path_within(m->diagrams, m->pipeline.setup)))
+        return cg_error_at(err, &m->pipeline.setup_pos, "'output' '%s' and the diagrams folder '%s' overlap",
+                           m->pipeline.setup, m->diagrams);
     if ((v = json_object_get(root, "regenerate"))) {
         if (json_is_string(v) && (json_string_length(v) != strlen(json_string_value(v)) ||
                                   cg_line_breaker(json_string_value(v), NULL))) {

@@ -14,6 +14,7 @@
  *       jobs: [setup]               # entries written before generated ones
  *       order: phase                # or cell, or [setup, {phase: build}, ...]
  *   protected: ["*_upload"]         # never pulled into a special PR by a requirement
+ *   pipeline: {mode: dynamic, continuation: continuation.yml, ...}   # lang/dynamic.h
  *   limits: {max_config_bytes: 8388608, max_jobs_per_workflow: 500,
  *            max_cells: 1000000}    # cells per tree, checked before expanding
  *
@@ -36,6 +37,7 @@
 #include "base/diag.h"
 #include "base/util.h"
 #include "io/paths.h"
+#include "lang/dynamic.h"
 #include "lang/yamlload.h"
 
 typedef struct cg_ref_filter {
@@ -109,6 +111,8 @@ typedef struct cg_manifest {
     const char **protected;   /* job-name globs: jobs a selection never pulls in */
     cg_pos *protected_pos;
     size_t nprotected;
+    cg_pipeline_decl pipeline; /* `pipeline:`; in dynamic mode `output` is the continuation
+                                * config and pipeline.setup the manifest's `output` */
 } cg_manifest;
 
 /* Parses a loaded manifest; strings live in `pool`.  The manifest borrows

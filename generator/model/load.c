@@ -10,6 +10,7 @@
 #include "base/digest.h"
 #include "io/fsio.h"
 #include "lang/schema.h"
+#include "model/pipeline.h"
 #include "model/select.h"
 
 void cg_model_init(cg_model *p)
@@ -564,7 +565,8 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
     }
     /* the templates of every job, before the selection: it reads their
      * contexts, and may put a job into one more workflow (loaded after) */
-    if (load_templates(p, err) != 0 || cg_model_select(p, err) != 0 || load_templates(p, err) != 0)
+    if (load_templates(p, err) != 0 ||
+        (p->opt.pipeline ? cg_pipeline_select(p, err) : cg_model_select(p, err)) != 0 || load_templates(p, err) != 0)
         return -1;
     /* each workflow's entries in order, once the selection placed them */
     p->orders = cg_xcalloc(m->nworkflows + 1, sizeof *p->orders);

@@ -36,6 +36,8 @@ typedef struct cg_options {
     bool no_overlay;          /* do not look for special-pr.yml */
     const cg_selection *fallback; /* used when nothing above selects (check --allow-special) */
     bool fresh_tiers;         /* choose pairwise tiers afresh, not from the committed config's */
+    const struct cg_pipeline_input *pipeline; /* cigen select: pick the jobs of this pipeline
+                                               * (model/pipeline.h) instead of a selection */
 } cg_options;
 
 /* The overlay cigen picks up by itself when it exists in the project folder
@@ -103,6 +105,7 @@ typedef struct cg_model {
     cg_mark *marks;           /* [jobs.n]: what the selection did; NULL without one */
     uint64_t omitted;         /* bit w: a selection left workflow w without jobs */
     int per_change;           /* index of the per-change workflow, or -1 */
+    struct cg_pipeline_run *run; /* what opt.pipeline chose (owned), or NULL */
     char sources_digest[41];  /* of every source read, sorted by path */
     cg_tier_prev tier_prev;   /* the pairwise tiers' cells the committed config recorded */
     cg_tier_changes tier_changes; /* cells that entered or left them since */

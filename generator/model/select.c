@@ -549,6 +549,11 @@ static int apply_selection(cg_model *p, cg_error *err)
     return rc;
 }
 
+int cg_model_apply_selection(cg_model *p, cg_error *err)
+{
+    return apply_selection(p, err);
+}
+
 int cg_model_select(cg_model *p, cg_error *err)
 {
     if (load_selection(p, err) != 0)

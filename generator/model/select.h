@@ -15,5 +15,8 @@
 
 /* Reads the selection in force into m->selection and applies it. */
 int cg_model_select(cg_model *m, cg_error *err);
+/* Applies m->selection as it is (model/pipeline.c fills it itself); with an
+ * empty one, only gathers the static entries. */
+int cg_model_apply_selection(cg_model *m, cg_error *err);
 
 #endif

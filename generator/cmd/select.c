@@ -1,0 +1,324 @@
+/* cigen select: the jobs of one pipeline, picked when it starts (CircleCI
+ * dynamic configuration), written as the continuation config
+ * (model/pipeline.h has the rules). */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cli.h"
+#include "io/fsio.h"
+#include "model/pipeline.h"
+
+static const char usage[] =
+    "usage: cigen select [--branch NAME | --tag NAME | --schedule WORKFLOW] [--message TEXT]\n"
+    "                    [--changed FILE]... [--changed-files -] [-o FILE] [--explain] [--json]\n"
+    "\n"
+    "Picks the jobs one pipeline runs, from what the pipeline knows, and writes the\n"
+    "continuation config holding exactly those (CircleCI dynamic configuration: the\n"
+    "setup config's job runs this).  Without -o, prints the jobs, one a line.\n"
+    "\n"
+    "  --branch NAME       the branch pushed to (a 'run_all' branch runs every job)\n"
+    "  --tag NAME          the tag pushed\n"
+    "  --schedule WORKFLOW a scheduled pipeline (named after the workflow it runs):\n"
+    "                      that workflow, whole; \"\" means none\n"
+    "  --message TEXT      the commit message: [ci all], [WORD ci] (on-request jobs\n"
+    "                      with WORD in their name), [ci only: PATTERN] (exactly\n"
+    "                      those: a special PR with nothing committed),\n"
+    "                      [ci also: PATTERN]\n"
+    "  --changed FILE      a file changed against the base branch (repeatable);\n"
+    "  --changed-files -   read them from stdin, one a line; matched against the\n"
+    "                      manifest's 'pipeline: paths' rules\n"
+    "  -o, --output FILE   write the continuation config there (nothing is written\n"
+    "                      when nothing runs: the setup job then ends the pipeline)\n"
+    "  --explain           say why each job is in or out\n"
+    "  --json              the same as one JSON object on stdout\n"
+    "\n"
+    "What they require comes along, never a job with credentials; the\n"
+    "workflow's 'keep' entries stay; filters are lifted.  Exit 0 chosen (and\n"
+    "written), 2 a bad token, pattern or source.\n";
+
+enum { OPT_BRANCH = 2000, OPT_TAG, OPT_SCHEDULE, OPT_MESSAGE, OPT_CHANGED, OPT_CHANGED_FILES, OPT_EXPLAIN, OPT_JSON };
+
+typedef struct entry {
+    const char *name;
+    bool in;
+    const char *why;
+    char *owned;
+} entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    if (x->in != y->in)
+        return x->in ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Every job and static entry, in or out, with why. */
+static size_t entries(const cg_project *p, entry **out)
+{
+    const cg_model *m = &p->m;
+    const cg_pipeline_run *run = m->run;
+    size_t n = 0, cap = m->jobs.n + run->nstatics + 1;
+    entry *v = cg_xcalloc(cap, sizeof *v);
+    uint64_t bit = run->workflow >= 0 ? (uint64_t)1 << run->workflow : 0;
+    for (size_t k = 0; k < m->jobs.n; k++) {
+        const cg_job *j = &m->jobs.v[k];
+        entry *e = &v[n++];
+        e->name = j->name;
+        e->in = (j->workflows & bit) != 0;
+        e->why = run->job_in[k] && e->in ? run->job_why[k] : NULL;
+        if (!e->why && e->in && m->marks && m->marks[k].kind == CG_MARK_PULLED) {
+            cg_strbuf sb = CG_STRBUF_INIT;
+            cg_strbuf_addf(&sb, "required by '%s'", m->marks[k].by);
+            e->why = e->owned = cg_strbuf_detach(&sb, NULL);
+        }
+        if (!e->why)
+            e->why = run->job_why[k] ? run->job_why[k] : "not in the workflow this pipeline runs";
+    }
+    for (size_t i = 0; i < run->nstatics; i++) {
+        entry *e = &v[n++];
+        e->name = run->statics[i].name;
+        e->in = false;
+        const cg_static_job *found = NULL;
+        for (size_t s = 0; s < m->nstatics && !found; s++)
+            if ((int)m->statics[s].workflow == run->workflow && !m->statics[s].culled &&
+                cg_streq(m->statics[s].name, e->name))
+                found = &m->statics[s];
+        e->in = found != NULL && run->workflow >= 0;
+        e->why = run->statics[i].why;
+        if (e->in && found->mark.kind == CG_MARK_PULLED) {
+            cg_strbuf sb = CG_STRBUF_INIT;
+            cg_strbuf_addf(&sb, "required by '%s'", found->mark.by);
+            e->why = e->owned = cg_strbuf_detach(&sb, NULL);
+        } else if (e->in && found->mark.kind == CG_MARK_KEPT) {
+            e->why = "kept: the workflow's 'keep' names it";
+        } else if (!e->why) {
+            e->why = "the rules did not choose it";
+        }
+    }
+    qsort(v, n, sizeof *v, cmp_entry);
+    *out = v;
+    return n;
+}
+
+/* Writes FILE (relative to the current folder) through a temporary file;
+ * never over an output or a source of the project. */
+static int write_file(const cg_project *p, const char *file, const char *data, size_t len)
+{
+    const char *slash = strrchr(file, '/');
+    const char *base = slash ? slash + 1 : file;
+    if (!*base) {
+        fprintf(stderr, "cigen: error: -o wants a file name, not a folder ('%s')\n", file);
+        return CG_EXIT_ERROR;
+    }
+    char *dir = !slash ? cg_xstrdup(".") : slash == file ? cg_xstrdup("/") : cg_xstrndup(file, (size_t)(slash - file));
+    char real_dir[PATH_MAX], real_root[PATH_MAX];
+    if (realpath(dir, real_dir) && realpath(p->m.root, real_root)) {
+        size_t rl = strlen(real_root);
+        if (strncmp(real_dir, real_root, rl) == 0 && (real_dir[rl] == '/' || !real_dir[rl])) {
+            cg_strbuf rel = CG_STRBUF_INIT;
+            if (real_dir[rl])
+                cg_strbuf_addf(&rel, "%s/", real_dir + rl + 1);
+            cg_strbuf_adds(&rel, base);
+            const cg_manifest *m = &p->m.manifest;
+            const char *kind = cg_model_source_kind(&p->m, rel.buf);
+            if (!kind && (cg_streq(rel.buf, m->output) || (m->pipeline.setup && cg_streq(rel.buf, m->pipeline.setup))))
+                kind = "an output of the project";
+            cg_strbuf_release(&rel);
+            if (kind) {
+                fprintf(stderr, "cigen: error: -o '%s' is %s; write the selected config elsewhere\n", file, kind);
+                free(dir);
+                return CG_EXIT_ERROR;
+            }
+        }
+    }
+    cg_outputs o;
+    cg_outputs_init(&o, dir);
+    cg_error err;
+    cg_error_init(&err);
+    cg_pos ref = {file, 0, 0};
+    int rc = cg_outputs_stage(&o, base, data, len, &ref, &err) == 0 && cg_outputs_commit(&o, &err) == 0 ? 0
+                                                                                                       : CG_EXIT_ERROR;
+    if (rc)
+        cg_cli_print_error(&err);
+    cg_outputs_release(&o);
+    cg_error_release(&err);
+    free(dir);
+    return rc;
+}
+
+/* stdin, one file a line (blank lines skipped, a trailing '\r' dropped) */
+static int read_changed(char ***files, size_t *n)
+{
+    cg_strbuf all = CG_STRBUF_INIT;
+    char buf[65536];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, stdin)) > 0) {
+        cg_strbuf_add(&all, buf, got);
+        if (all.len > ((size_t)64 << 20)) {
+            fprintf(stderr, "cigen: error: --changed-files: more than 64 MiB on stdin\n");
+            cg_strbuf_release(&all);
+            return -1;
+        }
+    }
+    if (ferror(stdin)) {
+        fprintf(stderr, "cigen: error: --changed-files: cannot read stdin: %s\n", strerror(errno));
+        cg_strbuf_release(&all);
+        return -1;
+    }
+    for (const char *s = all.buf ? all.buf : ""; *s;) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        size_t l = len;
+        if (l && s[l - 1] == '\r')
+            l--;
+        if (l) {
+            *files = cg_xrealloc(*files, (*n + 1) * sizeof **files);
+            (*files)[(*n)++] = cg_xstrndup(s, l);
+        }
+        s += len + (e != NULL);
+    }
+    cg_strbuf_release(&all);
+    return 0;
+}
+
+int cg_cmd_select(const cg_global *g0, int argc, char **argv)
+{
+    cg_global local = *g0, *g = &local;
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"branch", required_argument, NULL, OPT_BRANCH},
+        {"tag", required_argument, NULL, OPT_TAG},
+        {"schedule", required_argument, NULL, OPT_SCHEDULE},
+        {"message", required_argument, NULL, OPT_MESSAGE},
+        {"changed", required_argument, NULL, OPT_CHANGED},
+        {"changed-files", required_argument, NULL, OPT_CHANGED_FILES},
+        {"explain", no_argument, NULL, OPT_EXPLAIN},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"output", required_argument, NULL, 'o'},
+        CG_GLOBAL_LONGOPTS,
+        {0}};
+    cg_pipeline_input in = {0};
+    char **changed = NULL;
+    size_t nchanged = 0;
+    const char *output = NULL;
+    bool explain = false, json = false, from_stdin = false;
+    int c, rc = 0;
+    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
+    while (rc == 0 && (c = cg_cli_getopt(g, argc, argv, "ho:qv", longopts)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(usage, stdout);
+            goto done;
+        case OPT_BRANCH: in.branch = optarg; break;
+        case OPT_TAG: in.tag = optarg; break;
+        case OPT_SCHEDULE: in.schedule = optarg; break;
+        case OPT_MESSAGE: in.message = optarg; break;
+        case OPT_CHANGED:
+            changed = cg_xrealloc(changed, (nchanged + 1) * sizeof *changed);
+            changed[nchanged++] = cg_xstrdup(optarg);
+            in.changed_known = true;
+            break;
+        case OPT_CHANGED_FILES:
+            if (!cg_streq(optarg, "-")) {
+                fprintf(stderr, "cigen: error: --changed-files takes '-' (the list on stdin), not '%s'\n", optarg);
+                rc = CG_EXIT_ERROR;
+            }
+            from_stdin = in.changed_known = true;
+            break;
+        case OPT_EXPLAIN: explain = true; break;
+        case OPT_JSON: json = true; break;
+        case 'o': output = optarg; break;
+        default: rc = CG_EXIT_ERROR;
+        }
+    }
+    if (rc == 0 && optind < argc) {
+        fprintf(stderr, "cigen: error: select takes no arguments ('%s'); see cigen select --help\n", argv[optind]);
+        rc = CG_EXIT_ERROR;
+    }
+    if (rc == 0 && in.branch && *in.branch && in.tag && *in.tag) {
+        fprintf(stderr, "cigen: error: a pipeline has a branch or a tag, not both\n");
+        rc = CG_EXIT_ERROR;
+    }
+    if (rc == 0 && from_stdin && read_changed(&changed, &nchanged) != 0)
+        rc = CG_EXIT_ERROR;
+    if (rc != 0)
+        goto done;
+    in.changed = (const char **)changed;
+    in.nchanged = nchanged;
+    g->opt.pipeline = &in;
+    g->opt.no_overlay = true; /* the special PR is a commit-message token here */
+    g->opt.selection = NULL;
+    cg_project p;
+    cg_project_init(&p);
+    rc = cg_cli_build(g, &p, true);
+    if (rc == 0 && p.lint.nerrors) {
+        cg_strbuf out = CG_STRBUF_INIT;
+        cg_lint_print_some(&p.lint, !g->quiet, &out);
+        fputs(cg_strbuf_str(&out), stderr);
+        cg_strbuf_release(&out);
+        fprintf(stderr, "cigen: error: not writing the selected config: %zu lint error%s\n", p.lint.nerrors,
+                p.lint.nerrors == 1 ? "" : "s");
+        rc = CG_EXIT_ERROR;
+    }
+    if (rc == 0) {
+        const cg_pipeline_run *run = p.m.run;
+        const char *wname = run->workflow >= 0 ? p.m.manifest.workflows[run->workflow].name : NULL;
+        entry *v = NULL;
+        size_t n = entries(&p, &v), nin = 0;
+        for (size_t i = 0; i < n; i++)
+            nin += v[i].in;
+        if (json) {
+            json_t *o = json_object(), *jobs = json_array(), *notes = json_array();
+            json_object_set_new(o, "pipeline", json_string(run->what));
+            json_object_set_new(o, "workflow", wname ? json_string(wname) : json_null());
+            for (size_t i = 0; i < run->nnotes; i++)
+                json_array_append_new(notes, json_string(run->notes[i]));
+            json_object_set_new(o, "notes", notes);
+            json_object_set_new(o, "jobs_in", json_integer((json_int_t)nin));
+            for (size_t i = 0; i < n; i++) {
+                json_t *e = json_object();
+                json_object_set_new(e, "name", json_string(v[i].name));
+                json_object_set_new(e, "in", json_boolean(v[i].in));
+                json_object_set_new(e, "why", json_string(v[i].why));
+                json_array_append_new(jobs, e);
+            }
+            json_object_set_new(o, "jobs", jobs);
+            char *s = json_dumps(o, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+            printf("%s\n", s);
+            free(s);
+            json_decref(o);
+        } else if (explain) {
+            for (size_t i = 0; i < n; i++)
+                printf("%-3s %s: %s\n", v[i].in ? "in" : "out", v[i].name, v[i].why);
+        } else if (!output) {
+            for (size_t i = 0; i < n && v[i].in; i++)
+                printf("%s\n", v[i].name);
+        }
+        if (!g->quiet) {
+            for (size_t i = 0; i < run->nnotes; i++)
+                fprintf(stderr, "cigen: %s\n", run->notes[i]);
+            if (wname)
+                fprintf(stderr, "cigen: %s: %zu job%s in workflow '%s'%s%s\n", run->what, nin, nin == 1 ? "" : "s",
+                        wname, output ? ", written to " : "", output ? output : "");
+            else
+                fprintf(stderr, "cigen: %s: nothing runs%s\n", run->what,
+                        output ? " (nothing written: the setup job ends the pipeline)" : "");
+        }
+        if (output && wname)
+            rc = write_file(&p, output, p.out.config.buf, p.out.config.len);
+        for (size_t i = 0; i < n; i++)
+            free(v[i].owned);
+        free(v);
+    }
+    cg_project_release(&p);
+done:
+    for (size_t i = 0; i < nchanged; i++)
+        free(changed[i]);
+    free(changed);
+    return rc;
+}

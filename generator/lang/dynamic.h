@@ -1,0 +1,61 @@
+/* dynamic — the manifest's `pipeline:` section: how a pipeline picks its jobs.
+ *
+ *   pipeline:
+ *     mode: dynamic                 # classic (the default): one config.yml
+ *     continuation: continuation.yml  # dynamic: every job; `output` becomes
+ *                                   # the setup config that picks from it
+ *     image: cimg/base:2024.01      # the setup job's docker image
+ *     install: make build/cigen     # how the setup job gets cigen
+ *     cigen: build/cigen            # and runs it
+ *     base_branch: main             # changed files are taken against it
+ *     run_all: [main, nightly]      # branches that run every job
+ *     paths:                        # changed files -> the jobs they call for
+ *       - {changed: "scripts/binary_macos_*.sh", select: os=macos}
+ *       - {changed: "*.md", select: none}
+ *
+ * The rules themselves are applied by model/pipeline.h.
+ */
+#ifndef CIGEN_DYNAMIC_H
+#define CIGEN_DYNAMIC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/pool.h"
+#include "lang/yamlload.h"
+
+typedef struct cg_path_rule {
+    const char *glob;      /* of a changed file, from the repository's root ('*' crosses '/') */
+    cg_pos pos;
+    const char **select;   /* "all", "none", or patterns (NAME=GLOB,... or a job-name glob) */
+    cg_pos *select_pos;
+    size_t nselect;
+} cg_path_rule;
+
+typedef struct cg_pipeline_decl {
+    bool set;              /* the manifest has `pipeline:` */
+    bool dynamic;          /* mode: dynamic */
+    cg_pos pos;            /* of the `pipeline` key */
+    const char *continuation;   /* dynamic: the full continuation config */
+    cg_pos continuation_pos;
+    const char *setup;     /* dynamic: the setup config (the manifest's `output`) */
+    cg_pos setup_pos;
+    const char *image;
+    const char *resource_class;
+    const char *install;
+    const char *cigen;
+    const char *base_branch;
+    const char **run_all;  /* branch globs on which every job of the per-change workflow runs */
+    cg_pos *run_all_pos;
+    size_t nrun_all;
+    cg_path_rule *paths;
+    size_t npaths;
+} cg_pipeline_decl;
+
+/* Parses `pipeline:` (v, at doc path "/pipeline"); strings are borrowed
+ * from doc or live in pool. */
+int cg_pipeline_decl_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_decl *d, cg_error *err);
+
+#endif

@@ -1,0 +1,23 @@
+/* setup — the setup config of a dynamic pipeline (manifest `pipeline:`,
+ * mode dynamic): `setup: true`, one job that gets cigen, runs `cigen
+ * select` with what the pipeline knows (branch or tag, commit message,
+ * files changed against the base branch, the schedule's name) and
+ * continues the pipeline with the config it writes (CircleCI's
+ * /api/v2/pipeline/continue, with CIRCLE_CONTINUATION_KEY), or ends it
+ * when nothing runs.  Pure: the manifest in, bytes out.
+ */
+#ifndef CIGEN_SETUP_H
+#define CIGEN_SETUP_H
+
+#include "base/strbuf.h"
+#include "lang/manifest.h"
+
+/* The name of the setup job and of its workflow. */
+#define CG_SETUP_JOB "cigen_select"
+#define CG_SETUP_WORKFLOW "cigen_setup"
+
+/* Appends the setup config; `manifest` is the manifest's path as the
+ * header names it. */
+void cg_setup_render(const cg_manifest *m, const char *manifest, cg_strbuf *out);
+
+#endif
