@@ -253,18 +253,35 @@ int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, uint64_t *j
     uint64_t cells;
     if (count_cells(t, t->root, max_cells, &cells, err) != 0)
         return -1;
-    uint64_t mine = sat_mul(cells, t->nphases ? t->nphases : 1);
+    /* a job is written once per workflow it lands in: count the entries
+     * (cells x phases, each phase times its workflows), so a phase sent to
+     * many workflows is bounded before anything is expanded too */
+    uint64_t per_cell = 0;
+    size_t most_workflows = 1;
+    for (size_t i = 0; i < t->nphases; i++) {
+        size_t nw = t->phases[i].nworkflows ? t->phases[i].nworkflows : 1;
+        per_cell += nw;
+        most_workflows = nw > most_workflows ? nw : most_workflows;
+    }
+    uint64_t mine = sat_mul(cells, per_cell ? per_cell : 1);
     uint64_t total = *jobs > UINT64_MAX - mine ? UINT64_MAX : *jobs + mine;
     if (total > (uint64_t)max_jobs) {
         cg_pos p = t->nphases ? cg_doc_key_where(t->doc, "/phases") : cg_doc_where(t->doc, "");
+        cg_strbuf what = CG_STRBUF_INIT;
+        if (most_workflows > 1)
+            cg_strbuf_addf(&what, "%llu workflow entries (%llu cells x %zu phases, each in up to %zu workflows)",
+                           (unsigned long long)mine, (unsigned long long)cells, t->nphases, most_workflows);
+        else
+            cg_strbuf_addf(&what, "%llu jobs (%llu cells x %zu phases)", (unsigned long long)mine,
+                           (unsigned long long)cells, t->nphases);
         if (*jobs)
-            return cg_error_at(err, &p, "this tree would make %llu jobs (%llu cells x %zu phases), %llu with the "
-                               "trees before it, more than the limit of %ld (the manifest's 'limits: max_jobs')",
-                               (unsigned long long)mine, (unsigned long long)cells, t->nphases,
-                               (unsigned long long)total, max_jobs);
-        return cg_error_at(err, &p, "this tree would make %llu jobs (%llu cells x %zu phases), more than the "
-                           "limit of %ld (the manifest's 'limits: max_jobs')", (unsigned long long)mine,
-                           (unsigned long long)cells, t->nphases, max_jobs);
+            cg_error_at(err, &p, "this tree would make %s, %llu with the trees before it, more than the limit of %ld "
+                        "(the manifest's 'limits: max_jobs')", what.buf, (unsigned long long)total, max_jobs);
+        else
+            cg_error_at(err, &p, "this tree would make %s, more than the limit of %ld (the manifest's 'limits: "
+                        "max_jobs')", what.buf, max_jobs);
+        cg_strbuf_release(&what);
+        return -1;
     }
     *jobs = total;
     return 0;
