@@ -168,7 +168,7 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
         return 0;
     }
     if (argc != 1) {
-        fprintf(stderr, "cigen: error: init takes no arguments ('%s')\nTry 'cigen init --help'.\n", argv[1]);
+        fprintf(stderr, "cigen: error: init takes no arguments ('%s')\nTry 'cigen init --help'.\n", cg_cli_shown(argv[1]));
         return CG_EXIT_ERROR;
     }
     const char *dir = g->opt.dir ? g->opt.dir : ".";
@@ -194,7 +194,7 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     cg_error_release(&perr);
     int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rootfd < 0) {
-        fprintf(stderr, "cigen: error: '%s' is not a folder\n", dir);
+        fprintf(stderr, "cigen: error: '%s' is not a folder\n", cg_cli_shown(dir));
         return CG_EXIT_ERROR;
     }
     struct stat st;
