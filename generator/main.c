@@ -105,7 +105,7 @@ static int run(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
-    fprintf(stderr, "cigen: error: unknown command '%s'\nTry 'cigen --help'.\n", cmd);
+    fprintf(stderr, "cigen: error: unknown command '%s'\nTry 'cigen --help'.\n", cg_cli_shown(cmd));
     return CG_EXIT_ERROR;
 }
 

@@ -227,6 +227,31 @@ START_TEST(init_project)
 }
 END_TEST
 
+/* init creates its files beneath the project (io/paths.c): a folder it
+ * writes into that is a link out of the project is refused, nothing is
+ * written there or here; a manifest named outside (-m ../x.yml) or in git's
+ * folder is refused before anything is written. */
+START_TEST(init_never_leaves_the_project)
+{
+    char *dir = tu_mkdtemp();
+    tu_run r = tu_sh(dir, "mkdir proj outside && ln -s ../outside proj/templates && "
+                          "$CIGEN -C proj init; echo \"rc=$?\"; ls -A proj outside");
+    ck_assert_msg(cg_streq(r.out, "rc=2\noutside:\n\nproj:\ntemplates\n") &&
+                      cg_streq(r.err, "cigen: error: cannot write 'templates/test.yml': a symbolic link on its "
+                                      "path leads out of the project folder (nothing was written)\n"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = tu_sh(dir, "rm proj/templates; $CIGEN -C proj -m ../x.yml init; echo \"rc=$?\"; "
+                   "$CIGEN -C proj -m .git/x.yml init; echo \"rc=$?\"; ls -A proj; ls");
+    ck_assert_msg(cg_streq(r.out, "rc=2\nrc=2\noutside\nproj\n") &&
+                      strstr(r.err, "'../x.yml' leaves the project folder") && strstr(r.err, ".git"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 /* .pre-commit-hooks.yaml: its entry with its args is `cigen check`, which
  * passes on a project in sync and fails on a drifted one; -C DIR before
  * `check` (the sub-folder form the README gives) works too. */
@@ -659,6 +684,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, regenerate_script);
     tcase_add_test(tc, regenerate_script_help_and_parallel_build);
     tcase_add_test(tc, init_project);
+    tcase_add_test(tc, init_never_leaves_the_project);
     tcase_add_test(tc, pre_commit_hook);
     tcase_add_test(tc, bash_completion);
     tcase_add_test(tc, verbose_and_quiet);

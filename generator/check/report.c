@@ -7,6 +7,7 @@
 #include "base/diag.h"
 #include "base/diff.h"
 #include "lang/yamlload.h"
+#include "model/query.h"
 
 /* ---- reading a config as jobs ---- */
 
@@ -208,6 +209,26 @@ static void push_group(cg_matrix *m, char kind, const char *label, const char *w
     g->n = n;
 }
 
+/* "dim=value" as a pattern of `list --where` (the value quoted: a comma
+ * in it is "\\,"), cut at 255 bytes. */
+static void pair(char out[256], const char *dim, const char *value)
+{
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_strbuf_addf(&sb, "%s=", dim);
+    cg_query_quote(&sb, value);
+    snprintf(out, 256, "%s", sb.buf);
+    cg_strbuf_release(&sb);
+}
+
+/* The separator of "a,b": its first comma that no backslash escapes. */
+static const char *combo_comma(const char *combo)
+{
+    const char *c = combo;
+    while (*c && *c != ',')
+        c += c[0] == '\\' && c[1] ? 2 : 1;
+    return c;
+}
+
 /* "dim=value" pairs of a job of the model (phase included), in order. */
 static size_t job_pairs(const cg_job *j, char pairs[][256], size_t max)
 {
@@ -215,7 +236,7 @@ static size_t job_pairs(const cg_job *j, char pairs[][256], size_t max)
     const cg_tree *t = j->tree;
     for (size_t d = 0; d < t->ndims && n < max; d++)
         if (j->cell->values[d])
-            snprintf(pairs[n++], 256, "%s=%s", t->dims[d], j->cell->values[d]);
+            pair(pairs[n++], t->dims[d], j->cell->values[d]);
     if (n < max)
         snprintf(pairs[n++], 256, "phase=%s", t->phases[j->phase].name);
     return n;
@@ -238,8 +259,9 @@ static bool has_combo(const cg_job *j, const char *combo)
     size_t n = job_pairs(j, pairs, 70), hits = 0;
     for (size_t i = 0; i < n; i++) {
         size_t l = strlen(pairs[i]);
-        hits += (strncmp(combo, pairs[i], l) == 0 && combo[l] == ',') ||
-                (strcmp(strchr(combo, ',') + 1, pairs[i]) == 0);
+        const char *comma = combo_comma(combo);
+        hits += ((size_t)(comma - combo) == l && strncmp(combo, pairs[i], l) == 0) ||
+                (*comma && strcmp(comma + 1, pairs[i]) == 0);
     }
     return hits == 2;
 }
@@ -489,7 +511,7 @@ static void group_removed(cg_matrix *m, const cg_model *p, const config *newc)
                         cg_strbuf_addc(&norm, *c);
                 }
                 if (cg_streq(norm.buf, t2[best_i]))
-                    snprintf(label, sizeof label, "%s=%s", j->tree->dims[d], best);
+                    pair(label, j->tree->dims[d], best);
                 cg_strbuf_release(&norm);
             }
             break;

@@ -209,3 +209,15 @@ size_t cg_cli_output_count(cg_project *p)
     return 1 + (p->m.manifest.pipeline.setup != NULL) + cg_project_diagrams(p, &d);
 }
 
+
+const char *cg_cli_shown(const char *s)
+{
+    static char *ring[8];
+    static unsigned next;
+    unsigned i = next++ % 8;
+    free(ring[i]);
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_escape_line(&sb, s ? s : "", s ? strlen(s) : 0);
+    ring[i] = cg_strbuf_detach(&sb, NULL);
+    return ring[i];
+}

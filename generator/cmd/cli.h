@@ -92,6 +92,11 @@ double cg_cli_now(void);
 
 /* Prints an error record to stderr. */
 void cg_cli_print_error(const cg_error *err);
+/* `s` as a message shows it (cg_escape_line: no control character, line
+ * break or escape sequence of an argument reaches the terminal), for the
+ * messages cmd/ prints itself ("cigen: error: unknown command '%s'").  The
+ * text lives until the eighth call after this one (single-threaded use). */
+const char *cg_cli_shown(const char *s);
 
 /* One output of the project: where it goes and its bytes. */
 typedef struct cg_output_file {

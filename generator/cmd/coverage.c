@@ -219,7 +219,7 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "cigen: error: coverage takes no arguments ('%s')\n", argv[optind]);
+        fprintf(stderr, "cigen: error: coverage takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
         return CG_EXIT_ERROR;
     }
     cg_project p;

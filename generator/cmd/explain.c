@@ -583,7 +583,7 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
         }
         if (c == 'c') {
             if (q.n || cg_query_add(&q, optarg) != 0) {
-                fprintf(stderr, "cigen: error: --cell wants NAME=VALUE[,NAME=VALUE...] once, not '%s'\n", optarg);
+                fprintf(stderr, "cigen: error: --cell wants NAME=VALUE[,NAME=VALUE...] once, not '%s'\n", cg_cli_shown(optarg));
                 cg_query_release(&q);
                 cg_selection_release(&sel);
                 return CG_EXIT_ERROR;
@@ -604,7 +604,7 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     }
     for (size_t k = 0; cell_mode && k < q.groups[0].n; k++)
         if (!q.groups[0].terms[k].name) {
-            fprintf(stderr, "cigen: error: --cell wants NAME=VALUE terms ('%s')\n", q.groups[0].terms[k].glob);
+            fprintf(stderr, "cigen: error: --cell wants NAME=VALUE terms ('%s')\n", cg_cli_shown(q.groups[0].terms[k].glob));
             cg_query_release(&q);
             cg_selection_release(&sel);
             return CG_EXIT_ERROR;

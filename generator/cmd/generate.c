@@ -172,7 +172,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         return CG_EXIT_ERROR;
     }
     if (optind < argc) {
-        fprintf(stderr, "cigen: error: generate takes no arguments ('%s')\n", argv[optind]);
+        fprintf(stderr, "cigen: error: generate takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
         cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }

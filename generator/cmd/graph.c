@@ -78,7 +78,7 @@ static bool find_program(const char *prog)
 static void not_found(const char *prog, bool custom)
 {
     if (custom)
-        fprintf(stderr, "cigen: error: CIGEN_DOT names '%s', which is not a program that can be run\n", prog);
+        fprintf(stderr, "cigen: error: CIGEN_DOT names '%s', which is not a program that can be run\n", cg_cli_shown(prog));
     else
         fputs(NOT_INSTALLED, stderr);
 }
@@ -166,12 +166,12 @@ static int run_dot(const char *format, const cg_strbuf *in, cg_strbuf *out)
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         not_found(prog, custom);
     else if (WIFEXITED(status))
-        fprintf(stderr, "cigen: error: '%s -T%s' failed (exit status %d)\n", prog, format, WEXITSTATUS(status));
+        fprintf(stderr, "cigen: error: '%s -T%s' failed (exit status %d)\n", cg_cli_shown(prog), cg_cli_shown(format), WEXITSTATUS(status));
     else
-        fprintf(stderr, "cigen: error: '%s -T%s' was killed by signal %d\n", prog, format, WTERMSIG(status));
+        fprintf(stderr, "cigen: error: '%s -T%s' was killed by signal %d\n", cg_cli_shown(prog), cg_cli_shown(format), WTERMSIG(status));
     return CG_EXIT_ERROR;
 fail:
-    fprintf(stderr, "cigen: error: cannot run '%s': %s\n", prog, strerror(errno));
+    fprintf(stderr, "cigen: error: cannot run '%s': %s\n", cg_cli_shown(prog), strerror(errno));
     return CG_EXIT_ERROR;
 }
 
@@ -204,13 +204,13 @@ static int write_file(const cg_project *p, const char *file, const char *data, s
     const char *slash = strrchr(file, '/');
     const char *base = slash ? slash + 1 : file;
     if (!*base) {
-        fprintf(stderr, "cigen: error: -o wants a file name, not a folder ('%s')\n", file);
+        fprintf(stderr, "cigen: error: -o wants a file name, not a folder ('%s')\n", cg_cli_shown(file));
         return CG_EXIT_ERROR;
     }
     char *dir = !slash ? cg_xstrdup(".") : slash == file ? cg_xstrdup("/") : cg_xstrndup(file, (size_t)(slash - file));
     const char *kind = project_file_kind(p, dir, base);
     if (kind) {
-        fprintf(stderr, "cigen: error: -o '%s' is %s; write the diagram elsewhere\n", file, kind);
+        fprintf(stderr, "cigen: error: -o '%s' is %s; write the diagram elsewhere\n", cg_cli_shown(file), kind);
         free(dir);
         return CG_EXIT_ERROR;
     }
@@ -251,7 +251,7 @@ static long pick(const char *kind, const char *name, const char *const *names, s
         list_names(&msg, kind[0] == 't' ? "trees" : "workflows", names, n);
         cg_strbuf_addc(&msg, ')');
     }
-    fprintf(stderr, "cigen: error: no %s is named '%s'%s\n", kind, name, msg.buf);
+    fprintf(stderr, "cigen: error: no %s is named '%s'%s\n", kind, cg_cli_shown(name), cg_cli_shown(msg.buf));
     cg_strbuf_release(&msg);
     return -1;
 }
@@ -279,10 +279,10 @@ static int check_collapse(const cg_project *p, long tree, const char *const *col
         cg_did_you_mean(&hint, collapse[i], cands, nc);
         if (tree >= 0)
             fprintf(stderr, "cigen: error: --collapse: tree '%s' has no dimension '%s'%s\n", p->m.trees[tree]->name,
-                    collapse[i], cg_strbuf_str(&hint));
+                    cg_cli_shown(collapse[i]), cg_cli_shown(cg_strbuf_str(&hint)));
         else
-            fprintf(stderr, "cigen: error: --collapse: no tree has a dimension '%s'%s\n", collapse[i],
-                    cg_strbuf_str(&hint));
+            fprintf(stderr, "cigen: error: --collapse: no tree has a dimension '%s'%s\n", cg_cli_shown(collapse[i]),
+                    cg_cli_shown(cg_strbuf_str(&hint)));
         cg_strbuf_release(&hint);
         return CG_EXIT_ERROR;
     }
@@ -323,7 +323,7 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
         case 'f':
             format = optarg;
             if (!cg_streq(format, "dot") && !cg_streq(format, "svg") && !cg_streq(format, "png")) {
-                fprintf(stderr, "cigen: error: --format must be dot, svg or png, not '%s'\n", format);
+                fprintf(stderr, "cigen: error: --format must be dot, svg or png, not '%s'\n", cg_cli_shown(format));
                 rc = CG_EXIT_ERROR;
             }
             break;
@@ -332,7 +332,7 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
             errno = 0;
             unsigned long long v = strtoull(optarg, &end, 10);
             if (!cg_isdigit(optarg[0]) || *end || errno) {
-                fprintf(stderr, "cigen: error: --max-nodes wants a number, not '%s'\n", optarg);
+                fprintf(stderr, "cigen: error: --max-nodes wants a number, not '%s'\n", cg_cli_shown(optarg));
                 rc = CG_EXIT_ERROR;
             }
             o.max_nodes = (size_t)v;
@@ -346,7 +346,7 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
         }
     }
     if (rc == 0 && optind < argc) {
-        fprintf(stderr, "cigen: error: graph takes no arguments ('%s'); use --tree or --workflow\n", argv[optind]);
+        fprintf(stderr, "cigen: error: graph takes no arguments ('%s'); use --tree or --workflow\n", cg_cli_shown(argv[optind]));
         rc = CG_EXIT_ERROR;
     }
     o.collapse = collapse;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "io/paths.h"
 
 static const char manifest_text[] =
     "# cigen.yml: how config.yml is made.  Every path is relative to this file.\n"
@@ -104,26 +105,30 @@ typedef struct init_file {
     mode_t mode;
 } init_file;
 
-/* Creates the folders leading to rel (inside dir); records the ones it made. */
-static int make_parents(const char *dir, const char *rel, char **made, size_t *nmade)
+/* Creates the folder leading to rel (one level, beneath the project open
+ * as rootfd); records it when it made it.  A name that exists (a folder, or
+ * a link) is left as it is: the file is then created through
+ * cg_open_beneath, which refuses a link that leads out of the project. */
+static int make_parents(int rootfd, const char *rel, char **made, size_t *nmade)
 {
     const char *slash = strchr(rel, '/');
     if (!slash)
         return 0;
-    cg_strbuf path = CG_STRBUF_INIT;
-    cg_strbuf_addf(&path, "%s/%.*s", dir, (int)(slash - rel), rel);
-    int rc = 0;
-    if (mkdir(path.buf, 0777) == 0)
-        made[(*nmade)++] = cg_strbuf_detach(&path, NULL);
-    else if (errno != EEXIST)
-        rc = -1;
-    cg_strbuf_release(&path);
-    return rc;
+    char *dir = cg_xstrndup(rel, (size_t)(slash - rel));
+    if (mkdirat(rootfd, dir, 0777) == 0) {
+        made[(*nmade)++] = dir;
+        return 0;
+    }
+    free(dir);
+    return errno == EEXIST ? 0 : -1;
 }
 
-static int write_new(const char *path, const char *text, mode_t mode)
+/* Creates rel beneath the project (never through a link out of it, never
+ * over anything: O_EXCL, O_NOFOLLOW) and writes text; on failure nothing
+ * of it is left. */
+static int write_new(int rootfd, const char *rel, const char *text, mode_t mode)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    int fd = cg_open_beneath(rootfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
     if (fd < 0)
         return -1;
     size_t len = strlen(text), off = 0;
@@ -134,7 +139,7 @@ static int write_new(const char *path, const char *text, mode_t mode)
         if (w <= 0) {
             int e = w < 0 ? errno : EIO;
             close(fd);
-            unlink(path);
+            unlinkat(rootfd, rel, 0);
             errno = e;
             return -1;
         }
@@ -142,7 +147,7 @@ static int write_new(const char *path, const char *text, mode_t mode)
     }
     if (fsync(fd) != 0 || close(fd) != 0) {
         int e = errno;
-        unlink(path);
+        unlinkat(rootfd, rel, 0);
         errno = e;
         return -1;
     }
@@ -164,7 +169,7 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
         return 0;
     }
     if (argc != 1) {
-        fprintf(stderr, "cigen: error: init takes no arguments ('%s')\nTry 'cigen init --help'.\n", argv[1]);
+        fprintf(stderr, "cigen: error: init takes no arguments ('%s')\nTry 'cigen init --help'.\n", cg_cli_shown(argv[1]));
         return CG_EXIT_ERROR;
     }
     const char *dir = g->opt.dir ? g->opt.dir : ".";
@@ -177,19 +182,27 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
         {"config.yml", NULL, 0},
     };
     size_t nfiles = CG_ARRAY_LEN(files);
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "cigen: error: '%s' is not a folder\n", dir);
+    /* the manifest's name is a project path like any other: no "..", no
+     * absolute path, nothing in git's folder */
+    cg_error perr;
+    cg_error_init(&perr);
+    if (cg_check_project_path(manifest, &(cg_pos){0}, "the manifest ('-m')", &perr) != 0) {
+        cg_cli_print_error(&perr);
+        cg_error_release(&perr);
         return CG_EXIT_ERROR;
     }
-    cg_strbuf path = CG_STRBUF_INIT;
+    cg_error_release(&perr);
+    int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0) {
+        fprintf(stderr, "cigen: error: '%s' is not a folder\n", cg_cli_shown(dir));
+        return CG_EXIT_ERROR;
+    }
+    struct stat st;
     for (size_t i = 0; i < nfiles; i++) {
-        cg_strbuf_reset(&path);
-        cg_strbuf_addf(&path, "%s/%s", dir, files[i].rel);
-        if (lstat(path.buf, &st) == 0 || errno != ENOENT) {
+        if (fstatat(rootfd, files[i].rel, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) {
             fprintf(stderr, "cigen: error: '%s' already exists; init starts a new project and never overwrites "
                     "a file (nothing was written)\n", files[i].rel);
-            cg_strbuf_release(&path);
+            close(rootfd);
             return CG_EXIT_ERROR;
         }
     }
@@ -197,12 +210,11 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     size_t nmade = 0, written = 0;
     int rc = 0;
     for (size_t i = 0; i < nfiles && files[i].text; i++) {
-        cg_strbuf_reset(&path);
-        cg_strbuf_addf(&path, "%s/%s", dir, files[i].rel);
-        if (make_parents(dir, files[i].rel, made, &nmade) != 0 ||
-            write_new(path.buf, files[i].text, files[i].mode) != 0) {
+        if (make_parents(rootfd, files[i].rel, made, &nmade) != 0 ||
+            write_new(rootfd, files[i].rel, files[i].text, files[i].mode) != 0) {
             fprintf(stderr, "cigen: error: cannot write '%s': %s (nothing was written)\n", files[i].rel,
-                    strerror(errno));
+                    errno == EXDEV ? "a symbolic link on its path leads out of the project folder"
+                    : errno == EEXIST ? "it exists now (made while init ran)" : strerror(errno));
             rc = CG_EXIT_ERROR;
             break;
         }
@@ -210,17 +222,14 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     }
     if (rc != 0) {
         /* take back what was written: a half project helps nobody */
-        for (size_t i = 0; i < written; i++) {
-            cg_strbuf_reset(&path);
-            cg_strbuf_addf(&path, "%s/%s", dir, files[i].rel);
-            unlink(path.buf);
-        }
+        for (size_t i = 0; i < written; i++)
+            unlinkat(rootfd, files[i].rel, 0);
         while (nmade)
-            rmdir(made[--nmade]);
+            unlinkat(rootfd, made[--nmade], AT_REMOVEDIR);
     }
     for (size_t i = 0; i < nmade; i++)
         free(made[i]);
-    cg_strbuf_release(&path);
+    close(rootfd);
     if (rc != 0)
         return rc;
     if (!g->quiet)

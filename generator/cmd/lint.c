@@ -53,7 +53,7 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "cigen: error: lint takes no arguments ('%s')\n", argv[optind]);
+        fprintf(stderr, "cigen: error: lint takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
         cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }

@@ -130,15 +130,17 @@ static int list_branch(cg_project *p, const char *branch, const char *workflow, 
         printf("%-*s  %-*s  RUNS\n", (int)ww, "WORKFLOW", (int)jw, "JOB");
         for (size_t i = 0; i < run.n; i++) {
             if (run.v[i].why)
-                printf("%-*s  %-*s  %-4s  %s\n", (int)ww, run.v[i].workflow, (int)jw, run.v[i].job,
-                       state[run.v[i].state], run.v[i].why);
+                printf("%-*s  %-*s  %-4s  %s\n", (int)ww, cg_cli_shown(run.v[i].workflow), (int)jw,
+                       cg_cli_shown(run.v[i].job), state[run.v[i].state], cg_cli_shown(run.v[i].why));
             else
-                printf("%-*s  %-*s  %s\n", (int)ww, run.v[i].workflow, (int)jw, run.v[i].job, state[run.v[i].state]);
+                printf("%-*s  %-*s  %s\n", (int)ww, cg_cli_shown(run.v[i].workflow), (int)jw,
+                       cg_cli_shown(run.v[i].job), state[run.v[i].state]);
         }
         size_t nrun = 0;
         for (size_t i = 0; i < run.n; i++)
             nrun += run.v[i].state == CG_RUNS;
-        printf("%zu of %zu workflow entr%s run on a push to '%s'\n", nrun, run.n, run.n == 1 ? "y" : "ies", branch);
+        printf("%zu of %zu workflow entr%s run on a push to '%s'\n", nrun, run.n, run.n == 1 ? "y" : "ies",
+               cg_cli_shown(branch));
     }
     cg_branch_run_release(&run);
     cg_error_release(&err);
@@ -345,6 +347,17 @@ static const char *cell_value(const cg_job *j, cg_env *env, const char *col, boo
     return v;
 }
 
+/* A row of the table as printed: names and values come from the sources,
+ * so a control character or escape sequence in one is shown escaped
+ * (cg_escape_line), as in messages. */
+static void put_row(const cg_strbuf *line)
+{
+    cg_strbuf shown = CG_STRBUF_INIT;
+    cg_escape_line(&shown, cg_strbuf_str(line), line->len);
+    puts(cg_strbuf_str(&shown));
+    cg_strbuf_release(&shown);
+}
+
 int cg_cmd_list(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -376,7 +389,9 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                  "--where keeps jobs whose dimension, variable, 'phase', 'tree', 'workflow'\n"
                  "or 'tier' matches the glob ('!' negates: os=!macos or !os=macos); several\n"
                  "--where all apply; one on a variable adds a column with its value.  Static\n"
-                 "entries and fragment jobs match only job names and 'workflow'.\n"
+                 "entries and fragment jobs match only job names and 'workflow'.  A backslash\n"
+                 "escapes the next character, so a value holding a comma is selected with\n"
+                 "os=linux\\,arm (also \\* \\? \\[ \\\\).\n"
                  "Exit status: 0, or 2 for bad sources or usage.\n"
                  "--json prints an array of objects (name, tree, phase, dimensions, variables,\n"
                  "workflows, tiers, requires, source; for a phase with 'per' also per, cells;\n"
@@ -405,7 +420,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             workflow = optarg;
         } else if (c == 'w') {
             if (cg_query_add(&q, optarg) != 0) {
-                fprintf(stderr, "cigen: error: --where wants NAME=GLOB[,NAME=GLOB...], not '%s'\n", optarg);
+                fprintf(stderr, "cigen: error: --where wants NAME=GLOB[,NAME=GLOB...], not '%s'\n", cg_cli_shown(optarg));
                 cg_query_release(&q);
                 return CG_EXIT_ERROR;
             }
@@ -416,7 +431,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "cigen: error: list takes no arguments ('%s')\n", argv[optind]);
+        fprintf(stderr, "cigen: error: list takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
         cg_query_release(&q);
         cg_selection_release(&sel);
         return CG_EXIT_ERROR;
@@ -547,7 +562,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         }
         if (p.m.marks)
             cg_strbuf_adds(&line, "  SELECTION");
-        puts(line.buf);
+        put_row(&line);
         for (size_t k = 0; k < p.m.jobs.n; k++) {
             if (!keep[k])
                 continue;
@@ -572,7 +587,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             /* no trailing blanks */
             while (line.len && line.buf[line.len - 1] == ' ')
                 cg_strbuf_truncate(&line, line.len - 1);
-            puts(line.buf);
+            put_row(&line);
         }
         /* the other rows have no dimension or variable: "-" in every column */
         for (size_t k = 0; k < nothers; k++) {
@@ -592,7 +607,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             }
             while (line.len && line.buf[line.len - 1] == ' ')
                 cg_strbuf_truncate(&line, line.len - 1);
-            puts(line.buf);
+            put_row(&line);
         }
         cg_strbuf_release(&line);
     }

@@ -26,6 +26,8 @@
 #define CG_DEFAULT_MAX_CELLS 1000000L
 /* jobs of all trees (cells x phases), checked before expanding */
 #define CG_DEFAULT_MAX_JOBS 2000000L
+/* cells x exclude/only patterns that must be tried on every cell */
+#define CG_DEFAULT_MAX_FILTER_TESTS 100000000L
 /* the largest value a limit may be given (10^15): larger is an error, never
  * clamped */
 #define CG_LIMIT_CEILING 1000000000000000L
@@ -108,6 +110,7 @@ typedef struct cg_manifest {
     long max_jobs_per_workflow;
     long max_cells;           /* per tree: a guard against a matrix that explodes */
     long max_jobs;            /* all trees: cells x phases, checked before expanding */
+    long max_filter_tests;    /* per tree: cells x glob filter patterns, checked before expanding */
     const char **protected;   /* job-name globs: jobs a selection never pulls in */
     cg_pos *protected_pos;
     size_t nprotected;

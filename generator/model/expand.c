@@ -18,6 +18,10 @@ typedef struct walk {
     size_t nz, zcap;
     const cg_tnode **scope;       /* nodes on the path, root first */
     size_t nscope;
+    struct filter_index *fx;      /* [nnodes * 2]: each node's exclude, only */
+    uint32_t *cand;               /* candidates of one list, for one cell */
+    size_t cand_cap;
+    cg_strbuf key;
     uint64_t tiers;
 } walk;
 
@@ -42,12 +46,123 @@ static cg_cell *new_cell(walk *W, const cg_tnode *leaf, bool extra)
     return cell;
 }
 
+/* The patterns of one `exclude` or `only` list by value: a pattern with an
+ * item that is one literal value (no glob character, not negated) can only
+ * match a cell that has that value, so it is filed under it; the others
+ * are tried on every cell.  So 20,000 patterns over 100,000 cells cost a
+ * lookup per cell, not 2 billion matches (issue 21). */
+typedef struct filter_index {
+    bool built;
+    cg_map by_value;              /* "id\x1fvalue" -> list + 1 */
+    struct { uint32_t *v; size_t n, cap; } *lists;
+    size_t nlists, lists_cap;
+    int *ids;                     /* the names patterns are filed by */
+    size_t nids;
+    uint32_t *general;            /* patterns tried on every cell */
+    size_t ngeneral;
+    cg_pool pool;
+} filter_index;
+
+static bool literal_item(const cg_match *m)
+{
+    return !m->absent && m->nglobs == 1 && m->globs[0].kind == CG_GLOB_TEXT && !m->globs[0].negate &&
+           !strpbrk(m->globs[0].text, "*?[\\");
+}
+
+static void index_build(walk *W, filter_index *fx, cg_pattern **pats, size_t n)
+{
+    fx->built = true;
+    cg_map_init(&fx->by_value);
+    cg_pool_init(&fx->pool);
+    fx->ids = cg_xcalloc(W->t->nnames + 1, sizeof *fx->ids);
+    fx->general = cg_xcalloc(n + 1, sizeof *fx->general);
+    bool *have = cg_xcalloc(W->t->nnames + 1, sizeof *have);
+    for (size_t i = 0; i < n; i++) {
+        const cg_match *key = NULL;
+        for (size_t k = 0; k < pats[i]->nitems && !key; k++)
+            if (literal_item(&pats[i]->items[k]) && pats[i]->items[k].id >= 0 &&
+                (size_t)pats[i]->items[k].id < W->t->nnames)
+                key = &pats[i]->items[k];
+        if (!key) {
+            fx->general[fx->ngeneral++] = (uint32_t)i;
+            continue;
+        }
+        if (!have[key->id]) {
+            have[key->id] = true;
+            fx->ids[fx->nids++] = key->id;
+        }
+        cg_strbuf_reset(&W->key);
+        cg_strbuf_addf(&W->key, "%d\x1f%s", key->id, key->globs[0].text);
+        size_t l = (size_t)cg_map_get(&fx->by_value, W->key.buf);
+        if (!l) {
+            cg_grow(&fx->lists, &fx->lists_cap, fx->nlists + 1, sizeof *fx->lists);
+            memset(&fx->lists[fx->nlists], 0, sizeof *fx->lists);
+            cg_map_put(&fx->by_value, cg_intern(&fx->pool, W->key.buf), (void *)(fx->nlists + 1));
+            l = ++fx->nlists;
+        }
+        cg_grow(&fx->lists[l - 1].v, &fx->lists[l - 1].cap, fx->lists[l - 1].n + 1, sizeof *fx->lists[l - 1].v);
+        fx->lists[l - 1].v[fx->lists[l - 1].n++] = (uint32_t)i;
+    }
+    free(have);
+}
+
+static void index_release(filter_index *fx)
+{
+    if (!fx->built)
+        return;
+    for (size_t i = 0; i < fx->nlists; i++)
+        free(fx->lists[i].v);
+    free(fx->lists);
+    free(fx->ids);
+    free(fx->general);
+    cg_map_release(&fx->by_value);
+    cg_pool_release(&fx->pool);
+}
+
+static int by_index(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The patterns of the list that may match the bound cell, in list order
+ * (W->cand); their number. */
+static size_t candidates(walk *W, filter_index *fx, cg_pattern **pats, size_t n)
+{
+    if (!fx->built)
+        index_build(W, fx, pats, n);
+    cg_grow(&W->cand, &W->cand_cap, n + 1, sizeof *W->cand);
+    size_t nc = 0;
+    for (size_t i = 0; i < fx->ngeneral; i++)
+        W->cand[nc++] = fx->general[i];
+    for (size_t k = 0; k < fx->nids; k++) {
+        const char *v;
+        size_t vl;
+        bool typed;
+        if (cg_env_get(&W->env, fx->ids[k], &v, &vl, &typed) != 1)
+            continue;
+        cg_strbuf_reset(&W->key);
+        cg_strbuf_addf(&W->key, "%d\x1f", fx->ids[k]);
+        cg_strbuf_add(&W->key, v, vl);
+        size_t l = (size_t)cg_map_getn(&fx->by_value, W->key.buf, W->key.len);
+        if (l)
+            for (size_t j = 0; j < fx->lists[l - 1].n; j++)
+                W->cand[nc++] = fx->lists[l - 1].v[j];
+    }
+    if (nc > 1)
+        qsort(W->cand, nc, sizeof *W->cand, by_index);
+    return nc;
+}
+
 static void apply_filters(walk *W, cg_cell *cell)
 {
     for (size_t s = 0; s < W->nscope; s++) {
         const cg_tnode *n = W->scope[s];
-        for (size_t i = 0; i < n->nexclude; i++) {
-            cg_pattern *p = n->exclude[i];
+        if (!n->nexclude)
+            continue;
+        size_t nc = candidates(W, &W->fx[2 * n->index], n->exclude, n->nexclude);
+        for (size_t c = 0; c < nc; c++) {
+            cg_pattern *p = n->exclude[W->cand[c]];
             if (cg_pattern_matches(p, &W->env)) {
                 p->hits++;
                 if (cell->status == CG_CELL_LIVE) {
@@ -62,8 +177,9 @@ static void apply_filters(walk *W, cg_cell *cell)
     for (size_t s = 0; s < W->nscope; s++) {
         const cg_tnode *n = W->scope[s];
         bool kept = n->nonly == 0;
-        for (size_t i = 0; i < n->nonly; i++) {
-            cg_pattern *p = n->only[i];
+        size_t nc = n->nonly ? candidates(W, &W->fx[2 * n->index + 1], n->only, n->nonly) : 0;
+        for (size_t c = 0; c < nc; c++) {
+            cg_pattern *p = n->only[W->cand[c]];
             if (cg_pattern_matches(p, &W->env)) {
                 p->hits++;
                 kept = true;
@@ -248,23 +364,70 @@ static int count_cells(const cg_tree *t, const cg_tnode *n, long max, uint64_t *
     return -1;
 }
 
-int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, uint64_t *jobs, cg_error *err)
+/* exclude/only patterns that are tried on every cell (no literal item to
+ * look them up by: see filter_index), and the first of them */
+static size_t glob_filters(const cg_tree *t, const cg_pattern **first)
+{
+    size_t n = 0;
+    *first = NULL;
+    for (size_t i = 0; i < t->nnodes; i++) {
+        const cg_tnode *node = t->nodes[i];
+        for (size_t k = 0; k < node->nexclude + node->nonly; k++) {
+            const cg_pattern *p = k < node->nexclude ? node->exclude[k] : node->only[k - node->nexclude];
+            bool literal = false;
+            for (size_t m = 0; m < p->nitems && !literal; m++)
+                literal = literal_item(&p->items[m]);
+            if (!literal && !n++)
+                *first = p;
+        }
+    }
+    return n;
+}
+
+int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, long max_filter_tests, uint64_t *jobs,
+                    cg_error *err)
 {
     uint64_t cells;
     if (count_cells(t, t->root, max_cells, &cells, err) != 0)
         return -1;
-    uint64_t mine = sat_mul(cells, t->nphases ? t->nphases : 1);
+    const cg_pattern *first;
+    size_t globs = glob_filters(t, &first);
+    uint64_t tests = sat_mul(cells, globs);
+    if (tests > (uint64_t)max_filter_tests)
+        return cg_error_at(err, &first->pos, "this tree's 'exclude' and 'only' patterns would be tried %llu times "
+                           "(%llu cells x %zu patterns without a plain value to look them up by, this one first), "
+                           "more than the limit of %ld (the manifest's 'limits: max_filter_tests'); give each "
+                           "pattern one plain value (os: linux, not a glob), or raise the limit",
+                           (unsigned long long)tests, (unsigned long long)cells, globs, max_filter_tests);
+    /* a job is written once per workflow it lands in: count the entries
+     * (cells x phases, each phase times its workflows), so a phase sent to
+     * many workflows is bounded before anything is expanded too */
+    uint64_t per_cell = 0;
+    size_t most_workflows = 1;
+    for (size_t i = 0; i < t->nphases; i++) {
+        size_t nw = t->phases[i].nworkflows ? t->phases[i].nworkflows : 1;
+        per_cell += nw;
+        most_workflows = nw > most_workflows ? nw : most_workflows;
+    }
+    uint64_t mine = sat_mul(cells, per_cell ? per_cell : 1);
     uint64_t total = *jobs > UINT64_MAX - mine ? UINT64_MAX : *jobs + mine;
     if (total > (uint64_t)max_jobs) {
         cg_pos p = t->nphases ? cg_doc_key_where(t->doc, "/phases") : cg_doc_where(t->doc, "");
+        cg_strbuf what = CG_STRBUF_INIT;
+        if (most_workflows > 1)
+            cg_strbuf_addf(&what, "%llu workflow entries (%llu cells x %zu phases, each in up to %zu workflows)",
+                           (unsigned long long)mine, (unsigned long long)cells, t->nphases, most_workflows);
+        else
+            cg_strbuf_addf(&what, "%llu jobs (%llu cells x %zu phases)", (unsigned long long)mine,
+                           (unsigned long long)cells, t->nphases);
         if (*jobs)
-            return cg_error_at(err, &p, "this tree would make %llu jobs (%llu cells x %zu phases), %llu with the "
-                               "trees before it, more than the limit of %ld (the manifest's 'limits: max_jobs')",
-                               (unsigned long long)mine, (unsigned long long)cells, t->nphases,
-                               (unsigned long long)total, max_jobs);
-        return cg_error_at(err, &p, "this tree would make %llu jobs (%llu cells x %zu phases), more than the "
-                           "limit of %ld (the manifest's 'limits: max_jobs')", (unsigned long long)mine,
-                           (unsigned long long)cells, t->nphases, max_jobs);
+            cg_error_at(err, &p, "this tree would make %s, %llu with the trees before it, more than the limit of %ld "
+                        "(the manifest's 'limits: max_jobs')", what.buf, (unsigned long long)total, max_jobs);
+        else
+            cg_error_at(err, &p, "this tree would make %s, more than the limit of %ld (the manifest's 'limits: "
+                        "max_jobs')", what.buf, max_jobs);
+        cg_strbuf_release(&what);
+        return -1;
     }
     *jobs = total;
     return 0;
@@ -289,7 +452,14 @@ int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool str
     cg_env_init(&W.env, t, err);
     W.values = cg_xcalloc(t->ndims, sizeof *W.values);
     W.scope = cg_xcalloc(t->nnodes + 1, sizeof *W.scope);
+    W.fx = cg_xcalloc(2 * t->nnodes + 1, sizeof *W.fx);
+    cg_strbuf_init(&W.key);
     int rc = visit(&W, t->root);
+    for (size_t i = 0; i < 2 * t->nnodes; i++)
+        index_release(&W.fx[i]);
+    free(W.fx);
+    free(W.cand);
+    cg_strbuf_release(&W.key);
     if (rc == 0) {
         for (size_t c = 0; c < out->n; c++)
             out->nlive += out->v[c].status == CG_CELL_LIVE;

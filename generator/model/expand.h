@@ -40,6 +40,7 @@ int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool str
 /* Checks before expanding: t makes at most max_cells cells, and its jobs
  * (cells x phases) added to *jobs (those of the trees before it) at most
  * max_jobs; adds them to *jobs, or returns -1 after an error at the tree. */
-int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, uint64_t *jobs, cg_error *err);
+int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, long max_filter_tests, uint64_t *jobs,
+                    cg_error *err);
 
 #endif

@@ -27,6 +27,15 @@ void cg_query_release(cg_query *q)
     cg_query_init(q);
 }
 
+void cg_query_quote(cg_strbuf *out, const char *value)
+{
+    for (const char *c = value; *c; c++) {
+        if (strchr("\\,*?[", *c) || (c == value && *c == '!'))
+            cg_strbuf_addc(out, '\\');
+        cg_strbuf_addc(out, *c);
+    }
+}
+
 int cg_query_add(cg_query *q, const char *text)
 {
     if (!*text)
@@ -35,7 +44,14 @@ int cg_query_add(cg_query *q, const char *text)
     size_t cap = 0;
     const char *p = text;
     while (1) {
-        const char *comma = strchr(p, ',');
+        /* a backslash escapes the next character: a backslash-comma is a
+         * comma of a value, not a separator (the glob keeps the backslash,
+         * and fnmatch reads the pair as a literal comma) */
+        const char *comma = p;
+        while (*comma && *comma != ',')
+            comma += comma[0] == '\\' && comma[1] ? 2 : 1;
+        if (!*comma)
+            comma = NULL;
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         if (len == 0)
             goto bad;

@@ -2,6 +2,8 @@
  *
  *   os=linux,cuda=cu1*      every term must match (a glob; "!glob" negates)
  *   binary_linux_*          a term without '=' matches the job name
+ *   flags=-O2\,-g           a backslash escapes the next character: a comma
+ *                           (or '*', '?', '[', '\\') of a value, matched literally
  *
  * Names: a dimension or variable of the job's tree, or `phase`, `tree`,
  * `workflow`, `tier`, `job`.  Several queries added to one cg_query must all
@@ -35,6 +37,9 @@ typedef struct cg_query {
 
 void cg_query_init(cg_query *q);
 void cg_query_release(cg_query *q);
+/* Appends `value` as a pattern that matches exactly it: '\\' before each
+ * of \\ , * ? [ and a leading '!'. */
+void cg_query_quote(cg_strbuf *out, const char *value);
 /* Adds "a=x,b=y" as a group; -1 when malformed. */
 int cg_query_add(cg_query *q, const char *text);
 /* Rejects names no tree knows (with a suggestion), at `pos` when the

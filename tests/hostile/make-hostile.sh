@@ -9,7 +9,8 @@
 # Usage: tests/hostile/make-hostile.sh KIND DIR, where KIND is
 #   cells-phases   990,000 cells x 64 phases in a 4 KB tree
 #   workflows      600,000 cells x 3 phases, each landing in 64 workflows
-#   excludes       100,000 cells and 20,000 exclude patterns
+#   excludes       100,000 cells and 20,000 exclude patterns of plain values
+#   globs          the same with glob patterns (refused: limits.max_filter_tests)
 #   pairwise       a pairwise tier over 300,000 cells
 #   fragments      10,000 fragments of one job each
 #   fragments-anchors  the same, each job merging an anchor of the first one
@@ -78,13 +79,17 @@ workflows)
         printf '  upload: {template: t.yml, requires: [test]}\n'
     } >"$dir/tree.yml"
     ;;
-excludes)
+excludes | globs)
     jobs_fragment
     manifest main
     {
         printf 'dimensions: [a, b]\nworkflows: [main]\n'
         printf 'tree:\n  - a: %s\n    b: %s\nexclude:\n' "$(vals a 100)" "$(vals b 1000)"
-        awk 'BEGIN { for (i = 0; i < 20000; i++) printf "  - {a: a%d, b: b%d}\n", i % 100, (i * 7) % 1000 }'
+        if [ "$kind" = excludes ]; then
+            awk 'BEGIN { for (i = 0; i < 20000; i++) printf "  - {a: a%d, b: b%d}\n", i % 100, (i * 7) % 1000 }'
+        else
+            awk 'BEGIN { for (i = 0; i < 20000; i++) printf "  - {a: \"a%d*\", b: \"b%d?\"}\n", i % 100, (i * 7) % 1000 }'
+        fi
         printf 'phases:\n  build: {template: t.yml, requires: [setup]}\n'
     } >"$dir/tree.yml"
     ;;
