@@ -22,6 +22,8 @@ typedef struct cg_cell {
     uint32_t index;              /* in the tree's cell list */
     uint8_t status;              /* cg_cell_status */
     bool extra;                  /* from `extra`: exempt from filters */
+    bool group;                  /* a group's cell (a phase with `per`, model/jobs.h):
+                                  * a variable using a name it lacks is unset */
     const cg_tnode *leaf;
     const char **values;         /* [ndims]; NULL where a dimension is absent */
     const cg_vardecl **zvars;    /* variables set by zips on the path */

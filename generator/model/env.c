@@ -135,8 +135,8 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
         return 1;
     }
     const cg_vardecl *d = env->win[id];
-    if (!d)
-        return 0;
+    if (!d || env->state[id] == 3)
+        return 0; /* 3: unset for a group (uses a name the group lacks) */
     if (env->state[id] == 2) {
         *s = env->val[id];
         *n = env->len[id];
@@ -185,6 +185,10 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     env->nexpanding--;
     if (rc != 0) {
         cg_strbuf_release(&out);
+        if (rc == 1) { /* a group's cell lacks a name it uses: unset */
+            env->state[id] = 3;
+            return 0;
+        }
         return -1;
     }
     /* a whole placeholder keeps the type of what it names */
@@ -245,6 +249,8 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const
         bool optional = seg->optional || (optional_dims && (cg_tree_is_dim(env->t, seg->id) ||
                                                             seg->id == cg_tree_builtin(env->t, CG_B_PHASE)));
         if (rc == 0) {
+            if (!optional && mode == CG_EXPAND_VAR && env->cell && env->cell->group)
+                return 1; /* the variable is unset for the group (see cg_env_get) */
             if (!optional) {
                 cg_strbuf ctx = CG_STRBUF_INIT;
                 describe_for_error(env, &ctx);

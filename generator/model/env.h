@@ -32,7 +32,7 @@ typedef struct cg_env {
     const cg_cell *cell;
     const cg_vardecl **win;      /* [nnames]: the winning declaration */
     const cg_override **win_ov;  /* [nnames]: the override that set it, if any */
-    uint8_t *state;              /* [nnames]: 0 new, 1 expanding, 2 done */
+    uint8_t *state;              /* [nnames]: 0 new, 1 expanding, 2 done, 3 unset for a group */
     const char **val;            /* [nnames] */
     size_t *len;
     bool *typed;
@@ -54,7 +54,8 @@ int cg_env_bind(cg_env *env, const cg_cell *cell);
 /* Sets a built-in for what follows (job, phase, workflow, ...). */
 void cg_env_set_builtin(cg_env *env, enum cg_builtin b, const char *value, bool typed);
 /* The value of `id`: 1 and the value when set, 0 when unset, -1 on error
- * (a cycle, or a variable using an unset name). */
+ * (a cycle, or a variable using an unset name).  Bound to a group's cell
+ * (cg_cell.group), a variable using a name the group lacks is unset. */
 int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed);
 
 /* How cg_env_expand treats absent values:
@@ -67,7 +68,8 @@ enum cg_expand_mode { CG_EXPAND_PLAIN, CG_EXPAND_NAME, CG_EXPAND_VAR };
 
 /* Expands a parsed string (see cg_expand_mode).  `replace` rewrites
  * substituted values (job names).  Unset required names are errors at the
- * placeholder (found through `src`). */
+ * placeholder (found through `src`); in CG_EXPAND_VAR for a group's cell,
+ * the result is 1 instead (the variable is unset for the group). */
 int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const cg_tree *replace,
                   cg_strbuf *out, const cg_src *src, const char *context);
 

@@ -251,6 +251,7 @@ static cg_cell *group_cell(const build *B, const group *g, cg_pool *pool)
     memset(c, 0, sizeof *c);
     c->index = first->index;
     c->status = CG_CELL_LIVE;
+    c->group = true;
     const char **values = cg_pool_alloc(pool, (t->ndims ? t->ndims : 1) * sizeof *values);
     memset(values, 0, (t->ndims ? t->ndims : 1) * sizeof *values);
     for (size_t d = 0; d < ph->nper; d++)
