@@ -234,14 +234,14 @@ END_TEST
 START_TEST(init_never_leaves_the_project)
 {
     char *dir = tu_mkdtemp();
-    tu_run r = tu_sh(dir, "mkdir proj outside && ln -s ../outside proj/templates && "
+    tu_run r = tu_sh(dir, "mkdir proj outside && ln -s ../outside proj/verbatim-sources && "
                           "$CIGEN -C proj init; echo \"rc=$?\"; ls -A proj outside");
-    ck_assert_msg(cg_streq(r.out, "rc=2\noutside:\n\nproj:\ntemplates\n") &&
-                      cg_streq(r.err, "cigen: error: cannot write 'templates/test.yml': a symbolic link on its "
+    ck_assert_msg(cg_streq(r.out, "rc=2\noutside:\n\nproj:\nverbatim-sources\n") &&
+                      cg_streq(r.err, "cigen: error: cannot write 'verbatim-sources/jobs.yml': a symbolic link on its "
                                       "path leads out of the project folder (nothing was written)\n"),
                   "%d\n%s%s", r.status, r.out, r.err);
     tu_run_free(&r);
-    r = tu_sh(dir, "rm proj/templates; $CIGEN -C proj -m ../x.yml init; echo \"rc=$?\"; "
+    r = tu_sh(dir, "rm proj/verbatim-sources; $CIGEN -C proj -m ../x.yml init; echo \"rc=$?\"; "
                    "$CIGEN -C proj -m .git/x.yml init; echo \"rc=$?\"; ls -A proj; ls");
     ck_assert_msg(cg_streq(r.out, "rc=2\nrc=2\noutside\nproj\n") &&
                       strstr(r.err, "'../x.yml' leaves the project folder") && strstr(r.err, ".git"),
