@@ -76,13 +76,8 @@ int cg_lists_add(cg_lists *l, const cg_doc *doc, cg_pool *pool, cg_error *err)
                 break;
             list->values[i] = cg_intern(pool, json_string_value(item));
             list->value_pos[i] = cg_doc_where(doc, ip.buf);
-            for (size_t j = 0; j < i; j++)
-                if (list->values[j] == list->values[i]) {
-                    rc = cg_error_at(err, &list->value_pos[i], "value '%s' is listed twice in list '%s'",
-                                     list->values[i], k);
-                    cg_error_note(err, &list->value_pos[j], "first listed here");
-                    break;
-                }
+            /* a value may repeat (a zip's variable column, e.g. numpy pins);
+             * the tree refuses it where the list gives a dimension's values */
         }
         if (rc != 0)
             break;

@@ -8,6 +8,8 @@
  * spliced into a list, `cuda: [cpu, {list: gpu_cuda}]`.  The values stay
  * where the tree puts them, so sharing a list never changes what multiplies
  * or the order of the cells; each value keeps its position in the list file.
+ * A list may also be a variable's column of a `zip` (`numpy: {list: numpy}`);
+ * only there may it repeat a value (the tree checks a dimension's values).
  */
 #ifndef CIGEN_LISTS_H
 #define CIGEN_LISTS_H
@@ -39,7 +41,7 @@ void cg_lists_release(cg_lists *l);
 
 /* Adds the lists of one loaded file (a mapping of names to lists of
  * strings); a name defined twice, in this file or an earlier one, is an
- * error.  Strings live in `pool`. */
+ * error (a value listed twice is not: see above).  Strings live in `pool`. */
 int cg_lists_add(cg_lists *l, const cg_doc *doc, cg_pool *pool, cg_error *err);
 
 /* The list named `name`, or NULL. */

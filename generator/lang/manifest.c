@@ -299,21 +299,31 @@ static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_de
                     rc = cg_expect_nonempty(P->doc, ip.buf, e, "a static entry's name", P->err);
                     continue;
                 }
-                static const char *const okeys[] = {"phase"};
+                static const char *const okeys[] = {"phase", "tree"};
                 json_t *ph = json_is_object(e) ? json_object_get(e, "phase") : NULL;
-                if (!json_is_object(e) || !ph) {
+                json_t *tr = json_is_object(e) ? json_object_get(e, "tree") : NULL;
+                if (!json_is_object(e) || (!ph && !tr)) {
                     cg_pos ep = cg_doc_where(P->doc, ip.buf);
-                    rc = cg_error_at(P->err, &ep, "an item of 'order' is the name of a static entry of 'jobs' or "
-                                     "{phase: NAME} (or a list of phases): the generated jobs of those phases");
+                    rc = cg_error_at(P->err, &ep, "an item of 'order' is the name of a static entry of 'jobs', "
+                                     "{phase: NAME} (or a list of phases): the generated jobs of those phases, "
+                                     "or {tree: NAME} (with 'phase': only that tree's)");
                     break;
                 }
-                if ((rc = cg_check_keys(P->doc, ip.buf, e, okeys, 1, "in an item of 'order'", P->err)) != 0)
+                if ((rc = cg_check_keys(P->doc, ip.buf, e, okeys, 2, "in an item of 'order'", P->err)) != 0)
                     break;
-                cg_path_join_key(&kp, ip.buf, "phase");
-                const char **names;
-                cg_pos *npos;
-                size_t nn;
-                rc = name_list(P, kp.buf, ph, "phase", "a phase name", &names, &npos, &nn);
+                if (tr) {
+                    cg_path_join_key(&kp, ip.buf, "tree");
+                    if ((rc = cg_expect_nonempty(P->doc, kp.buf, tr, "'tree' (the name of one tree, its file name "
+                                                 "without .yml)", P->err)) != 0)
+                        break;
+                }
+                if (ph) {
+                    cg_path_join_key(&kp, ip.buf, "phase");
+                    const char **names;
+                    cg_pos *npos;
+                    size_t nn;
+                    rc = name_list(P, kp.buf, ph, "phase", "a phase name", &names, &npos, &nn);
+                }
             }
             cg_strbuf_release(&ip);
             cg_strbuf_release(&kp);

@@ -158,6 +158,67 @@ static int bind_dim(parser *P, cg_tnode *node, int dim, const cg_pos *pos)
     return 0;
 }
 
+/* A variable's column of a zip: a list of values and `{list: NAME}` (spliced
+ * in place), or `{list: NAME}` alone.  It is data, not a dimension: a value
+ * may repeat (two Pythons pinned to one numpy).  A shared list's values are
+ * text as written in the list file (no placeholders), at their position
+ * there.  Returns the number of values in *len, or -1. */
+static int var_column(parser *P, const char *path, const char *name, json_t *col, cg_vardecl **out, size_t *len)
+{
+    size_t items = json_is_array(col) ? json_array_size(col) : 1;
+    const cg_list **refs = cg_xcalloc(items, sizeof *refs);
+    cg_strbuf ip = CG_STRBUF_INIT;
+    size_t count = 0;
+    int rc = 0;
+    for (size_t i = 0; i < items && rc == 0; i++) {
+        json_t *item = json_is_array(col) ? json_array_get(col, i) : col;
+        if (json_is_object(item) && json_object_get(item, "list")) {
+            const char *ipath = path;
+            if (json_is_array(col)) {
+                cg_path_join_index(&ip, path, i);
+                ipath = ip.buf;
+            }
+            if ((rc = list_ref(P, ipath, item, &refs[i])) == 0)
+                count += refs[i]->n;
+        } else {
+            count++;
+        }
+    }
+    if (rc == 0) {
+        *out = palloc(P, count, sizeof **out);
+        *len = count;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < items && rc == 0; i++) {
+        if (refs[i]) {
+            for (size_t k = 0; k < refs[i]->n; k++) {
+                cg_vardecl *d = &(*out)[n++];
+                const char *val = refs[i]->values[k];
+                d->id = cg_tree_name_id(P->t, name);
+                d->raw = val;
+                d->len = strlen(val);
+                d->plain = false;       /* text, as a dimension's value */
+                d->pos = refs[i]->value_pos[k];
+                d->path = NULL;         /* not in the tree's doc: errors at pos */
+                d->text.segs = palloc(P, 1, sizeof *d->text.segs);
+                d->text.segs[0] = (cg_seg){.kind = CG_SEG_TEXT, .text = val, .len = d->len, .id = -1};
+                d->text.nsegs = 1;
+            }
+        } else {
+            const char *ipath = path;
+            if (json_is_array(col)) {
+                cg_path_join_index(&ip, path, i);
+                ipath = ip.buf;
+            }
+            rc = cg_tree_parse_vardecl(P, ipath, name, json_is_array(col) ? json_array_get(col, i) : col,
+                                       &(*out)[n++]);
+        }
+    }
+    free(refs);
+    cg_strbuf_release(&ip);
+    return rc;
+}
+
 static int parse_zip(parser *P, const char *path, json_t *v, cg_tnode *node)
 {
     if (cg_expect_object(P->doc, path, v, "'zip'", P->err) != 0)
@@ -174,7 +235,7 @@ static int parse_zip(parser *P, const char *path, json_t *v, cg_tnode *node)
     z->order = (int)P->t->ndims;
     const char ***dvals = palloc(P, ncols, sizeof *dvals); /* a dimension's values (shared lists spliced) */
     cg_pos **dpos = palloc(P, ncols, sizeof *dpos);
-    cg_strbuf kp = CG_STRBUF_INIT, ip = CG_STRBUF_INIT;
+    cg_strbuf kp = CG_STRBUF_INIT;
     const char *k;
     json_t *col;
     size_t c = 0, branches = 0;
@@ -185,15 +246,22 @@ static int parse_zip(parser *P, const char *path, json_t *v, cg_tnode *node)
         z->ids[c] = cg_tree_name_id(P->t, k);
         bool dim = cg_tree_is_dim(P->t, z->ids[c]);
         size_t len = json_is_array(col) ? json_array_size(col) : 0;
-        if (dim && json_is_object(col) && json_object_get(col, "list")) {
+        const cg_vardecl *vcol = NULL;  /* a variable's column */
+        if (json_is_object(col) && json_object_get(col, "list")) {
             /* {list: NAME}: a shared list as the column */
         } else if (!json_is_array(col) || len == 0) {
             cg_pos p = cg_doc_where(P->doc, kp.buf);
-            rc = cg_error_at(P->err, &p, "'%s' in 'zip' must be a non-empty list", k);
+            rc = cg_error_at(P->err, &p, "'%s' in 'zip' must be a non-empty list or {list: NAME}", k);
             break;
         }
         if (dim && (rc = cg_tree_dim_values(P, kp.buf, z->ids[c], col, true, &dvals[c], &dpos[c], &len)) != 0)
             break;
+        if (!dim) {
+            cg_vardecl *vals = NULL;
+            if ((rc = var_column(P, kp.buf, k, col, &vals, &len)) != 0)
+                break;
+            vcol = vals;
+        }
         if (c == 0) {
             branches = len;
             first = k;
@@ -220,8 +288,7 @@ static int parse_zip(parser *P, const char *path, json_t *v, cg_tnode *node)
                 cell->len = strlen(dvals[c][b]);
                 cell->pos = dpos[c][b];
             } else {
-                cg_path_join_index(&ip, kp.buf, b);
-                rc = cg_tree_parse_vardecl(P, ip.buf, k, json_array_get(col, b), cell);
+                *cell = vcol[b];
             }
         }
         c++;
@@ -229,7 +296,6 @@ static int parse_zip(parser *P, const char *path, json_t *v, cg_tnode *node)
             break;
     }
     cg_strbuf_release(&kp);
-    cg_strbuf_release(&ip);
     node->zip = z;
     return rc;
 }

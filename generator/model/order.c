@@ -31,6 +31,29 @@ static const char *job_phase(const cg_job *j)
     return j->tree->phases[j->phase].name;
 }
 
+typedef struct placed_phase {
+    const cg_tree *tree;
+    const char *phase;
+    bool any_tree;  /* placed by an item naming no tree */
+} placed_phase;
+
+/* Records that an item of `order` places phase `name` of tree t; placing
+ * one twice is an error (`any_tree`: the item named no tree). */
+static int place(const cg_workflow_decl *wd, const cg_tree *t, const char *name, const cg_pos *pos, bool any_tree,
+                 placed_phase **pl, size_t *n, size_t *cap, cg_error *err)
+{
+    for (size_t q = 0; q < *n; q++)
+        if ((*pl)[q].tree == t && cg_streq((*pl)[q].phase, name)) {
+            if (any_tree && (*pl)[q].any_tree)
+                return cg_error_at(err, pos, "'order' of workflow '%s' places phase '%s' twice", wd->name, name);
+            return cg_error_at(err, pos, "'order' of workflow '%s' places phase '%s' of tree '%s' twice", wd->name,
+                               name, t->name);
+        }
+    cg_grow(pl, cap, *n + 1, sizeof **pl);
+    (*pl)[(*n)++] = (placed_phase){t, name, any_tree};
+    return 0;
+}
+
 static int order_list(const cg_manifest *m, size_t w, cg_tree *const *trees, size_t ntrees, const cg_jobs *jobs,
                       cg_wf_order *o, size_t *cap, cg_error *err)
 {
@@ -38,8 +61,8 @@ static int order_list(const cg_manifest *m, size_t w, cg_tree *const *trees, siz
     uint64_t bit = (uint64_t)1 << w;
     size_t nstatic = wd->jobs ? json_array_size(wd->jobs) : 0;
     bool *placed = cg_xcalloc(nstatic + 1, sizeof *placed);
-    const char **phases = NULL; /* every phase placed so far */
-    size_t nphases = 0, pcap = 0;
+    placed_phase *pl = NULL; /* every (tree, phase) placed so far */
+    size_t nplaced = 0, plcap = 0;
     cg_strbuf ip = CG_STRBUF_INIT, kp = CG_STRBUF_INIT;
     int rc = 0;
     for (size_t i = 0; i < json_array_size(wd->order_list) && rc == 0; i++) {
@@ -75,35 +98,83 @@ static int order_list(const cg_manifest *m, size_t w, cg_tree *const *trees, siz
             push(o, cap, -(int32_t)s - 1);
             continue;
         }
-        json_t *ph = json_object_get(e, "phase");
-        cg_strbuf_reset(&kp);
-        cg_strbuf_adds(&kp, ip.buf);
-        cg_path_push_key(&kp, "phase");
-        size_t nn = json_is_array(ph) ? json_array_size(ph) : 1;
-        size_t first = nphases;
+        json_t *ph = json_object_get(e, "phase"), *tr = json_object_get(e, "tree");
+        int only_tree = -1; /* {tree: NAME}: that tree's phases only */
+        if (tr) {
+            cg_strbuf_reset(&kp);
+            cg_strbuf_adds(&kp, ip.buf);
+            cg_path_push_key(&kp, "tree");
+            cg_pos p = cg_doc_where(m->doc, kp.buf);
+            const char *name = json_string_value(tr);
+            for (size_t t = 0; t < ntrees && only_tree < 0; t++)
+                if (cg_streq(trees[t]->name, name))
+                    only_tree = (int)t;
+            if (only_tree < 0) {
+                const char **cands = cg_xcalloc(ntrees + 1, sizeof *cands);
+                for (size_t t = 0; t < ntrees; t++)
+                    cands[t] = trees[t]->name;
+                cg_strbuf hint = CG_STRBUF_INIT;
+                cg_did_you_mean(&hint, name, cands, ntrees);
+                free(cands);
+                rc = cg_error_at(err, &p, "'order' of workflow '%s' names tree '%s', which is not one of the "
+                                 "manifest's 'trees' (a tree is named by its file name without .yml)%s", wd->name,
+                                 name, cg_strbuf_str(&hint));
+                cg_strbuf_release(&hint);
+                break;
+            }
+            bool any = false;
+            for (size_t k = 0; k < trees[only_tree]->nphases && !any; k++)
+                any = phase_lands(&trees[only_tree], 1, w, trees[only_tree]->phases[k].name);
+            if (!any) {
+                rc = cg_error_at(err, &p, "'order' of workflow '%s' names tree '%s', which sends no phase to it",
+                                 wd->name, name);
+                break;
+            }
+        }
+        /* the (tree, phase) pairs this item places */
+        size_t first = nplaced;
+        cg_tree *const *scope = only_tree >= 0 ? &trees[only_tree] : trees;
+        size_t nscope = only_tree >= 0 ? 1 : ntrees;
+        size_t nn = ph ? (json_is_array(ph) ? json_array_size(ph) : 1) : 0;
         for (size_t k = 0; k < nn && rc == 0; k++) {
             json_t *n = json_is_array(ph) ? json_array_get(ph, k) : ph;
             const char *name = json_string_value(n);
             cg_strbuf np = CG_STRBUF_INIT;
-            cg_strbuf_adds(&np, kp.buf);
+            cg_strbuf_adds(&np, ip.buf);
+            cg_path_push_key(&np, "phase");
             if (json_is_array(ph))
                 cg_path_push_index(&np, k);
             cg_pos p = cg_doc_where(m->doc, np.buf);
             cg_strbuf_release(&np);
-            for (size_t q = 0; q < nphases && rc == 0; q++)
-                if (cg_streq(phases[q], name))
-                    rc = cg_error_at(err, &p, "'order' of workflow '%s' places phase '%s' twice", wd->name, name);
-            if (rc == 0 && !phase_lands(trees, ntrees, w, name))
-                rc = cg_error_at(err, &p, "'order' of workflow '%s' places phase '%s', but no tree sends a phase "
-                                 "of that name to it", wd->name, name);
-            cg_grow(&phases, &pcap, nphases + 1, sizeof *phases);
-            phases[nphases++] = name;
+            if (!phase_lands(scope, nscope, w, name)) {
+                if (only_tree >= 0)
+                    rc = cg_error_at(err, &p, "'order' of workflow '%s' places phase '%s' of tree '%s', but that "
+                                     "tree sends no phase of that name to it", wd->name, name, trees[only_tree]->name);
+                else
+                    rc = cg_error_at(err, &p, "'order' of workflow '%s' places phase '%s', but no tree sends a "
+                                     "phase of that name to it", wd->name, name);
+                break;
+            }
+            for (size_t t = 0; t < nscope && rc == 0; t++)
+                if (phase_lands(&scope[t], 1, w, name))
+                    rc = place(wd, scope[t], name, &p, only_tree < 0, &pl, &nplaced, &plcap, err);
         }
+        if (!ph) /* {tree: NAME}: all its phases that land here */
+            for (size_t k = 0; k < trees[only_tree]->nphases && rc == 0; k++) {
+                const char *name = trees[only_tree]->phases[k].name;
+                if (phase_lands(&trees[only_tree], 1, w, name)) {
+                    cg_strbuf_reset(&kp);
+                    cg_strbuf_adds(&kp, ip.buf);
+                    cg_path_push_key(&kp, "tree");
+                    cg_pos p = cg_doc_where(m->doc, kp.buf);
+                    rc = place(wd, trees[only_tree], name, &p, false, &pl, &nplaced, &plcap, err);
+                }
+            }
         for (size_t j = 0; j < jobs->n && rc == 0; j++) {
             if (!(jobs->v[j].workflows & bit))
                 continue;
-            for (size_t q = first; q < nphases; q++)
-                if (cg_streq(phases[q], job_phase(&jobs->v[j]))) {
+            for (size_t q = first; q < nplaced; q++)
+                if (pl[q].tree == jobs->v[j].tree && cg_streq(pl[q].phase, job_phase(&jobs->v[j]))) {
                     push(o, cap, (int32_t)j);
                     break;
                 }
@@ -119,17 +190,17 @@ static int order_list(const cg_manifest *m, size_t w, cg_tree *const *trees, siz
             bool lands = false, done = false;
             for (size_t i = 0; i < ph->nworkflows; i++)
                 lands = lands || ph->workflows[i] == (int)w;
-            for (size_t q = 0; q < nphases; q++)
-                done = done || cg_streq(phases[q], ph->name);
+            for (size_t q = 0; q < nplaced; q++)
+                done = done || (pl[q].tree == trees[t] && cg_streq(pl[q].phase, ph->name));
             if (lands && !done) {
                 rc = cg_error_at(err, &wd->order_pos, "'order' of workflow '%s' does not place phase '%s', which "
-                                 "tree '%s' sends to it; add {phase: %s}", wd->name, ph->name, trees[t]->name,
-                                 ph->name);
+                                 "tree '%s' sends to it; add {phase: %s} (or {tree: %s, phase: %s})", wd->name,
+                                 ph->name, trees[t]->name, ph->name, trees[t]->name, ph->name);
                 cg_error_note(err, &ph->pos, "phase '%s' is declared here", ph->name);
             }
         }
     free(placed);
-    free(phases);
+    free(pl);
     cg_strbuf_release(&ip);
     cg_strbuf_release(&kp);
     return rc;

@@ -5,8 +5,11 @@
  *                    phases in the order the trees declare them
  *   order: [setup, {phase: build}, {phase: [test, upload]}, notify]
  *                    static entries by name and phases' jobs, as listed;
- *                    every static entry and every phase landing in the
- *                    workflow must be placed once
+ *                    every static entry and every (tree, phase) landing in
+ *                    the workflow must be placed once
+ *   {tree: main} / {tree: main, phase: [build]}
+ *                    in a list: one tree's phases only (all that land, or
+ *                    those named), cell by cell
  *
  * Within a group, jobs keep their order (trees in manifest order, cells in
  * tree order), so the result depends only on the sources.
