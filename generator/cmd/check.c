@@ -8,6 +8,7 @@
 #include "cmd/cli.h"
 #include "cmd/disk.h"
 #include "cmd/stream.h"
+#include "cmd/summary.h"
 #include "io/fsio.h"
 #include "render/header.h"
 
@@ -67,7 +68,7 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
         } else {
             cg_matrix m;
             cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p->m, &m);
-            cg_matrix_print(&m, out);
+            cg_summary_print(&m, out);
             cg_matrix_release(&m);
         }
     }
@@ -182,7 +183,8 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                  "Regenerates every output in memory and compares it with the file on disk.\n"
                  "When they differ it prints, in this order: one summary line (which files differ,\n"
                  "and whether config.yml was edited by hand or its sources changed since it was\n"
-                 "generated); the jobs added, removed and changed, grouped by the dimension value\n"
+                 "generated); the jobs added, removed and changed (a count line naming only the\n"
+                 "parts that are not zero, e.g. \"jobs: -1 job\"), grouped by the dimension value\n"
                  "that explains them; a unified diff (200 changed lines at most unless --full-diff);\n"
                  "and the command that fixes it.  Stale diagrams (made by cigen, no longer\n"
                  "produced) count as differences.  --json prints the same report as one object.\n\n"

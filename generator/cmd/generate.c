@@ -8,6 +8,7 @@
 #include "cmd/cli.h"
 #include "cmd/disk.h"
 #include "cmd/stream.h"
+#include "cmd/summary.h"
 #include "io/fsio.h"
 #include "render/header.h"
 
@@ -135,7 +136,8 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                  "output is written to a temporary file first and renamed into place only when\n"
                  "all of them are ready; on any error no output changes.  Unchanged files are not\n"
                  "touched; diagrams cigen made that the sources no longer produce are removed.\n"
-                 "Prints one line: jobs, workflows, bytes, and what changed (+added, -removed jobs),\n"
+                 "Prints one line: jobs, workflows, bytes, and what changed (+added, -removed,\n"
+                 "changed jobs; only the parts that are not zero, e.g. \"written (1 changed)\"),\n"
                  "then the jobs added, removed and changed by name, grouped as `cigen check` groups them,\n"
                  "and the cells that entered or left a pairwise tier, with the reason.\n\n"
                  "A pairwise tier (the PR subset) starts from the cells the committed config.yml\n"
@@ -317,7 +319,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m, &m);
             cg_strbuf_adds(&what, "written (");
             if (m.valid) {
-                cg_matrix_summary(&m, &what);
+                cg_summary_line(&m, &what);
                 cg_matrix_print_groups(&m, &named);
             }
             else
