@@ -450,8 +450,22 @@ int cg_assemble(const cg_assembly *in, cg_strbuf *out, cg_linemap *map, cg_error
                 break;
             }
             rc = check_entries(in, kp->parts, j, &seen, err);
-            if (gen) {
+            if (gen && rc == 0) {
                 json_t *entries = json_object_get(cg_doc_root(fj->doc), kp->key);
+                json_t *ver = json_object_get(entries, "version");
+                if (ver && !json_is_object(ver)) { /* (a mapping is a workflow named 'version': lint's) */
+                    /* CircleCI 2.0's `version: 2` goes first, once: the manifest writes it */
+                    cg_pos vp = cg_key_pos(fj->doc, "/workflows", "version");
+                    if (in->workflows_version_pos) {
+                        rc = cg_error_at(err, &vp, "'version' under 'workflows' is set here and in the manifest; "
+                                         "remove it here (the manifest's is written first, once)");
+                        cg_error_note(err, in->workflows_version_pos, "set in the manifest here");
+                    } else {
+                        rc = cg_error_at(err, &vp, "'version' under 'workflows' of a fragment would be written "
+                                         "among the generated workflows; move it to the manifest's 'workflows' "
+                                         "(version: 2), which writes it first");
+                    }
+                }
                 for (size_t w = 0; w < in->nworkflows && rc == 0; w++) {
                     if (!json_object_get(entries, in->workflow_names[w]))
                         continue;

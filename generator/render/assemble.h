@@ -49,6 +49,9 @@ typedef struct cg_assembly {
     const char *const *workflow_names; /* the generated workflows' names */
     const cg_pos *workflow_pos;
     size_t nworkflows;
+    /* the manifest's `workflows: version: 2`, or NULL: a fragment's own
+     * `version` under `workflows` is then refused (it is written once) */
+    const cg_pos *workflows_version_pos;
 } cg_assembly;
 
 /* Appends the assembled config to `out` (which may hold a header already);

@@ -249,7 +249,8 @@ int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg
         wpos[i] = m->workflows[i].pos;
     }
     renderer R = {p, out, stream, observer, envs, err};
-    cg_assembly in = {"", p->fragments, p->nfragments, write_workflows, &R, names, wpos, m->nworkflows};
+    cg_assembly in = {"", p->fragments, p->nfragments, write_workflows, &R, names, wpos, m->nworkflows,
+                      m->workflows_version ? &m->workflows_version_pos : NULL};
     /* the body goes straight after a header of the final length, whose
      * digests are filled in once the body is known: no copy of the body */
     static const char zeros[41] = "0000000000000000000000000000000000000000";
