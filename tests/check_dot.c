@@ -214,6 +214,7 @@ static void check_counts(const char *rel)
     cg_dot_opts o;
     cg_dot_opts_init(&o);
     o.max_nodes = 0;
+    o.fit_px = 0; /* the whole diagram */
     for (size_t t = 0; t < p.m.ntrees; t++) {
         cg_strbuf sb = CG_STRBUF_INIT;
         cg_dot_tree(&p.m, t, &o, &sb);
@@ -340,6 +341,7 @@ START_TEST(node_limit)
     cg_dot_opts o;
     cg_dot_opts_init(&o);
     o.max_nodes = 5;
+    o.fit_px = 0; /* as asked (fitted, it would collapse to fit) */
     for (int kind = 0; kind < 2; kind++) {
         cg_strbuf sb = CG_STRBUF_INIT;
         if (kind == 0)
@@ -461,6 +463,46 @@ START_TEST(drawn_beside_render_same_bytes)
 }
 END_TEST
 
+/* Each diagram the repository commits, and each an example's project would
+ * write, fits about one screen as Graphviz draws it: at most 2000 px on its
+ * long side with `dot -Tpng`.  Skipped without Graphviz. */
+START_TEST(diagrams_fit_a_screen)
+{
+    tu_run r = tu_sh(tu_srcdir(),
+                     "command -v dot >/dev/null 2>&1 || { echo skipped; exit 0; }\n"
+                     "set -e\n"
+                     "tmp=$(mktemp -d)\n"
+                     "trap 'rm -rf \"$tmp\"' EXIT\n"
+                     "files=$(ls diagrams/*.dot)\n"
+                     "for ex in examples/*/; do\n"
+                     "  name=$(basename \"$ex\")\n"
+                     "  cp -R \"$ex\" \"$tmp/$name\"\n"
+                     "  printf '\\ndiagrams: d\\n' >> \"$tmp/$name/cigen.yml\"\n"
+                     "  $CIGEN -q -C \"$tmp/$name\" generate --force >/dev/null\n"
+                     "  files=\"$files $(ls \"$tmp/$name\"/d/*.dot)\"\n"
+                     "done\n"
+                     "n=0\n"
+                     "for f in $files; do\n"
+                     "  dot -Tpng \"$f\" -o \"$tmp/out.png\"\n"
+                     "  size=$(od -An -tu1 -j16 -N8 \"$tmp/out.png\" | awk '{print ($1*16777216+$2*65536+$3*256+$4) \" \" ($5*16777216+$6*65536+$7*256+$8)}')\n"
+                     "  set -- $size\n"
+                     "  echo \"$f $1x$2\"\n"
+                     "  if [ \"$1\" -gt 2000 ] || [ \"$2\" -gt 2000 ]; then echo \"TOO BIG: $f $1x$2\"; fi\n"
+                     "  n=$((n + 1))\n"
+                     "done\n"
+                     "echo \"rendered $n\"\n");
+    ck_assert_msg(r.status == 0, "status %d: %s%s", r.status, r.out, r.err);
+    if (strstr(r.out, "skipped") == r.out) {
+        tu_run_free(&r);
+        return;
+    }
+    ck_assert_msg(strstr(r.out, "TOO BIG") == NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "rendered ") && !strstr(r.out, "rendered 0\n"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "diagrams/workflow-ci.dot") && strstr(r.out, "/d/tree-"), "%s", r.out);
+    tu_run_free(&r);
+}
+END_TEST
+
 /* ---- cigen graph ---- */
 
 static tu_run graph(const char *cwd, const char *args)
@@ -566,6 +608,7 @@ Suite *make_dot_suite(void)
     tcase_add_test(tc, cli_usage);
     tcase_add_test(tc, cli_output_relative_to_cwd);
     tcase_add_test(tc, cli_svg_with_graphviz);
+    tcase_add_test(tc, diagrams_fit_a_screen);
     suite_add_tcase(s, tc);
     return s;
 }

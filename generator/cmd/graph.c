@@ -31,7 +31,11 @@ static const char graph_help[] =
     "                     the triggers and tiers on the label\n"
     "                     With neither, the only tree (when the manifest has one).\n"
     "  --collapse DIM     draw dimension DIM as counts (\"python: 3 values\"); in a job\n"
-    "                     graph, jobs that differ only in DIM are one node; repeatable\n"
+    "                     graph, jobs that differ only in DIM are one node; repeatable.\n"
+    "                     Without it, cigen collapses the dimensions that make the\n"
+    "                     diagram fit about one screen (about 2000 px on its long side\n"
+    "                     as 'dot -Tpng' draws it; estimated, Graphviz is not run) and\n"
+    "                     names them on the diagram; --collapse none draws it whole\n"
     "  --max-nodes N      a diagram of more than N nodes (default 400) is drawn as one\n"
     "                     note naming the --collapse that brings it under N; 0: no limit\n"
     "  --format FORMAT    dot (the default); svg or png run Graphviz's 'dot' program\n"
@@ -39,8 +43,10 @@ static const char graph_help[] =
     "  -o, --output FILE  write FILE instead of standard output (a path relative to\n"
     "                     the current folder, not to -C; never a source or the config)\n"
     "\n"
-    "`cigen generate` writes every diagram, with the default options, into the folder\n"
-    "the manifest names under 'diagrams:' (tree-NAME.dot, workflow-NAME.dot).\n"
+    "`cigen generate` writes every diagram, with the default options (fitted to a\n"
+    "screen), into the folder the manifest names under 'diagrams:' (tree-NAME.dot,\n"
+    "workflow-NAME.dot).  The tree diagram draws a green border around the cells that\n"
+    "run on every pull request (in the per-change workflow, not on request).\n"
     "Exit status: 0 drawn, 2 bad usage, broken sources, or Graphviz missing or failing.";
 
 #define NOT_INSTALLED "cigen: error: 'dot' (Graphviz) is not installed; install it (apt-get install graphviz) " \
@@ -319,6 +325,7 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
             break;
         case 'c':
             collapse[o.ncollapse++] = optarg;
+            o.fit_px = 0; /* as asked */
             break;
         case 'f':
             format = optarg;
@@ -349,6 +356,10 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
         fprintf(stderr, "cigen: error: graph takes no arguments ('%s'); use --tree or --workflow\n", cg_cli_shown(argv[optind]));
         rc = CG_EXIT_ERROR;
     }
+    /* --collapse none (alone): every dimension drawn, nothing fitted */
+    bool none = o.ncollapse == 1 && cg_streq(collapse[0], "none");
+    if (none)
+        o.ncollapse = 0;
     o.collapse = collapse;
     cg_project p;
     cg_project_init(&p);
@@ -378,7 +389,7 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
         }
         if (tree < 0 && workflow < 0)
             rc = CG_EXIT_ERROR;
-        else
+        else if (!none)
             rc = check_collapse(&p, tree, collapse, o.ncollapse);
         free(tnames);
         free(wnames);

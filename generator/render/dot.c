@@ -5,6 +5,7 @@ void cg_dot_opts_init(cg_dot_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->max_nodes = CG_DOT_MAX_NODES;
+    o->fit_px = CG_DOT_FIT_PX;
 }
 
 /* ---- the files of the `diagrams:` folder ---- */

@@ -325,6 +325,13 @@ static void suggest_command(cg_strbuf *out, const char *kind, const char *name, 
     }
 }
 
+void cg_dot_whole_line(cg_strbuf *out, const char *kind, const char *name)
+{
+    static const char *const none[] = {"none"};
+    cg_strbuf_adds(out, "\nthe whole diagram: ");
+    suggest_command(out, kind, name, none, 1);
+}
+
 /* A graph of one note: how many nodes the diagram would have, and the
  * collapses (chosen greedily, most nodes saved first, the later dimension on
  * a tie) that bring it under the limit. */
@@ -375,4 +382,61 @@ void cg_dot_emit_note(cg_strbuf *out, const cg_model *p, const char *kind, const
     cg_strbuf_release(&note);
     free(names);
     free(taken);
+}
+
+/* ---- fitting a diagram to a screen ---- */
+
+double cg_dot_node_h(size_t lines)
+{
+    double h = (double)lines * CG_DOT_LINE_PT + 8.0;
+    return h < 21.6 ? 21.6 : h;
+}
+
+double cg_dot_node_w(size_t chars)
+{
+    double w = (double)chars * CG_DOT_CHAR_PT + 16.0;
+    return w < 54.0 ? 54.0 : w;
+}
+
+size_t cg_dot_px(double w_pt, double h_pt, const cg_strbuf *label)
+{
+    size_t lines = 1, widest = 0, cur = 0;
+    for (size_t i = 0; i < label->len; i++) {
+        if (label->buf[i] == '\n') {
+            lines++;
+            cur = 0;
+        } else if (((unsigned char)label->buf[i] & 0xc0) != 0x80) {
+            widest = ++cur > widest ? cur : widest;
+        }
+    }
+    h_pt += (double)lines * 14.5 + 8.0;
+    double lw = (double)widest * 6.8 + 16.0;
+    if (lw > w_pt)
+        w_pt = lw;
+    double side = (w_pt > h_pt ? w_pt : h_pt) * 96.0 / 72.0;
+    return (size_t)side + 1;
+}
+
+void cg_dot_fit(const char *const *cands, size_t ncands, size_t budget, cg_dot_est_fn est, const void *ctx,
+                const char **names, size_t *n)
+{
+    size_t cur = est(ctx, names, *n);
+    while (cur > budget) {
+        size_t best = NONE, best_est = cur;
+        for (size_t k = 0; k < ncands; k++) {
+            bool taken = false;
+            for (size_t i = 0; i < *n && !taken; i++)
+                taken = cg_streq(names[i], cands[k]);
+            if (taken)
+                continue;
+            names[*n] = cands[k];
+            size_t e = est(ctx, names, *n + 1);
+            if (e < cur && (best == NONE || e <= best_est)) /* ties: the later candidate */
+                best = k, best_est = e;
+        }
+        if (best == NONE)
+            break;
+        names[(*n)++] = cands[best];
+        cur = best_est;
+    }
 }

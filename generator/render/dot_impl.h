@@ -33,6 +33,8 @@ extern const char *const cg_dot_palette[8];
 #define GREY_ATTRS "fillcolor=\"#f2f2f2\", color=\"#a6a6a6\", fontcolor=\"#8c8c8c\""
 #define GREY_EDGE " [style=dashed, color=\"#bbbbbb\"]"
 #define NONE UINT32_MAX
+/* the border of what runs on every pull request */
+#define PR_COLOR "#2e7d32"
 
 typedef struct cg_dot_htab {
     uint32_t *slot; /* index + 1; 0: empty */
@@ -51,6 +53,31 @@ typedef struct cg_dot_namer {
 
 /* How many nodes the diagram has with dimensions `names` collapsed. */
 typedef size_t (*cg_dot_count_fn)(const void *ctx, const char *const *names, size_t n);
+
+/* The estimated long side, in pixels, of the diagram with dimensions `names`
+ * collapsed; SIZE_MAX when it would be over the node limit. */
+typedef size_t (*cg_dot_est_fn)(const void *ctx, const char *const *names, size_t n);
+
+/* Layout estimates, in points (72 a inch), of Graphviz's defaults as
+ * cg_dot_begin_graph sets them: a node of `lines` lines of fontsize 10 (at
+ * least 0.3 inch), `chars` characters wide, the gaps between nodes. */
+#define CG_DOT_LINE_PT 12.0
+#define CG_DOT_CHAR_PT 5.8
+#define CG_DOT_NODESEP_PT 8.64
+#define CG_DOT_RANKSEP_PT 28.8
+#define CG_DOT_CLUSTER_PT 30.0 /* a cluster's label and margins */
+double cg_dot_node_h(size_t lines);
+double cg_dot_node_w(size_t chars);
+/* Points to pixels of `dot -Tpng` (96 dpi); the graph label adds its lines
+ * above and its widest line. */
+size_t cg_dot_px(double w_pt, double h_pt, const cg_strbuf *label);
+
+/* Adds to names[*n..] candidates (each at most once, not already in names)
+ * greedily, the one whose estimate is the smallest first (the later
+ * candidate on a tie), until the estimate is at most `budget`; a candidate
+ * that makes it no smaller is not taken.  names has room for *n + ncands. */
+void cg_dot_fit(const char *const *cands, size_t ncands, size_t budget, cg_dot_est_fn est, const void *ctx,
+                const char **names, size_t *n);
 
 /* cg_dot_quote() of a NUL-terminated string, of a cg_strbuf. */
 void cg_dot_quotes(cg_strbuf *out, const char *s);
@@ -72,6 +99,9 @@ void cg_dot_plural(cg_strbuf *out, size_t n, const char *one, const char *many);
 
 /* "what: a, b, c". */
 void cg_dot_names_line(cg_strbuf *out, const char *what, const char *const *names, size_t n);
+
+/* "\nwhole: cigen graph --<kind> NAME --collapse none", for a fitted diagram. */
+void cg_dot_whole_line(cg_strbuf *out, const char *kind, const char *name);
 
 /* Makes `id` unique in `used` (appending #2, #3, ...) and records it. */
 void cg_dot_unique_id(cg_map *used, cg_pool *pool, cg_strbuf *id);

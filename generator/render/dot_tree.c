@@ -22,6 +22,7 @@ typedef struct vleaf {     /* a cell, or cells differing only in collapsed dimen
     uint32_t node;
     uint32_t first_cell, last_cell;
     uint32_t ncells, nlive, nextra, njobs;
+    uint32_t npr;          /* cells that run on every pull request */
     uint32_t next;
     bool group;
 } vleaf;
@@ -100,8 +101,9 @@ static uint32_t tm_leaf(tmodel *m, uint32_t node, bool group)
     return (uint32_t)m->nl++;
 }
 
-/* Builds the trie of the cells' values; njobs[cell] may be NULL. */
-static void tm_build(tmodel *m, const cg_tree *t, const cg_cells *cells, const bool *mask, const uint32_t *njobs)
+/* Builds the trie of the cells' values; njobs[cell] and pr[cell] may be NULL. */
+static void tm_build(tmodel *m, const cg_tree *t, const cg_cells *cells, const bool *mask, const uint32_t *njobs,
+                     const bool *pr)
 {
     memset(m, 0, sizeof *m);
     m->t = t;
@@ -148,6 +150,7 @@ static void tm_build(tmodel *m, const cg_tree *t, const cg_cells *cells, const b
         L->nlive += live;
         L->nextra += c->extra;
         L->njobs += njobs ? njobs[ci] : 0;
+        L->npr += pr && pr[ci];
         m->next_cell[ci] = NONE;
         if (L->last_cell == NONE)
             L->first_cell = (uint32_t)ci;
@@ -297,6 +300,90 @@ static size_t tree_count(const void *ctx, const char *const *names, size_t n)
     return count;
 }
 
+/* ---- the layout's size, estimated ---- */
+
+typedef struct tree_est_ctx {
+    const cg_model *p;
+    size_t ti;
+    const uint32_t *njobs;
+    const bool *pr;
+    size_t max_nodes;
+    const cg_strbuf *label;
+} tree_est_ctx;
+
+/* The lines of a leaf's label (emit_leaf). */
+static size_t leaf_lines(const vleaf *L, bool merged)
+{
+    size_t lines = 2 + merged + (L->nextra > 0) + (L->npr > 0);
+    if (L->group && L->nlive < L->ncells)
+        lines++; /* a reason, mostly */
+    return lines;
+}
+
+/* The LR layout: leaves stacked top to bottom, one column per level. */
+static size_t tree_est(const void *ctx, const char *const *names, size_t n)
+{
+    const tree_est_ctx *E = ctx;
+    const cg_tree *t = E->p->trees[E->ti];
+    const cg_cells *cells = &E->p->cells[E->ti];
+    bool *mask = cg_dot_collapse_mask(t, names, n);
+    size_t count = tree_nodes(t, cells, mask);
+    if (E->max_nodes && count > E->max_nodes) {
+        free(mask);
+        return SIZE_MAX / 2 + count;
+    }
+    tmodel m;
+    tm_build(&m, t, cells, mask, E->njobs, E->pr);
+    cg_dot_namer nm;
+    cg_dot_namer_init(&nm, t);
+    uint32_t *depth = cg_xcalloc(m.n + 1, sizeof *depth);
+    double *col = cg_xcalloc(t->ndims + 3, sizeof *col);
+    double *colh = cg_xcalloc(t->ndims + 3, sizeof *colh);
+    double height = 0;
+    cg_strbuf name = CG_STRBUF_INIT;
+    col[0] = cg_dot_node_w(strlen(t->name));
+    for (size_t i = 1; i < m.n; i++) {
+        const vnode *v = &m.v[i];
+        depth[i] = depth[v->parent] + 1;
+        size_t chars = strlen(t->dims[v->dim]) + (v->value ? strlen(v->value) + 1 : 10);
+        if (!tm_merged(&m, (uint32_t)i)) {
+            double w = cg_dot_node_w(chars);
+            col[depth[i]] = w > col[depth[i]] ? w : col[depth[i]];
+        }
+    }
+    for (size_t li = 0; li < m.nl; li++) {
+        const vleaf *L = &m.l[li];
+        bool merged = tm_merged(&m, L->node);
+        cg_strbuf_reset(&name);
+        cg_dot_namer_name(&nm, &cells->v[L->first_cell], L->ncells > 1 ? mask : NULL, -1, &name);
+        size_t chars = name.len > 24 ? name.len : 24;
+        uint32_t d = merged ? depth[L->node] : depth[L->node] + 1;
+        double w = cg_dot_node_w(chars);
+        col[d] = w > col[d] ? w : col[d];
+        colh[d] += cg_dot_node_h(leaf_lines(L, merged)) + CG_DOT_NODESEP_PT;
+    }
+    /* columns share rows (a leaf beside a deeper branch), in part: the
+     * tallest column and a quarter of the rest (measured on dot 2.4x) */
+    double sum = 0;
+    for (size_t d = 0; d < t->ndims + 2; d++) {
+        height = colh[d] > height ? colh[d] : height;
+        sum += colh[d];
+    }
+    height += (sum - height) / 4;
+    double width = 0;
+    for (size_t d = 0; d < t->ndims + 2; d++)
+        if (col[d] > 0)
+            width += col[d] + CG_DOT_RANKSEP_PT;
+    cg_strbuf_release(&name);
+    free(col);
+    free(colh);
+    free(depth);
+    cg_dot_namer_release(&nm);
+    tm_release(&m);
+    free(mask);
+    return cg_dot_px(width, height, E->label);
+}
+
 /* ---- rendering the dimension tree ---- */
 
 typedef struct trender {
@@ -408,6 +495,8 @@ static void emit_leaf(trender *R, uint32_t li, bool merged)
             cg_dot_plural(&label, L->njobs, "job", "jobs");
         else
             cg_strbuf_adds(&label, "no job");
+        if (L->npr)
+            cg_strbuf_adds(&label, "\nevery PR");
         if (L->nextra)
             cg_strbuf_adds(&label, "\n(extra cell)");
     } else {
@@ -420,6 +509,8 @@ static void emit_leaf(trender *R, uint32_t li, bool merged)
         } else {
             cg_strbuf_adds(&label, ", all removed");
         }
+        if (L->npr)
+            cg_strbuf_addf(&label, "\n%u on every PR", (unsigned)L->npr);
         if (L->nextra)
             cg_strbuf_addf(&label, "\n(%u extra)", (unsigned)L->nextra);
         leaf_reasons(m, L, &label);
@@ -432,7 +523,7 @@ static void emit_leaf(trender *R, uint32_t li, bool merged)
     if (L->nlive == 0)
         cg_strbuf_adds(out, ", style=\"filled,dashed\", " GREY_ATTRS);
     else
-        cg_strbuf_addf(out, ", style=filled, penwidth=1.5, fillcolor=\"%s\"",
+        cg_strbuf_addf(out, ", style=filled, penwidth=%s, fillcolor=\"%s\"", L->npr ? "3, color=\"" PR_COLOR "\"" : "1.5",
                        merged ? PALETTE(at->dim) : "#ffffff");
     if (L->nextra)
         cg_strbuf_adds(out, ", peripheries=2");
@@ -488,24 +579,25 @@ static void emit_value(trender *R, uint32_t i)
     }
 }
 
-void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o, cg_strbuf *out)
+void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o0, cg_strbuf *out)
 {
     const cg_tree *t = p->trees[ti];
     const cg_cells *cells = &p->cells[ti];
-    bool *mask = cg_dot_collapse_mask(t, o->collapse, o->ncollapse);
     uint32_t *njobs = cg_xcalloc(cells->n + 1, sizeof *njobs);
-    size_t total_jobs = 0;
-    for (size_t k = 0; k < p->jobs.n; k++)
-        if (p->jobs.v[k].tree == t && !p->jobs.v[k].nmembers) { /* a group's job is no cell's */
-            njobs[p->jobs.v[k].cell->index]++;
+    bool *pr = cg_xcalloc(cells->n + 1, sizeof *pr); /* runs on every pull request */
+    uint64_t pc = p->per_change >= 0 ? (uint64_t)1 << p->per_change : 0;
+    size_t total_jobs = 0, npr = 0;
+    for (size_t k = 0; k < p->jobs.n; k++) {
+        const cg_job *j = &p->jobs.v[k];
+        if (j->tree == t && !j->nmembers) { /* a group's job is no cell's */
+            njobs[j->cell->index]++;
             total_jobs++;
+            if ((j->workflows & pc) && !(j->gated & pc) && !pr[j->cell->index]) {
+                pr[j->cell->index] = true;
+                npr++;
+            }
         }
-    /* count first: over the limit, only the note is drawn and no model built */
-    size_t count = tree_nodes(t, cells, mask);
-    bool note = o->max_nodes && count > o->max_nodes;
-    tmodel m;
-    if (!note)
-        tm_build(&m, t, cells, mask, njobs);
+    }
     cg_strbuf label = CG_STRBUF_INIT, what = CG_STRBUF_INIT;
     cg_strbuf_addf(&label, "tree %s (%s)\n", t->name, t->file);
     cg_dot_plural(&label, cells->n, "cell", "cells");
@@ -514,10 +606,37 @@ void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o, cg_strbuf *
     cg_strbuf_adds(&label, "\nlevels:");
     for (size_t d = 0; d < t->ndims; d++)
         cg_strbuf_addf(&label, "%s %s", d ? " >" : "", t->dims[d]);
+    if (npr) {
+        cg_strbuf_adds(&label, "\ngreen border: runs on every PR (workflow ");
+        cg_strbuf_adds(&label, p->manifest.workflows[p->per_change].name);
+        cg_strbuf_adds(&label, ", not on request): ");
+        cg_dot_plural(&label, npr, "cell", "cells");
+    }
+    /* by default, the collapses that fit the diagram on a screen */
+    cg_dot_opts oo = *o0;
+    const cg_dot_opts *o = &oo;
+    const char **chosen = cg_xmalloc((o0->ncollapse + t->ndims + 1) * sizeof *chosen);
+    if (o0->ncollapse)
+        memcpy(chosen, o0->collapse, o0->ncollapse * sizeof *chosen);
+    if (o0->fit_px) {
+        tree_est_ctx te = {p, ti, njobs, pr, o0->max_nodes, &label};
+        cg_dot_fit(t->dims, t->ndims, o0->fit_px, tree_est, &te, chosen, &oo.ncollapse);
+        oo.collapse = chosen;
+    }
+    bool fitted = oo.ncollapse > o0->ncollapse;
+    bool *mask = cg_dot_collapse_mask(t, o->collapse, o->ncollapse);
+    /* count first: over the limit, only the note is drawn and no model built */
+    size_t count = tree_nodes(t, cells, mask);
+    bool note = o->max_nodes && count > o->max_nodes;
+    tmodel m;
+    if (!note)
+        tm_build(&m, t, cells, mask, njobs, pr);
     if (o->ncollapse) {
         cg_strbuf_adds(&label, "\n");
-        cg_dot_names_line(&label, "collapsed", o->collapse, o->ncollapse);
+        cg_dot_names_line(&label, fitted ? "collapsed to fit a screen" : "collapsed", o->collapse, o->ncollapse);
         cg_strbuf_addf(&label, " (drawn as %zu nodes)", count);
+        if (fitted && !note)
+            cg_dot_whole_line(&label, "tree", t->name);
     }
     cg_strbuf_addf(&what, "The dimension tree of '%s' (%s): one level per dimension, cells as leaves, "
                           "removed cells grey and dashed.", t->name, t->file);
@@ -555,5 +674,7 @@ void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o, cg_strbuf *
     if (!note)
         tm_release(&m);
     free(njobs);
+    free(pr);
     free(mask);
+    free(chosen);
 }

@@ -404,6 +404,77 @@ static size_t workflow_count(const void *ctx, const char *const *names, size_t n
     return count;
 }
 
+/* ---- the layout's size, estimated ---- */
+
+typedef struct wf_est_ctx {
+    const cg_model *p;
+    size_t w;
+    const wf_counter *wc;
+    size_t max_nodes;
+    const cg_strbuf *label;
+} wf_est_ctx;
+
+/* The LR layout: a node's column is its longest chain of requires; a
+ * column's nodes stack top to bottom, a cluster's label and margins on each
+ * column it has nodes in. */
+static size_t wf_est(const void *ctx, const char *const *names, size_t n)
+{
+    const wf_est_ctx *E = ctx;
+    size_t count = workflow_count(E->wc, names, n);
+    if (E->max_nodes && count > E->max_nodes)
+        return SIZE_MAX / 2 + count;
+    gmodel G;
+    gm_build(&G, E->p, E->w, names, n);
+    uint32_t *rank = cg_xcalloc(G.n + 1, sizeof *rank);
+    uint32_t nranks = 1;
+    bool moved = true;
+    for (size_t pass = 0; moved && pass < G.n; pass++) { /* a cycle stops after n passes */
+        moved = false;
+        for (size_t e = 0; e < G.ne; e++)
+            if (rank[G.e[e].to] < rank[G.e[e].from] + 1) {
+                rank[G.e[e].to] = rank[G.e[e].from] + 1;
+                moved = true;
+            }
+    }
+    for (size_t i = 0; i < G.n; i++)
+        nranks = rank[i] + 1 > nranks ? rank[i] + 1 : nranks;
+    double *colh = cg_xcalloc(nranks + 1, sizeof *colh), *colw = cg_xcalloc(nranks + 1, sizeof *colw);
+    uint32_t *seen = cg_xcalloc((size_t)G.nc * nranks + 1, sizeof *seen);
+    for (size_t i = 0; i < G.n; i++) {
+        const gnode *v = &G.v[i];
+        size_t lines = 1, chars;
+        if (v->kind == G_STATIC) {
+            lines += v->invokes != NULL;
+            chars = strlen(v->name);
+        } else if (v->kind == G_MISSING) {
+            lines = 2;
+            chars = strlen(v->name) > 20 ? strlen(v->name) : 20;
+        } else {
+            lines += (v->grouped && v->njobs > 1) + (v->ngated > 0);
+            const gcluster *C = &G.c[v->cluster - 1];
+            chars = C->nnodes > 1 ? strlen(G.p->trees[v->tree]->phases[v->job->phase].name) + 4 : strlen(v->job->name);
+            if (C->nnodes > 1 && !seen[(size_t)(v->cluster - 1) * nranks + rank[i]]) {
+                seen[(size_t)(v->cluster - 1) * nranks + rank[i]] = 1;
+                colh[rank[i]] += CG_DOT_CLUSTER_PT;
+            }
+        }
+        colh[rank[i]] += cg_dot_node_h(lines) + CG_DOT_NODESEP_PT;
+        double w = cg_dot_node_w(chars > 12 ? chars : 12);
+        colw[rank[i]] = w > colw[rank[i]] ? w : colw[rank[i]];
+    }
+    double width = 0, height = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        width += colw[r] + CG_DOT_RANKSEP_PT;
+        height = colh[r] > height ? colh[r] : height;
+    }
+    free(colh);
+    free(colw);
+    free(seen);
+    free(rank);
+    gm_release(&G);
+    return cg_dot_px(width, height, E->label);
+}
+
 typedef struct grender {
     const gmodel *G;
     cg_dot_namer **namers;        /* [ntrees], made on first use */
@@ -541,18 +612,47 @@ static void workflow_label(const wf_stats *G, const cg_workflow_decl *wd, const 
     cg_dot_plural(label, G->nrequires, "requires edge", "requires edges");
     if (o->ncollapse) {
         cg_strbuf_adds(label, "\n");
-        cg_dot_names_line(label, "collapsed", o->collapse, o->ncollapse);
+        cg_dot_names_line(label, o->fit_px ? "collapsed to fit a screen" : "collapsed", o->collapse, o->ncollapse);
         if (drawn)
             cg_strbuf_addf(label, " (drawn as %zu nodes, %zu edges)", G->n, G->ne);
     }
 }
 
-void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o, cg_strbuf *out)
+void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o0, cg_strbuf *out)
 {
     const cg_workflow_decl *wd = &p->manifest.workflows[w];
-    /* count first: over the limit, only the note is drawn and no graph built */
     wf_counter wc;
     wf_counter_init(&wc, p, w);
+    /* every tree's dimensions, each once */
+    const char **cands = NULL;
+    size_t ncands = 0, cap = 0;
+    for (size_t ti = 0; ti < p->ntrees; ti++)
+        for (size_t d = 0; d < p->trees[ti]->ndims; d++) {
+            bool dup = false;
+            for (size_t k = 0; k < ncands && !dup; k++)
+                dup = cg_streq(cands[k], p->trees[ti]->dims[d]);
+            if (!dup) {
+                cg_grow(&cands, &cap, ncands + 1, sizeof *cands);
+                cands[ncands++] = p->trees[ti]->dims[d];
+            }
+        }
+    /* by default, the collapses that fit the diagram on a screen */
+    cg_dot_opts oo = *o0;
+    const cg_dot_opts *o = &oo;
+    const char **chosen = cg_xmalloc((o0->ncollapse + ncands + 1) * sizeof *chosen);
+    if (o0->ncollapse)
+        memcpy(chosen, o0->collapse, o0->ncollapse * sizeof *chosen);
+    if (o0->fit_px) {
+        wf_stats base = {wc.nstatic, wc.njobs, wc.ngated, wc.nrequires, 0, 0};
+        cg_strbuf est_label = CG_STRBUF_INIT;
+        workflow_label(&base, wd, o0, false, &est_label);
+        wf_est_ctx we = {p, w, &wc, o0->max_nodes, &est_label};
+        cg_dot_fit(cands, ncands, o0->fit_px, wf_est, &we, chosen, &oo.ncollapse);
+        oo.collapse = chosen;
+        cg_strbuf_release(&est_label);
+    }
+    bool fitted = oo.ncollapse > o0->ncollapse;
+    /* count first: over the limit, only the note is drawn and no graph built */
     size_t count = workflow_count(&wc, o->collapse, o->ncollapse);
     bool note = o->max_nodes && count > o->max_nodes;
     gmodel G;
@@ -563,24 +663,12 @@ void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o, cg_strbu
     }
     cg_strbuf label = CG_STRBUF_INIT, what = CG_STRBUF_INIT;
     workflow_label(&stats, wd, o, !note, &label);
+    if (fitted && !note)
+        cg_dot_whole_line(&label, "workflow", wd->name);
     cg_strbuf_addf(&what, "The job graph of workflow '%s': requires as edges (from the required job), the jobs of "
                           "a cell boxed together, on-request jobs dashed.", wd->name);
     if (note) {
-        /* every tree's dimensions, each once */
-        const char **cands = NULL;
-        size_t ncands = 0, cap = 0;
-        for (size_t ti = 0; ti < p->ntrees; ti++)
-            for (size_t d = 0; d < p->trees[ti]->ndims; d++) {
-                bool dup = false;
-                for (size_t k = 0; k < ncands && !dup; k++)
-                    dup = cg_streq(cands[k], p->trees[ti]->dims[d]);
-                if (!dup) {
-                    cg_grow(&cands, &cap, ncands + 1, sizeof *cands);
-                    cands[ncands++] = p->trees[ti]->dims[d];
-                }
-            }
         cg_dot_emit_note(out, p, "workflow", wd->name, o, count, cands, ncands, workflow_count, &wc, &label, what.buf);
-        free(cands);
     } else {
         grender R = {.G = &G, .out = out};
         R.namers = cg_xcalloc(p->ntrees + 1, sizeof *R.namers);
@@ -668,4 +756,6 @@ void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o, cg_strbu
     cg_strbuf_release(&label);
     cg_strbuf_release(&what);
     wf_counter_release(&wc);
+    free(cands);
+    free(chosen);
 }
