@@ -89,10 +89,19 @@ static void add_change(cg_job_change *jc, const char *field, json_t *before, jso
     cg_report_add_change(jc, field, show(before), show(after));
 }
 
-static void workflows_of(const jobrec *r, cg_strbuf *out)
+static void workflows_of(const config *c, const jobrec *r, cg_strbuf *out)
 {
-    for (size_t i = 0; i < r->n; i++)
-        cg_strbuf_addf(out, "%s%s", i ? ", " : "", r->v[i].workflow);
+    for (const wf_args *e = cg_report_first(c, r); e; e = cg_report_next(c, e))
+        cg_strbuf_addf(out, "%s%s", e != cg_report_first(c, r) ? ", " : "", e->workflow);
+}
+
+static bool same_workflows(const config *ca, const jobrec *a, const config *cb, const jobrec *b)
+{
+    const wf_args *x = cg_report_first(ca, a), *y = cg_report_first(cb, b);
+    for (; x && y; x = cg_report_next(ca, x), y = cg_report_next(cb, y))
+        if (x->workflow != y->workflow && strcmp(x->workflow, y->workflow) != 0)
+            return false;
+    return !x && !y;
 }
 
 /* The changes of one pair of entries, read as YAML. */
@@ -111,7 +120,7 @@ static void compare_args(json_t *x, json_t *y, cg_job_change *jc)
 }
 
 /* 0, or -1 when a sliced entry does not read alone */
-static int compare_job(config *ca, jobrec *a, config *cb, const jobrec *b, cg_job_change *jc)
+static int compare_job(config *ca, const jobrec *a, config *cb, const jobrec *b, cg_job_change *jc)
 {
     if (!cg_streq(a->invoke, b->invoke)) {
         json_t *x = json_string(a->invoke), *y = json_string(b->invoke);
@@ -120,8 +129,10 @@ static int compare_job(config *ca, jobrec *a, config *cb, const jobrec *b, cg_jo
         json_decref(y);
     }
     cg_strbuf wa = CG_STRBUF_INIT, wb = CG_STRBUF_INIT;
-    workflows_of(a, &wa);
-    workflows_of(b, &wb);
+    if (!same_workflows(ca, a, cb, b)) {
+        workflows_of(ca, a, &wa);
+        workflows_of(cb, b, &wb);
+    }
     if (!cg_streq(cg_strbuf_str(&wa), cg_strbuf_str(&wb))) {
         json_t *x = json_string(cg_strbuf_str(&wa)), *y = json_string(cg_strbuf_str(&wb));
         add_change(jc, "workflows", x, y);
@@ -130,11 +141,10 @@ static int compare_job(config *ca, jobrec *a, config *cb, const jobrec *b, cg_jo
     }
     cg_strbuf_release(&wa);
     cg_strbuf_release(&wb);
-    for (size_t i = 0; i < a->n; i++) {
-        for (size_t k = 0; k < b->n; k++) {
-            if (!cg_streq(a->v[i].workflow, b->v[k].workflow))
+    for (wf_args *x = cg_report_first(ca, a); x; x = cg_report_next(ca, x)) {
+        for (wf_args *y = cg_report_first(cb, b); y; y = cg_report_next(cb, y)) {
+            if (!cg_streq(x->workflow, y->workflow))
                 continue;
-            wf_args *x = &a->v[i], *y = &b->v[k];
             if (ca->sliced) {
                 /* the same text is the same value; plain values compare
                  * as text; anything else is read */
@@ -333,7 +343,7 @@ static void group_added(cg_matrix *m, const cg_model *p, const config *oldc)
     cg_map_init(&old_pairs);
     cg_pool pool;
     cg_pool_init(&pool);
-    for (size_t k = 0; p && k < p->jobs.n; k++) {
+    for (size_t k = 0; p && n > 0 && k < p->jobs.n; k++) { /* (none needed when none was added) */
         const cg_job *j = &p->jobs.v[k];
         if (!config_find(oldc, j->name))
             continue;
@@ -437,7 +447,7 @@ static void group_removed(cg_matrix *m, const cg_model *p, const config *newc)
     cg_map_init(&now);
     cg_pool pool;
     cg_pool_init(&pool);
-    for (size_t i = 0; i < newc->n; i++) {
+    for (size_t i = 0; n > 1 && i < newc->n; i++) { /* (only grouping two or more needs them) */
         char tok[64][128];
         size_t nt = tokens(newc->jobs[i].name, tok, 64);
         for (size_t k = 0; k < nt; k++)
@@ -640,9 +650,8 @@ static int sliced_rest(config *a, config *b)
     cg_error_release(&err);
     for (int side = 0; side < 2; side++) {
         config *c = side ? b : a;
-        for (size_t i = 0; i < c->n && rc == 0; i++)
-            for (size_t k = 0; k < c->jobs[i].n && rc == 0; k++)
-                rc = cg_report_entry_check(c, &c->jobs[i].v[k]);
+        for (size_t i = 0; i < c->nents && rc == 0; i++)
+            rc = cg_report_entry_check(c, &c->ents[i]);
     }
     return rc;
 }

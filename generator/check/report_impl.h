@@ -24,13 +24,13 @@ typedef struct wf_args {
     bool read;           /* args is what the entry says (read as YAML) */
     bool plain;          /* "- job:" then one "key: value" per line, values plain or nested */
     bool covered;        /* its text equals the generated one's, or it was read */
+    size_t next;         /* the job's next entry (index + 1 in config.ents), or 0 */
 } wf_args;
 
 typedef struct jobrec {
     const char *name;
     const char *invoke;
-    wf_args *v;
-    size_t n, cap;
+    size_t first, last;  /* its entries (index + 1 in config.ents) */
 } jobrec;
 
 typedef struct config {
@@ -39,6 +39,8 @@ typedef struct config {
     jobrec *jobs;
     size_t n, cap;
     cg_map index;        /* name -> index + 1 */
+    wf_args *ents;       /* the entries of every job */
+    size_t nents, ecap;
     /* sliced reading only: */
     const char *what;    /* "config.yml (committed)" */
     cg_pool pool;        /* names */
@@ -50,7 +52,17 @@ typedef struct config {
 } config;
 
 void cg_report_config_release(config *c);
-/* Adds a job's entry to c (its name and invoke in c's pool or the doc). */
+/* The entry after e of its job (NULL after the last). */
+static inline wf_args *cg_report_next(const config *c, const wf_args *e)
+{
+    return e->next ? &c->ents[e->next - 1] : NULL;
+}
+static inline wf_args *cg_report_first(const config *c, const jobrec *r)
+{
+    return r->first ? &c->ents[r->first - 1] : NULL;
+}
+/* Adds a job's entry to c (its name and invoke in c's pool or the doc);
+ * the pointer lasts until the next one is added. */
 wf_args *cg_report_add_entry(config *c, const char *name, const char *invoke, const char *workflow);
 
 /* Reads text by slicing it into its top-level keys, its workflows and their

@@ -65,9 +65,12 @@ static size_t next_content(const char *t, size_t end, size_t i)
 /* past the lines at or after i that are deeper than `ind` (or have no content) */
 static size_t skip_deeper(const char *t, size_t end, size_t i, size_t ind)
 {
+    static const char spaces[64] = "                                                                ";
     while (i < end) {
-        size_t e = eol(t, end, i);
-        if (!no_content(t, i, e) && indent_at(t, i, e) <= ind)
+        /* most lines start with more than ind spaces: one comparison */
+        bool deeper = ind < sizeof spaces && end - i > ind + 1 && memcmp(t + i, spaces, ind + 1) == 0;
+        size_t e = eol(t, end, deeper ? i + ind + 1 : i);
+        if (!deeper && !no_content(t, i, e) && indent_at(t, i, e) <= ind)
             break;
         i = next_line(end, e);
     }
@@ -177,15 +180,20 @@ wf_args *cg_report_add_entry(config *c, const char *name, const char *invoke, co
     size_t k = (size_t)cg_map_get(&c->index, name);
     if (!k) {
         cg_grow(&c->jobs, &c->cap, c->n + 1, sizeof *c->jobs);
-        c->jobs[c->n] = (jobrec){name, invoke, NULL, 0, 0};
+        c->jobs[c->n] = (jobrec){name, invoke, 0, 0};
         cg_map_put(&c->index, name, (void *)(c->n + 1));
         k = ++c->n;
     }
     jobrec *r = &c->jobs[k - 1];
-    cg_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v);
-    wf_args *w = &r->v[r->n++];
+    cg_grow(&c->ents, &c->ecap, c->nents + 1, sizeof *c->ents);
+    wf_args *w = &c->ents[c->nents++];
     memset(w, 0, sizeof *w);
     w->workflow = workflow;
+    if (r->last)
+        c->ents[r->last - 1].next = c->nents;
+    else
+        r->first = c->nents;
+    r->last = c->nents;
     return w;
 }
 
@@ -220,7 +228,7 @@ static int slice_entry(config *c, const char *wname, const char *t, size_t n, si
     size_t kl = plain_key(t, C, e1, &rest);
     span v;
     if (kl == 0 && after == n && plain_value(t, C, e1, &v)) {
-        const char *name = cg_internn(&c->pool, v.s, v.n);
+        const char *name = cg_pool_strndup(&c->pool, v.s, v.n);
         wf_args *w = cg_report_add_entry(c, name, name, wname);
         w->text = t, w->len = n, w->read = true;
         return 0;
@@ -246,7 +254,8 @@ static int slice_entry(config *c, const char *wname, const char *t, size_t n, si
         }
         if (plain) {
             const char *invoke = cg_internn(&c->pool, t + C, kl);
-            wf_args *w = cg_report_add_entry(c, name.s ? cg_internn(&c->pool, name.s, name.n) : invoke, invoke, wname);
+            wf_args *w = cg_report_add_entry(c, name.s ? cg_pool_strndup(&c->pool, name.s, name.n) : invoke, invoke,
+                                             wname);
             w->text = t, w->len = n, w->args_indent = J, w->plain = true;
             return 0;
         }
@@ -528,9 +537,8 @@ int cg_report_entry_check(config *c, wf_args *w)
 
 void cg_report_config_release(config *c)
 {
-    for (size_t i = 0; i < c->n; i++)
-        free(c->jobs[i].v);
     free(c->jobs);
+    free(c->ents);
     cg_map_release(&c->index);
     cg_doc_free(c->doc);
     for (size_t i = 0; i < c->ndocs; i++)
