@@ -1,4 +1,5 @@
 /* base/diff: the unified diff of check's report. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,75 @@ START_TEST(diff_large_distance_falls_back)
 }
 END_TEST
 
+/* Splitting only the lines around the changes gives the hunks splitting
+ * every line gives, blocks of repeated lines slid to the edge of the lines
+ * split included (margins of 0 to 3 lines, random texts of few distinct
+ * lines). */
+START_TEST(diff_margin_same_as_whole)
+{
+    static const char *const pool[] = {"      - build:\n", "          name: x\n", "  - a\n", "\n", "b\n"};
+    unsigned long r = 12345;
+    for (int run = 0; run < 3000; run++) {
+        cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+        size_t n = 1 + (r = r * 6364136223846793005ul + 1442695040888963407ul) % 40;
+        for (size_t i = 0; i < n; i++) {
+            r = r * 6364136223846793005ul + 1442695040888963407ul;
+            const char *l = pool[(r >> 33) % 5];
+            cg_strbuf_adds(&a, l);
+            switch ((r >> 40) % 8) {
+            case 0: break;                                    /* dropped from b */
+            case 1: cg_strbuf_adds(&b, l); cg_strbuf_adds(&b, pool[(r >> 20) % 5]); break; /* one added */
+            case 2: cg_strbuf_adds(&b, pool[(r >> 20) % 5]); break; /* replaced */
+            default: cg_strbuf_adds(&b, l); break;
+            }
+        }
+        if ((r >> 50) % 3 == 0 && a.len) /* no final newline */
+            a.len--, a.buf[a.len] = '\0';
+        cg_diff whole, part;
+        cg_diff_compute_margin(a.buf ? a.buf : "", a.len, b.buf ? b.buf : "", b.len, SIZE_MAX, &whole);
+        cg_diff_compute_margin(a.buf ? a.buf : "", a.len, b.buf ? b.buf : "", b.len, (size_t)run % 4, &part);
+        ck_assert_uint_eq(whole.n, part.n);
+        ck_assert_uint_eq(whole.a_lines, part.a_lines);
+        ck_assert_uint_eq(whole.b_lines, part.b_lines);
+        ck_assert_uint_eq(whole.removed, part.removed);
+        ck_assert_uint_eq(whole.added, part.added);
+        for (size_t i = 0; i < whole.n; i++)
+            ck_assert_msg(memcmp(&whole.hunks[i], &part.hunks[i], sizeof *whole.hunks) == 0, "run %d hunk %zu", run, i);
+        cg_diff_release(&whole);
+        cg_diff_release(&part);
+        cg_strbuf_release(&a);
+        cg_strbuf_release(&b);
+    }
+}
+END_TEST
+
+/* A large file with a change every tenth line (a template edit) is one
+ * hunk per change, found in time, not one replaced block. */
+START_TEST(diff_large_scattered_changes)
+{
+    cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+    for (int i = 0; i < 300000; i++) {
+        cg_strbuf_addf(&a, "line %d\n", i);
+        cg_strbuf_addf(&b, i % 10 == 5 ? "changed %d\n" : "line %d\n", i);
+    }
+    cg_diff d;
+    cg_diff_compute(a.buf, a.len, b.buf, b.len, &d);
+    ck_assert_uint_eq(d.n, 30000);
+    ck_assert_uint_eq(d.removed, 30000);
+    ck_assert_uint_eq(d.added, 30000);
+    ck_assert_uint_eq(d.hunks[7].a_start, 75);
+    ck_assert_uint_eq(d.hunks[7].a_len, 1);
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_diff_unified(&d, a.buf, a.len, b.buf, b.len, "a", "b", 3, 200, &out);
+    ck_assert(strstr(out.buf, "@@ -3,7 +3,7 @@\n line 2\n line 3\n line 4\n-line 5\n+changed 5\n") != NULL);
+    ck_assert(strstr(out.buf, "(59800 more changed lines not shown") != NULL);
+    cg_strbuf_release(&out);
+    cg_diff_release(&d);
+    cg_strbuf_release(&a);
+    cg_strbuf_release(&b);
+}
+END_TEST
+
 Suite *make_diff_suite(void)
 {
     Suite *s = suite_create("diff");
@@ -182,6 +252,8 @@ Suite *make_diff_suite(void)
     tcase_add_test(tc, diff_bound_inside_one_hunk);
     tcase_add_test(tc, diff_bound_long_line);
     tcase_add_test(tc, diff_large_distance_falls_back);
+    tcase_add_test(tc, diff_margin_same_as_whole);
+    tcase_add_test(tc, diff_large_scattered_changes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,6 +9,7 @@ int main(void)
     srunner_add_suite(sr, make_yamlwrite_suite());
     srunner_add_suite(sr, make_placeholder_suite());
     srunner_add_suite(sr, make_diff_suite());
+    srunner_add_suite(sr, make_report_suite());
     srunner_add_suite(sr, make_digest_suite());
     srunner_add_suite(sr, make_util_suite());
     srunner_add_suite(sr, make_cli_suite());

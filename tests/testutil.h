@@ -54,6 +54,7 @@ Suite *make_yamlload_suite(void);
 Suite *make_yamlwrite_suite(void);
 Suite *make_placeholder_suite(void);
 Suite *make_diff_suite(void);
+Suite *make_report_suite(void);
 Suite *make_digest_suite(void);
 Suite *make_util_suite(void);
 Suite *make_dot_suite(void);

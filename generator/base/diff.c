@@ -12,6 +12,10 @@
  * (about a second of work; a 2,000-line rewrite of a large file fits). */
 #define MAX_STEPS 200000000L
 
+/* Lines (both sides) above which a region is searched a window at a time
+ * (about 8 MB of config). */
+#define LARGE_REGION 200000
+
 typedef struct line {
     const char *s;
     size_t n;      /* without the newline */
@@ -40,6 +44,54 @@ static line *split(const char *t, size_t len, size_t *count)
     }
     *count = k;
     return v;
+}
+
+static size_t count_lines(const char *t, size_t len)
+{
+    /* eight bytes at a time: a byte of w ^ NL8 is zero where t has '\n' */
+    const uint64_t NL8 = 0x0A0A0A0A0A0A0A0Aull, LOW7 = 0x7F7F7F7F7F7F7F7Full;
+    size_t n = 0, i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, t + i, 8);
+        w ^= NL8;
+        /* the high bit of each byte set where the byte is not zero */
+        uint64_t nz = ((w & LOW7) + LOW7) | w;
+        n += 8 - (size_t)__builtin_popcountll(nz & ~LOW7);
+    }
+    for (; i < len; i++)
+        n += t[i] == '\n';
+    return n + (len && t[len - 1] != '\n');
+}
+
+/* The last '\n' of t[0..n), or NULL. */
+static const char *last_nl(const char *t, size_t n)
+{
+    while (n > 0)
+        if (t[--n] == '\n')
+            return t + n;
+    return NULL;
+}
+
+/* The offset of the line `back` lines before the one at `at` (a line
+ * start), or 0. */
+static size_t lines_back(const char *t, size_t at, size_t back)
+{
+    while (at > 0 && back-- > 0) {
+        const char *nl = last_nl(t, at - 1);
+        at = nl ? (size_t)(nl - t) + 1 : 0;
+    }
+    return at;
+}
+
+/* The offset `fwd` lines after the line start `at`, or len. */
+static size_t lines_fwd(const char *t, size_t len, size_t at, size_t fwd)
+{
+    while (at < len && fwd-- > 0) {
+        const char *nl = memchr(t + at, '\n', len - at);
+        at = nl ? (size_t)(nl - t) + 1 : len;
+    }
+    return at;
 }
 
 static int eq(const line *a, const line *b)
@@ -78,6 +130,7 @@ typedef struct search {
     long off;          /* index of diagonal 0 in vf, vb */
     long budget;       /* steps left before giving up on minimality */
     cg_diff *d;
+    bool windowed;     /* a window of solve_windows: searched whole */
 } search;
 
 /* The middle snake of a[0..n) against b[0..m) (both non-empty, first and
@@ -126,6 +179,8 @@ static bool middle_snake(search *S, const line *a, long n, const line *b, long m
     return false;
 }
 
+static void solve_windows(search *S, size_t a0, size_t n, size_t b0, size_t m);
+
 static void solve(search *S, size_t a0, size_t n, size_t b0, size_t m)
 {
     const line *a = S->a, *b = S->b;
@@ -137,6 +192,10 @@ static void solve(search *S, size_t a0, size_t n, size_t b0, size_t m)
         add_hunk(S->d, a0, n, b0, m);
         return;
     }
+    if (n + m > LARGE_REGION && !S->windowed) {
+        solve_windows(S, a0, n, b0, m);
+        return;
+    }
     long x, y, u, v;
     if (!middle_snake(S, a + a0, (long)n, b + b0, (long)m, &x, &y, &u, &v)) {
         add_hunk(S->d, a0, n, b0, m); /* over budget: one replaced block */
@@ -144,6 +203,55 @@ static void solve(search *S, size_t a0, size_t n, size_t b0, size_t m)
     }
     solve(S, a0, (size_t)x, b0, (size_t)y);
     solve(S, a0 + (size_t)u, n - (size_t)u, b0 + (size_t)v, m - (size_t)v);
+}
+
+/* A region of more lines than the shortest script can be searched for in
+ * time (a template edit that changes every tenth line of a 60 MB config):
+ * from its first difference on, the shortest script of a window of lines
+ * of both sides (16 lines, four times more until the sides meet again in
+ * it) gives the first change; the walk goes on after it.  Each change then
+ * costs about its own size, not the region's. */
+static void solve_windows(search *S, size_t a0, size_t n, size_t b0, size_t m)
+{
+    size_t i = 0, j = 0;
+    while (i < n && j < m) {
+        while (i < n && j < m && eq(&S->a[a0 + i], &S->b[b0 + j]))
+            i++, j++;
+        if (i == n || j == m)
+            break;
+        for (size_t w = 16;; w *= 4) {
+            size_t wn = n - i < w ? n - i : w, wm = m - j < w ? m - j : w;
+            bool all = wn == n - i && wm == m - j;
+            if (wn + wm > LARGE_REGION) { /* no meeting point near: the rest is one block */
+                add_hunk(S->d, a0 + i, n - i, b0 + j, m - j);
+                return;
+            }
+            cg_diff part;
+            memset(&part, 0, sizeof part);
+            long half = (long)((wn + wm + 1) / 2) + 2;
+            search T = {S->a, S->b, cg_xcalloc(2 * (size_t)half + 3, sizeof *T.vf),
+                        cg_xcalloc(2 * (size_t)half + 3, sizeof *T.vb), half + 1, MAX_STEPS, &part, true};
+            solve(&T, a0 + i, wn, b0 + j, wm);
+            free(T.vf);
+            free(T.vb);
+            const cg_hunk *h = &part.hunks[0]; /* a[i] and b[j] differ: there is one */
+            bool met = h->a_start + h->a_len < a0 + i + wn && h->b_start + h->b_len < b0 + j + wm;
+            if (met || all) {
+                size_t upto = all ? part.n : 1;
+                for (size_t k = 0; k < upto; k++)
+                    add_hunk(S->d, part.hunks[k].a_start, part.hunks[k].a_len, part.hunks[k].b_start,
+                             part.hunks[k].b_len);
+                const cg_hunk *last = &part.hunks[upto - 1];
+                i = all ? n : last->a_start + last->a_len - a0;
+                j = all ? m : last->b_start + last->b_len - b0;
+                cg_diff_release(&part);
+                break;
+            }
+            cg_diff_release(&part);
+        }
+    }
+    if (i < n || j < m)
+        add_hunk(S->d, a0 + i, n - i, b0 + j, m - j);
 }
 
 static size_t indent_of(const line *l)
@@ -205,29 +313,90 @@ static void place_blocks(cg_diff *d, const line *la, size_t na, const line *lb, 
     d->n = k;
 }
 
-void cg_diff_compute(const char *a, size_t alen, const char *b, size_t blen, cg_diff *d)
+/* Bytes common to a and b from the start. */
+static size_t common_head(const char *a, const char *b, size_t max)
+{
+    size_t p = 0;
+    while (p < max) {
+        size_t c = max - p < 4096 ? max - p : 4096;
+        if (memcmp(a + p, b + p, c) != 0) {
+            while (a[p] == b[p])
+                p++;
+            return p;
+        }
+        p += c;
+    }
+    return p;
+}
+
+/* Bytes common to a[0..alen) and b[0..blen) at their ends, at most max. */
+static size_t common_tail(const char *a, size_t alen, const char *b, size_t blen, size_t max)
+{
+    size_t s = 0;
+    while (s < max) {
+        size_t c = max - s < 4096 ? max - s : 4096;
+        if (memcmp(a + alen - s - c, b + blen - s - c, c) != 0) {
+            while (a[alen - 1 - s] == b[blen - 1 - s])
+                s++;
+            return s;
+        }
+        s += c;
+    }
+    return s;
+}
+
+void cg_diff_compute_margin(const char *a, size_t alen, const char *b, size_t blen, size_t margin, cg_diff *d)
 {
     memset(d, 0, sizeof *d);
-    size_t na, nb;
-    line *la = split(a, alen, &na), *lb = split(b, blen, &nb);
-    d->a_lines = na;
-    d->b_lines = nb;
-    size_t pre = 0;
-    while (pre < na && pre < nb && eq(&la[pre], &lb[pre]))
-        pre++;
-    size_t suf = 0;
-    while (suf < na - pre && suf < nb - pre && eq(&la[na - 1 - suf], &lb[nb - 1 - suf]))
-        suf++;
-    size_t n = na - pre - suf, m = nb - pre - suf;
+    /* the common head and tail, found on the bytes: the whole lines before
+     * the first differing byte, and after the last one those that start a
+     * line on both sides */
+    size_t min = alen < blen ? alen : blen, p = common_head(a, b, min);
+    const char *nl = last_nl(a, p);
+    size_t pa = nl ? (size_t)(nl - a) + 1 : 0;
+    size_t s = common_tail(a, alen, b, blen, min - pa), qa = alen - s, qb = blen - s;
+    if (!((qa == pa || a[qa - 1] == '\n') && (qb == pa || b[qb - 1] == '\n'))) {
+        nl = memchr(a + qa, '\n', alen - qa);
+        qa = nl ? (size_t)(nl - a) + 1 : alen;
+        qb = blen - (alen - qa);
+    }
+    /* only the lines between them are split, with a margin around them for
+     * place_blocks, which slides blocks of repeated lines */
+    size_t wa0 = lines_back(a, pa, margin), wa1 = lines_fwd(a, alen, qa, margin), wb1 = lines_fwd(b, blen, qb, margin);
+    size_t base = count_lines(a, wa0), pre = base + count_lines(a + wa0, pa - wa0);
+    size_t nwa, nwb;
+    line *la = split(a + wa0, wa1 - wa0, &nwa), *lb = split(b + wa0, wb1 - wa0, &nwb);
+    size_t n = count_lines(a + pa, qa - pa), m = count_lines(b + pa, qb - pa);
+    d->a_lines = base + nwa + count_lines(a + wa1, alen - wa1);
+    d->b_lines = base + nwb + count_lines(b + wb1, blen - wb1);
     long half = (long)((n + m + 1) / 2) + 2;
     search S = {la, lb, cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vf),
-                cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vb), half + 1, MAX_STEPS, d};
-    solve(&S, pre, n, pre, m);
-    place_blocks(d, la, na, lb, nb);
+                cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vb), half + 1, MAX_STEPS, d, false};
+    solve(&S, pre - base, n, pre - base, m);
+    place_blocks(d, la, nwa, lb, nwb);
     free(S.vf);
     free(S.vb);
     free(la);
     free(lb);
+    /* a block that slid to the edge of the lines split may slide further */
+    for (size_t i = 0; i < d->n; i++) {
+        const cg_hunk *h = &d->hunks[i];
+        if ((wa0 > 0 && (h->a_start == 0 || h->b_start == 0)) || (wa1 < alen && h->a_start + h->a_len >= nwa) ||
+            (wb1 < blen && h->b_start + h->b_len >= nwb)) {
+            cg_diff_release(d);
+            cg_diff_compute_margin(a, alen, b, blen, SIZE_MAX, d);
+            return;
+        }
+    }
+    for (size_t i = 0; i < d->n; i++) {
+        d->hunks[i].a_start += base;
+        d->hunks[i].b_start += base;
+    }
+}
+
+void cg_diff_compute(const char *a, size_t alen, const char *b, size_t blen, cg_diff *d)
+{
+    cg_diff_compute_margin(a, alen, b, blen, 1000, d);
 }
 
 void cg_diff_release(cg_diff *d)
@@ -260,14 +429,35 @@ static void emit_line(cg_strbuf *out, char tag, const line *l, size_t width)
         cg_strbuf_adds(out, "\\ No newline at end of file\n");
 }
 
+/* A forward reader of a text's lines: the unified diff reads the lines
+ * around its hunks without splitting the whole texts. */
+typedef struct cursor {
+    const char *t;
+    size_t len, at, line;   /* line `line` starts at `at` */
+} cursor;
+
+/* Line i (at or after the cursor's). */
+static line line_at(cursor *c, size_t i)
+{
+    while (c->line < i && c->at < c->len) {
+        const char *nl = memchr(c->t + c->at, '\n', c->len - c->at);
+        c->at = nl ? (size_t)(nl - c->t) + 1 : c->len;
+        c->line++;
+    }
+    const char *nl = memchr(c->t + c->at, '\n', c->len - c->at);
+    size_t e = nl ? (size_t)(nl - c->t) : c->len;
+    return (line){c->t + c->at, e - c->at, 0, nl != NULL};
+}
+
 void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b, size_t blen,
                      const char *a_name, const char *b_name, unsigned context, size_t max_lines,
                      cg_strbuf *out)
 {
     if (d->n == 0)
         return;
-    size_t na, nb;
-    line *la = split(a, alen, &na), *lb = split(b, blen, &nb);
+    size_t na = d->a_lines;
+    cursor ca = {a, alen, 0, 0}, cb = {b, blen, 0, 0};
+    line l;
     size_t width = max_lines ? CG_DIFF_MAX_WIDTH : 0;
     cg_strbuf_addf(out, "--- %s\n+++ %s\n", a_name, b_name);
     size_t total = d->added + d->removed;
@@ -292,18 +482,20 @@ void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b
         for (size_t k = i; k <= j && !cut; k++) {
             const cg_hunk *h = &d->hunks[k];
             while (x < h->a_start)
-                emit_line(&body, ' ', &la[x++], width), y++;
+                l = line_at(&ca, x++), emit_line(&body, ' ', &l, width), y++;
             for (size_t q = 0; q < h->a_len && !cut; q++) {
-                emit_line(&body, '-', &la[x++], width);
+                l = line_at(&ca, x++);
+                emit_line(&body, '-', &l, width);
                 cut = max_lines && ++shown >= max_lines && shown < total;
             }
             for (size_t q = 0; q < h->b_len && !cut; q++) {
-                emit_line(&body, '+', &lb[y++], width);
+                l = line_at(&cb, y++);
+                emit_line(&body, '+', &l, width);
                 cut = max_lines && ++shown >= max_lines && shown < total;
             }
         }
         while (!cut && x < ae)
-            emit_line(&body, ' ', &la[x++], width), y++;
+            l = line_at(&ca, x++), emit_line(&body, ' ', &l, width), y++;
         cg_strbuf_addf(out, "@@ -%zu,%zu +%zu,%zu @@\n", x > as ? as + 1 : as, x - as, y > bs ? bs + 1 : bs, y - bs);
         cg_strbuf_add(out, body.buf, body.len);
         i = j + 1;
@@ -311,6 +503,4 @@ void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b
     if (cut)
         cg_strbuf_addf(out, "... (%zu more changed lines not shown; use --full-diff)\n", total - shown);
     cg_strbuf_release(&body);
-    free(la);
-    free(lb);
 }

@@ -3,7 +3,9 @@
  * Myers' O((N+M)D) algorithm in linear space (the middle-snake refinement)
  * after removing the common head and tail; when a work budget runs out the
  * region left is reported as one replaced block (still a correct diff, just
- * not a minimal one).
+ * not a minimal one).  A region of over 200,000 lines is searched a window
+ * at a time from each difference on, so that scattered changes in a large
+ * file each cost their own size.
  */
 #ifndef CIGEN_DIFF_H
 #define CIGEN_DIFF_H
@@ -25,6 +27,10 @@ typedef struct cg_diff {
 } cg_diff;
 
 void cg_diff_compute(const char *a, size_t alen, const char *b, size_t blen, cg_diff *d);
+/* The same, splitting into lines only what lies between the common head
+ * and tail (found on the bytes) and `margin` lines around it (SIZE_MAX:
+ * every line; the result is the same, which the tests check). */
+void cg_diff_compute_margin(const char *a, size_t alen, const char *b, size_t blen, size_t margin, cg_diff *d);
 void cg_diff_release(cg_diff *d);
 
 /* A line of a cut diff shows at most this many bytes (then says how many

@@ -6,39 +6,11 @@
 
 #include "base/diag.h"
 #include "base/diff.h"
+#include "check/report_impl.h"
 #include "lang/yamlload.h"
 #include "model/query.h"
 
-/* ---- reading a config as jobs ---- */
-
-typedef struct wf_args {
-    const char *workflow;
-    json_t *args;        /* borrowed; NULL for a bare "name" entry */
-} wf_args;
-
-typedef struct jobrec {
-    const char *name;
-    const char *invoke;
-    wf_args *v;
-    size_t n, cap;
-} jobrec;
-
-typedef struct config {
-    cg_doc *doc;
-    jobrec *jobs;
-    size_t n, cap;
-    cg_map index;        /* name -> index + 1 */
-} config;
-
-static void config_release(config *c)
-{
-    for (size_t i = 0; i < c->n; i++)
-        free(c->jobs[i].v);
-    free(c->jobs);
-    cg_map_release(&c->index);
-    cg_doc_free(c->doc);
-    memset(c, 0, sizeof *c);
-}
+/* ---- reading a config as jobs, whole ---- */
 
 static char *config_read(const char *text, size_t len, const char *what, config *c)
 {
@@ -75,16 +47,9 @@ static char *config_read(const char *text, size_t len, const char *what, config 
             }
             json_t *n = args ? json_object_get(args, "name") : NULL;
             name = json_is_string(n) ? json_string_value(n) : invoke;
-            size_t k = (size_t)cg_map_get(&c->index, name);
-            if (!k) {
-                cg_grow(&c->jobs, &c->cap, c->n + 1, sizeof *c->jobs);
-                c->jobs[c->n] = (jobrec){name, invoke, NULL, 0, 0};
-                cg_map_put(&c->index, name, (void *)(c->n + 1));
-                k = ++c->n;
-            }
-            jobrec *r = &c->jobs[k - 1];
-            cg_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v);
-            r->v[r->n++] = (wf_args){wname, args};
+            wf_args *w = cg_report_add_entry(c, name, invoke, wname);
+            w->args = args;
+            w->read = true;
         }
     }
     return NULL;
@@ -105,9 +70,8 @@ static char *show(json_t *v)
     return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 }
 
-static void add_change(cg_job_change *jc, const char *field, json_t *before, json_t *after)
+void cg_report_add_change(cg_job_change *jc, const char *field, char *b, char *a)
 {
-    char *b = show(before), *a = show(after);
     for (size_t i = 0; i < jc->n; i++) {
         cg_field_change *f = &jc->v[i];
         if (cg_streq(f->field, field) && cg_streq(f->before, b) && cg_streq(f->after, a)) {
@@ -120,13 +84,43 @@ static void add_change(cg_job_change *jc, const char *field, json_t *before, jso
     jc->v[jc->n++] = (cg_field_change){cg_xstrdup(field), b, a};
 }
 
-static void workflows_of(const jobrec *r, cg_strbuf *out)
+static void add_change(cg_job_change *jc, const char *field, json_t *before, json_t *after)
 {
-    for (size_t i = 0; i < r->n; i++)
-        cg_strbuf_addf(out, "%s%s", i ? ", " : "", r->v[i].workflow);
+    cg_report_add_change(jc, field, show(before), show(after));
 }
 
-static void compare_job(const jobrec *a, const jobrec *b, cg_job_change *jc)
+static void workflows_of(const config *c, const jobrec *r, cg_strbuf *out)
+{
+    for (const wf_args *e = cg_report_first(c, r); e; e = cg_report_next(c, e))
+        cg_strbuf_addf(out, "%s%s", e != cg_report_first(c, r) ? ", " : "", e->workflow);
+}
+
+static bool same_workflows(const config *ca, const jobrec *a, const config *cb, const jobrec *b)
+{
+    const wf_args *x = cg_report_first(ca, a), *y = cg_report_first(cb, b);
+    for (; x && y; x = cg_report_next(ca, x), y = cg_report_next(cb, y))
+        if (x->workflow != y->workflow && strcmp(x->workflow, y->workflow) != 0)
+            return false;
+    return !x && !y;
+}
+
+/* The changes of one pair of entries, read as YAML. */
+static void compare_args(json_t *x, json_t *y, cg_job_change *jc)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(x, key, val) {
+        json_t *other = y ? json_object_get(y, key) : NULL;
+        if (!cg_streq(key, "name") && (!other || !json_equal(val, other)))
+            add_change(jc, key, val, other);
+    }
+    json_object_foreach(y, key, val)
+        if (!cg_streq(key, "name") && !(x && json_object_get(x, key)))
+            add_change(jc, key, NULL, val);
+}
+
+/* 0, or -1 when a sliced entry does not read alone */
+static int compare_job(config *ca, const jobrec *a, config *cb, const jobrec *b, cg_job_change *jc)
 {
     if (!cg_streq(a->invoke, b->invoke)) {
         json_t *x = json_string(a->invoke), *y = json_string(b->invoke);
@@ -135,8 +129,10 @@ static void compare_job(const jobrec *a, const jobrec *b, cg_job_change *jc)
         json_decref(y);
     }
     cg_strbuf wa = CG_STRBUF_INIT, wb = CG_STRBUF_INIT;
-    workflows_of(a, &wa);
-    workflows_of(b, &wb);
+    if (!same_workflows(ca, a, cb, b)) {
+        workflows_of(ca, a, &wa);
+        workflows_of(cb, b, &wb);
+    }
     if (!cg_streq(cg_strbuf_str(&wa), cg_strbuf_str(&wb))) {
         json_t *x = json_string(cg_strbuf_str(&wa)), *y = json_string(cg_strbuf_str(&wb));
         add_change(jc, "workflows", x, y);
@@ -145,28 +141,32 @@ static void compare_job(const jobrec *a, const jobrec *b, cg_job_change *jc)
     }
     cg_strbuf_release(&wa);
     cg_strbuf_release(&wb);
-    for (size_t i = 0; i < a->n; i++) {
-        for (size_t k = 0; k < b->n; k++) {
-            if (!cg_streq(a->v[i].workflow, b->v[k].workflow))
+    for (wf_args *x = cg_report_first(ca, a); x; x = cg_report_next(ca, x)) {
+        for (wf_args *y = cg_report_first(cb, b); y; y = cg_report_next(cb, y)) {
+            if (!cg_streq(x->workflow, y->workflow))
                 continue;
-            json_t *x = a->v[i].args, *y = b->v[k].args;
-            const char *key;
-            json_t *val;
-            json_object_foreach(x, key, val) {
-                json_t *other = y ? json_object_get(y, key) : NULL;
-                if (!cg_streq(key, "name") && (!other || !json_equal(val, other)))
-                    add_change(jc, key, val, other);
+            if (ca->sliced) {
+                /* the same text is the same value; plain values compare
+                 * as text; anything else is read */
+                if ((x->len == y->len && memcmp(x->text, y->text, x->len) == 0) ||
+                    cg_report_compare_plain(x, y, jc) == 0) {
+                    x->covered = y->covered = true;
+                    continue;
+                }
+                if (cg_report_entry_read(ca, x) != 0 || cg_report_entry_read(cb, y) != 0)
+                    return -1;
             }
-            json_object_foreach(y, key, val)
-                if (!cg_streq(key, "name") && !(x && json_object_get(x, key)))
-                    add_change(jc, key, NULL, val);
+            compare_args(x->args, y->args, jc);
         }
     }
+    return 0;
 }
 
 static void compare_definitions(const config *a, const config *b, cg_matrix *m)
 {
     static const char *const sections[] = {"jobs", "commands", "executors"};
+    if (!a->doc || !b->doc)
+        return; /* sliced, and the same text */
     for (size_t s = 0; s < 3; s++) {
         json_t *x = json_object_get(cg_doc_root(a->doc), sections[s]);
         json_t *y = json_object_get(cg_doc_root(b->doc), sections[s]);
@@ -343,7 +343,7 @@ static void group_added(cg_matrix *m, const cg_model *p, const config *oldc)
     cg_map_init(&old_pairs);
     cg_pool pool;
     cg_pool_init(&pool);
-    for (size_t k = 0; p && k < p->jobs.n; k++) {
+    for (size_t k = 0; p && n > 0 && k < p->jobs.n; k++) { /* (none needed when none was added) */
         const cg_job *j = &p->jobs.v[k];
         if (!config_find(oldc, j->name))
             continue;
@@ -447,7 +447,7 @@ static void group_removed(cg_matrix *m, const cg_model *p, const config *newc)
     cg_map_init(&now);
     cg_pool pool;
     cg_pool_init(&pool);
-    for (size_t i = 0; i < newc->n; i++) {
+    for (size_t i = 0; n > 1 && i < newc->n; i++) { /* (only grouping two or more needs them) */
         char tok[64][128];
         size_t nt = tokens(newc->jobs[i].name, tok, 64);
         for (size_t k = 0; k < nt; k++)
@@ -621,52 +621,125 @@ static void group_changed(cg_matrix *m, const cg_model *p, const config *oldc, c
 
 /* ---- the comparison ---- */
 
-void cg_matrix_compare(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
-                       const cg_model *p, cg_matrix *m)
+static bool same_text(const cg_strbuf *a, const cg_strbuf *b)
+{
+    return a->len == b->len && memcmp(cg_strbuf_str(a), cg_strbuf_str(b), a->len) == 0;
+}
+
+/* Reads what the sliced readings left: the parts besides `workflows:` (for
+ * the definitions) and the workflows' skeletons when the two configs'
+ * differ, and every entry no comparison read or matched.  0, or -1 when
+ * one does not read. */
+static int sliced_rest(config *a, config *b)
+{
+    cg_load_opts o = {.max_bytes = (size_t)1 << 32, .no_positions = true};
+    cg_error err;
+    cg_error_init(&err);
+    int rc = 0;
+    for (int side = 0; side < 2 && rc == 0 && !same_text(&a->skeleton, &b->skeleton); side++) {
+        config *c = side ? b : a;
+        cg_doc *d = cg_doc_parse(c->what, cg_strbuf_str(&c->skeleton), c->skeleton.len, &o, &err);
+        rc = d ? 0 : -1;
+        cg_doc_free(d);
+    }
+    if (rc == 0 && !same_text(&a->rest, &b->rest)) {
+        a->doc = cg_doc_parse(a->what, cg_strbuf_str(&a->rest), a->rest.len, &o, &err);
+        b->doc = a->doc ? cg_doc_parse(b->what, cg_strbuf_str(&b->rest), b->rest.len, &o, &err) : NULL;
+        rc = b->doc ? 0 : -1;
+    }
+    cg_error_release(&err);
+    for (int side = 0; side < 2; side++) {
+        config *c = side ? b : a;
+        for (size_t i = 0; i < c->nents && rc == 0; i++)
+            rc = cg_report_entry_check(c, &c->ents[i]);
+    }
+    return rc;
+}
+
+/* The jobs of two read configs: 0, or -1 when a sliced reading fell short. */
+static int compare_configs(config *a, config *b, const cg_model *p, cg_matrix *m)
+{
+    m->valid = true;
+    for (size_t i = 0; i < b->n; i++) {
+        jobrec *old = config_find(a, b->jobs[i].name);
+        if (!old) {
+            m->added = cg_xrealloc(m->added, (m->nadded + 1) * sizeof *m->added);
+            m->added[m->nadded++] = cg_xstrdup(b->jobs[i].name);
+            continue;
+        }
+        cg_job_change jc = {NULL, NULL, 0};
+        if (compare_job(a, old, b, &b->jobs[i], &jc) != 0) {
+            m->changed = cg_xrealloc(m->changed, (m->nchanged + 1) * sizeof *m->changed);
+            m->changed[m->nchanged++] = jc; /* released with m */
+            return -1;
+        }
+        if (jc.n) {
+            jc.name = cg_xstrdup(b->jobs[i].name);
+            m->changed = cg_xrealloc(m->changed, (m->nchanged + 1) * sizeof *m->changed);
+            m->changed[m->nchanged++] = jc;
+        }
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        if (config_find(b, a->jobs[i].name))
+            continue;
+        m->removed = cg_xrealloc(m->removed, (m->nremoved + 1) * sizeof *m->removed);
+        m->removed[m->nremoved++] = cg_xstrdup(a->jobs[i].name);
+    }
+    if (a->sliced && sliced_rest(a, b) != 0)
+        return -1;
+    compare_definitions(a, b, m);
+    group_added(m, p, a);
+    group_removed(m, p, b);
+    group_changed(m, p, a, b);
+    return 0;
+}
+
+void cg_matrix_compare_whole(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                             const cg_model *p, cg_matrix *m)
 {
     memset(m, 0, sizeof *m);
     config a, b;
     char *problem = config_read(old_text, old_len, "config.yml (committed)", &a);
     if (problem) {
         m->problem = problem;
-        config_release(&a);
+        cg_report_config_release(&a);
         return;
     }
     problem = config_read(new_text, new_len, "config.yml (generated)", &b);
     if (problem) {
         m->problem = problem;
-        config_release(&a);
-        config_release(&b);
+        cg_report_config_release(&a);
+        cg_report_config_release(&b);
         return;
     }
-    m->valid = true;
-    for (size_t i = 0; i < b.n; i++) {
-        const jobrec *old = config_find(&a, b.jobs[i].name);
-        if (!old) {
-            m->added = cg_xrealloc(m->added, (m->nadded + 1) * sizeof *m->added);
-            m->added[m->nadded++] = cg_xstrdup(b.jobs[i].name);
-            continue;
-        }
-        cg_job_change jc = {NULL, NULL, 0};
-        compare_job(old, &b.jobs[i], &jc);
-        if (jc.n) {
-            jc.name = cg_xstrdup(b.jobs[i].name);
-            m->changed = cg_xrealloc(m->changed, (m->nchanged + 1) * sizeof *m->changed);
-            m->changed[m->nchanged++] = jc;
-        }
+    compare_configs(&a, &b, p, m);
+    cg_report_config_release(&a);
+    cg_report_config_release(&b);
+}
+
+bool cg_matrix_compare_sliced(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                              const cg_model *p, cg_matrix *m)
+{
+    memset(m, 0, sizeof *m);
+    config a, b;
+    bool ok = cg_report_slice(old_text, old_len, "config.yml (committed)", &a) == 0;
+    if (ok) {
+        ok = cg_report_slice(new_text, new_len, "config.yml (generated)", &b) == 0;
+        if (ok)
+            ok = compare_configs(&a, &b, p, m) == 0;
+        cg_report_config_release(&b);
     }
-    for (size_t i = 0; i < a.n; i++) {
-        if (config_find(&b, a.jobs[i].name))
-            continue;
-        m->removed = cg_xrealloc(m->removed, (m->nremoved + 1) * sizeof *m->removed);
-        m->removed[m->nremoved++] = cg_xstrdup(a.jobs[i].name);
-    }
-    compare_definitions(&a, &b, m);
-    group_added(m, p, &a);
-    group_removed(m, p, &b);
-    group_changed(m, p, &a, &b);
-    config_release(&a);
-    config_release(&b);
+    cg_report_config_release(&a);
+    if (!ok)
+        cg_matrix_release(m);
+    return ok;
+}
+
+void cg_matrix_compare(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                       const cg_model *p, cg_matrix *m)
+{
+    if (!cg_matrix_compare_sliced(old_text, old_len, new_text, new_len, p, m))
+        cg_matrix_compare_whole(old_text, old_len, new_text, new_len, p, m);
 }
 
 static void free_list(char **v, size_t n)

@@ -224,7 +224,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     cg_project_init(&p);
     p.draw_diagrams = true;
     /* a large config is compared with the file on disk as it is rendered,
-     * never held whole; only a difference renders it again, for the report */
+     * never held whole; from a difference on it is kept, for the report */
     cg_stream S;
     cg_config_stream sink;
     cg_stream_start(&p, &S, &sink, NULL);
@@ -351,9 +351,18 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     memset(&o, 0, sizeof o);
     const cg_stream *streamed = S.done ? &S : NULL;
     if (streamed && S.differs) {
-        p.stream = NULL;
+        /* the report needs the whole config: the old file's bytes up to
+         * the first difference and those kept from it on (not a second
+         * rendering) */
         streamed = NULL;
-        rc = cg_project_render(&p, &err);
+        cg_strbuf text;
+        if (cg_stream_text(&S, &text, &err) != 0) {
+            rc = CG_EXIT_ERROR;
+        } else {
+            cg_strbuf_release(&p.out.config);
+            p.out.config = text;
+            p.out.config_size = text.len;
+        }
     }
     if (rc != 0 || cg_disk_collect(&p, &o, "compare", streamed, &err) != 0) {
         cg_cli_print_error(&err);

@@ -101,6 +101,11 @@ static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
     }
     if (S->staged >= 0 && cg_outputs_append(S->outs, S->staged, data, len, err) != 0)
         return -1;
+    if (S->compare_only && S->differs) {
+        if (!S->keeping)
+            S->keeping = true, S->kept_from = S->off;
+        cg_strbuf_add(&S->kept, data, len);
+    }
     S->off += len;
     return 0;
 }
@@ -126,6 +131,8 @@ static int stream_finish(void *ctx, cg_error *err)
 static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
 {
     cg_stream *S = ctx;
+    if (S->compare_only)
+        cg_strbuf_add(&S->head, data, len);
     if (S->old_fd >= 0 && !(S->compare_only && S->differs)) {
         char *head = cg_xmalloc(len + 1);
         ssize_t r = pread(S->old_fd, head, len, 0);
@@ -151,8 +158,40 @@ static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
     return 0;
 }
 
+int cg_stream_text(cg_stream *S, cg_strbuf *out, cg_error *err)
+{
+    const cg_manifest *m = &S->p->m.manifest;
+    const char *header = S->head.buf ? S->head.buf : "";
+    size_t header_len = S->head.len;
+    size_t from = S->keeping ? S->kept_from : S->off;
+    cg_strbuf_init(out);
+    cg_strbuf_grow(out, header_len + (from > header_len ? from - header_len : 0) + S->kept.len);
+    cg_strbuf_add(out, header, header_len);
+    /* the bytes before the first difference: the old file's (its header's
+     * excepted) */
+    for (size_t at = header_len; at < from;) {
+        ssize_t r = pread(S->old_fd, out->buf + out->len, from - at, (off_t)at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            cg_strbuf_release(out);
+            return cg_error_at(err, &m->output_pos, "cannot read '%s': %s", m->output,
+                               r < 0 ? strerror(errno) : "it changed while cigen read it");
+        }
+        out->len += (size_t)r;
+        at += (size_t)r;
+    }
+    size_t skip = from < header_len ? header_len - from : 0; /* kept from inside the header */
+    if (skip < S->kept.len)
+        cg_strbuf_add(out, S->kept.buf + skip, S->kept.len - skip);
+    out->buf[out->len] = '\0';
+    return 0;
+}
+
 void cg_stream_release(cg_stream *S)
 {
+    cg_strbuf_release(&S->kept);
+    cg_strbuf_release(&S->head);
     cg_bgwrite_finish(S->bg, &(cg_error){0});
     if (S->old_fd >= 0)
         close(S->old_fd);
@@ -161,7 +200,8 @@ void cg_stream_release(cg_stream *S)
 
 void cg_stream_start(cg_project *p, cg_stream *S, cg_config_stream *sink, cg_outputs *outs)
 {
-    *S = (cg_stream){.p = p, .outs = outs, .staged = -1, .old_fd = -1, .compare_only = outs == NULL};
+    *S = (cg_stream){.p = p, .outs = outs, .staged = -1, .old_fd = -1, .compare_only = outs == NULL,
+                     .kept = CG_STRBUF_INIT, .head = CG_STRBUF_INIT};
     /* configs larger than this are streamed while they are rendered (a
      * test lowers it to stream small ones too) */
     const char *keep = getenv("CIGEN_TEST_STREAM_BYTES");

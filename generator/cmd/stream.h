@@ -33,6 +33,13 @@ typedef struct cg_stream {
     char *buf;
     bool compare_only;      /* check: nothing is written; once the bytes
                              * differ, the rest is not even read */
+    /* check: from the first difference on, the rendered bytes are kept
+     * (those before it are the old file's), so that the report needs no
+     * second rendering */
+    cg_strbuf kept;
+    size_t kept_from;       /* the offset of kept's first byte */
+    cg_strbuf head;         /* the rendered header */
+    bool keeping;
     /* the results, once header() ran */
     bool done, hand_edited, sources_changed;
     struct cg_bgwrite *bg;  /* hashes and writes the chunks on a second core */
@@ -43,5 +50,9 @@ typedef struct cg_stream {
  * sets up *sink and p->stream. */
 void cg_stream_start(cg_project *p, cg_stream *S, cg_config_stream *sink, cg_outputs *outs);
 void cg_stream_release(cg_stream *S);
+/* check, once a streamed config differed: the whole rendered config (the
+ * old file's bytes up to the first difference, then the bytes kept), into
+ * *out.  0, or -1 with err set (the old file could not be read again). */
+int cg_stream_text(cg_stream *S, cg_strbuf *out, cg_error *err);
 
 #endif

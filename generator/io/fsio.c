@@ -126,9 +126,16 @@ char *cg_realdir(const char *dir, cg_error *err)
 static int read_fd(int fd, size_t max, char **data, size_t *len)
 {
     cg_strbuf sb = CG_STRBUF_INIT;
+    /* a regular file is read into one allocation of its size (a large
+     * config is not copied from buffer to growing buffer) */
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= max)
+        cg_strbuf_grow(&sb, (size_t)st.st_size + 1);
     for (;;) {
-        cg_strbuf_grow(&sb, 65536);
-        ssize_t r = read(fd, sb.buf + sb.len, 65536);
+        if (sb.cap < sb.len + 2)
+            cg_strbuf_grow(&sb, 65536);
+        size_t room = sb.cap - sb.len - 1;
+        ssize_t r = read(fd, sb.buf + sb.len, room < ((size_t)1 << 30) ? room : (size_t)1 << 30);
         if (r < 0) {
             if (errno == EINTR)
                 continue;

@@ -3,23 +3,37 @@
 #
 # For each size, writes a synthetic project (tests/bench/genproj.c) into
 # $BENCH_DIR/<size>/ and times, with the median of several runs:
-#   generate   `cigen generate` with no previous output (config.yml removed)
-#   check      `cigen check` with the output in sync
-#   list       `cigen list --json > /dev/null`
-#   graph-tree `cigen graph --tree matrix --max-nodes 0 > /dev/null` and
+#   generate        `cigen generate` with no previous output (config.yml removed)
+#   check           `cigen check` with the output in sync
+#   check-hand      `cigen check` after one line of config.yml was edited by hand
+#   check-template  `cigen check` after a template was edited (every Linux build
+#                   job changes); both drifted checks exit 1, their reports are
+#                   kept in $BENCH_DIR/report-SIZE-KIND.txt
+#   list            `cigen list --json`
+#   graph-tree      `cigen graph --tree matrix --max-nodes 0` and
 #   graph-workflow  `... --workflow nightly ...`, when cigen has `graph`
+#   lint, coverage  `cigen lint`, `cigen coverage` (exits 1: pairs are missing)
+#   explain         `cigen explain` of one Linux build job
 # Wall time is measured around `/usr/bin/time -f '%e %M'`, which gives the
 # peak RSS (the largest over the runs); MB means MiB (2^20 bytes) throughout.
-# Then the floors (`cat config.yml > /dev/null`, and for generate writing the
-# same bytes to a new file with fsync), the scaling exponent between
-# the two largest sizes, the embedded default (hyperfine when installed), and
-# the targets, each PASS or FAIL.  The exit status is 0 unless a command
-# failed: a missed target is a finding, not a broken build.
+# One line per size and operation:
+#   bench op=OP jobs=N seconds=S jobs_per_s=J out_mb=O peak_rss_mb=R rss_x=X
+# where rss_x is the peak RSS over the larger of the operation's input (the
+# sources; for check the committed outputs it compares) and its output (what
+# it writes or prints; for lint the config it renders and lints), and cfg_x
+# the peak RSS over the size of the config.yml the sources make (the matrix).
+# Then per size the floors, measured in the same run: `cat config.yml`
+# (check's) and `cp config.yml NEW && sha256sum NEW` (generate's); the
+# scaling exponent between the two largest sizes, the embedded default
+# (hyperfine when installed), and the targets, each PASS or FAIL.  The exit
+# status is 0 unless a command failed: a missed target is a finding, not a
+# broken build.
 #
 # Environment: CIGEN (the binary), GENPROJ (the project generator), BENCH_DIR
 # (scratch folder), CIGEN_SRCDIR (the repository), BENCH_SIZES (default
 # "1k 10k 100k 1m"), BENCH_RUNS (runs per op below 1M, default 5),
-# BENCH_RUNS_1M (default 3).
+# BENCH_RUNS_1M (default 3), BENCH_RUNS_1M_NEW (at 1M, for the drifted
+# checks, lint, coverage and explain: default 1, to keep the run short).
 set -u -o pipefail
 export LC_ALL=C
 
@@ -31,6 +45,7 @@ BENCH_DIR=${BENCH_DIR:-$srcdir/build/bench}
 SIZES=${BENCH_SIZES:-1k 10k 100k 1m}
 RUNS=${BENCH_RUNS:-5}
 RUNS_1M=${BENCH_RUNS_1M:-3}
+RUNS_1M_NEW=${BENCH_RUNS_1M_NEW:-1}  # at 1M: the drifted checks, lint, coverage, explain
 
 die() { echo "bench: error: $*" >&2; exit 2; }
 
@@ -85,17 +100,18 @@ run1() {
     CPU=$(calc '%.3f' "$u + $s")
 }
 
-# timeit OP RUNS PREP CMD...: median wall, max RSS, median CPU over RUNS runs;
-# PREP (a function name or :) runs before each.  Sets MED, MAXRSS, MEDCPU.
+# timeit OP RUNS PREP OKST CMD...: median wall, max RSS, median CPU over RUNS
+# runs; PREP (a function name or :) runs before each; OKST is the exit status
+# expected (a drifted check exits 1).  Sets MED, MAXRSS, MEDCPU.
 timeit() {
-    local op=$1 runs=$2 prep=$3; shift 3
+    local op=$1 runs=$2 prep=$3 okst=$4; shift 4
     local ts=() rs=() cs=() i
     for ((i = 0; i < runs; i++)); do
         $prep
         run1 "$tmp/stdout" "$@"
-        if [ "$ST" != 0 ]; then
-            echo "bench: $op failed (exit $ST): $*" >&2
-            cat "$tmp/stderr" >&2
+        if [ "$ST" != "$okst" ]; then
+            echo "bench: $op failed (exit $ST, expected $okst): $*" >&2
+            head -c 2000 "$tmp/stderr" >&2
             return 1
         fi
         ts+=("$T"); rs+=("$RSS"); cs+=("$CPU")
@@ -105,13 +121,16 @@ timeit() {
     MEDCPU=$(median "${cs[@]}")
 }
 
-# report OP JOBS OUT_BYTES: the bench line.
+# report OP JOBS OUT_BYTES REF_BYTES [EXTRA]: the bench line.  OUT is what
+# the operation produces or compares; REF the larger of its input and its
+# output, which its peak RSS is measured against (rss_x).
 report() {
-    local op=$1 jobs=$2 bytes=$3
+    local op=$1 jobs=$2 bytes=$3 ref=$4 extra=${5:-}
     local mb; mb=$(calc '%.2f' "$bytes / 1048576")
-    printf 'bench op=%s jobs=%s seconds=%s jobs_per_s=%s out_mb=%s mb_per_s=%s peak_rss_mb=%s\n' \
+    printf 'bench op=%s jobs=%s seconds=%s jobs_per_s=%s out_mb=%s peak_rss_mb=%s rss_x=%s cfg_x=%s%s\n' \
         "$op" "$jobs" "$(calc '%.3f' "$MED")" "$(calc '%.0f' "$jobs / $MED")" "$mb" \
-        "$(calc '%.1f' "$mb / $MED")" "$(calc '%.1f' "$MAXRSS / 1024")"
+        "$(calc '%.1f' "$MAXRSS / 1024")" "$(calc '%.2f' "$MAXRSS * 1024 / $ref")" \
+        "$(calc '%.2f' "$MAXRSS * 1024 / ${CFGB[$size]:-$ref}")" "$extra"
 }
 
 has_graph=0 graph_max_nodes=0
@@ -122,37 +141,66 @@ fi
 
 echo "bench env cores=$(nproc) loadavg=$(cut -d" " -f1-3 /proc/loadavg | tr " " ,) $("$CIGEN" --version 2>/dev/null | tr " " =)"
 failed=0
-declare -A SEC RSSK OUTB CPUS NJOBS
+declare -A SEC RSSK REFB CPUS NJOBS CFGB
 sizes_done=()
+OPS=(generate check check-hand check-template list graph-tree graph-workflow lint coverage explain)
 for size in $SIZES; do
     shards=$(shards_of "$size")
     dir=$BENCH_DIR/$size
-    runs=$RUNS
-    [ "$size" = 1m ] && runs=$RUNS_1M
-    rm -rf "$dir"
+    runs=$RUNS xruns=$RUNS
+    [ "$size" = 1m ] && runs=$RUNS_1M xruns=$RUNS_1M_NEW
+    rm -rf "$dir" "$dir-hand" "$dir-template"
     "$GENPROJ" "$dir" "$shards" >"$tmp/genproj" || die "genproj failed for $size"
-    expect=$(sed -n 's/.*jobs=\([0-9]*\).*/\1/p' "$tmp/genproj")
-
-    # one untimed run: warms the page cache, checks the job count
-    "$CIGEN" -C "$dir" generate >"$tmp/first" 2>&1 || { cat "$tmp/first" >&2; die "generate failed for $size"; }
-    jobs=$(sed -n 's/^cigen: [^:]*: \([0-9]*\) jobs\{0,1\} in .*/\1/p' "$tmp/first")
-    [ "$jobs" = "$expect" ] || echo "bench: warning: $size: cigen made ${jobs:-?} jobs, genproj expected $expect" >&2
+    jobs=$(sed -n 's/.*jobs=\([0-9]*\).*/\1/p' "$tmp/genproj")
     NJOBS[$size]=$jobs
+    srcb=$(bytes_of "$dir")   # the sources, before anything is generated
+
+    # one untimed run: warms the page cache
+    "$CIGEN" -C "$dir" generate >"$tmp/first" 2>&1 || { cat "$tmp/first" >&2; die "generate failed for $size"; }
     fresh() { rm -rf "$dir/config.yml" "$dir/diagrams"; }
 
-    timeit generate "$runs" fresh "$CIGEN" -q -C "$dir" generate || { failed=1; continue; }
+    CFGB[$size]=$(bytes_of "$dir/config.yml")
+    timeit generate "$runs" fresh 0 "$CIGEN" -q -C "$dir" generate || { failed=1; continue; }
+    cfgb=$(bytes_of "$dir/config.yml")
     outb=$(bytes_of "$dir/config.yml" "$dir/diagrams")
-    report generate "$jobs" "$outb"
-    SEC[$size,generate]=$MED RSSK[$size,generate]=$MAXRSS OUTB[$size,generate]=$outb CPUS[$size,generate]=$MEDCPU
+    CFGB[$size]=$cfgb
+    report generate "$jobs" "$outb" "$((outb > srcb ? outb : srcb))"
+    SEC[$size,generate]=$MED RSSK[$size,generate]=$MAXRSS REFB[$size,generate]=$((outb > srcb ? outb : srcb)) CPUS[$size,generate]=$MEDCPU
 
-    timeit check "$runs" : "$CIGEN" -q -C "$dir" check || { failed=1; continue; }
-    report check "$jobs" "$outb"
-    SEC[$size,check]=$MED RSSK[$size,check]=$MAXRSS CPUS[$size,check]=$MEDCPU
+    # record OP OUT_BYTES REF_BYTES [EXTRA]: after a timeit
+    record() {
+        report "$1" "$jobs" "$2" "$3" "${4:-}"
+        SEC[$size,$1]=$MED RSSK[$size,$1]=$MAXRSS REFB[$size,$1]=$3 CPUS[$size,$1]=$MEDCPU
+    }
+    bigger() { echo $(($1 > $2 ? $1 : $2)); }
 
-    timeit list "$runs" : "$CIGEN" -C "$dir" list --json || { failed=1; continue; }
-    listb=$(wc -c <"$tmp/stdout")
-    report list "$jobs" "$listb"
-    SEC[$size,list]=$MED RSSK[$size,list]=$MAXRSS CPUS[$size,list]=$MEDCPU
+    # check in sync: its input is the committed outputs
+    if timeit check "$runs" : 0 "$CIGEN" -q -C "$dir" check; then
+        record check "$outb" "$(bigger "$outb" "$srcb")"
+    else failed=1; fi
+
+    # drifted checks, in copies of the project: one line of config.yml edited
+    # by hand (a job's argument, in the middle of the file), and one template
+    # edited (every Linux build's `arch` argument changes)
+    cp -r "$dir" "$dir-hand" && cp -r "$dir" "$dir-template" || die "cannot copy $dir"
+    total=$(wc -l <"$dir/config.yml")
+    line=$(awk -v mid=$((total / 2)) 'NR >= mid && /^ +shard: s[0-9]+$/ { print NR; exit }' "$dir/config.yml")
+    sed -i "${line}s/\$/x/" "$dir-hand/config.yml"
+    sed -i 's/^  arch: "{{ arch }}"$/  arch: "{{ arch }}-v2"/' "$dir-template/templates/linux_build.yml"
+    grep -q 'arch }}-v2' "$dir-template/templates/linux_build.yml" || die "the template edit did not apply"
+    for kind in hand template; do
+        if timeit check-$kind "$xruns" : 1 "$CIGEN" -C "$dir-$kind" check; then
+            cp "$tmp/stdout" "$BENCH_DIR/report-$size-$kind.txt"
+            record check-$kind "$outb" "$(bigger "$outb" "$srcb")" \
+                " report_bytes=$(wc -c <"$tmp/stdout") vs_check_x=$(calc '%.2f' "$MED / ${SEC[$size,check]:-1}")"
+        else failed=1; fi
+    done
+    rm -rf "$dir-hand" "$dir-template"
+
+    if timeit list "$runs" : 0 "$CIGEN" -C "$dir" list --json; then
+        listb=$(wc -c <"$tmp/stdout")
+        record list "$listb" "$(bigger "$listb" "$srcb")"
+    else failed=1; fi
 
     # the diagrams, drawn in full (no --max-nodes cut-off): the tree and the
     # nightly workflow's job graph, as DOT on stdout
@@ -160,45 +208,47 @@ for size in $SIZES; do
         for g in tree workflow; do
             if [ $g = tree ]; then gargs=(--tree matrix); else gargs=(--workflow nightly); fi
             [ "$graph_max_nodes" = 1 ] && gargs+=(--max-nodes 0)
-            if timeit graph-$g "$runs" : "$CIGEN" -C "$dir" graph "${gargs[@]}"; then
-                report graph-$g "$jobs" "$(wc -c <"$tmp/stdout")"
-                SEC[$size,graph-$g]=$MED RSSK[$size,graph-$g]=$MAXRSS CPUS[$size,graph-$g]=$MEDCPU
-            else
-                failed=1
-            fi
+            if timeit graph-$g "$runs" : 0 "$CIGEN" -C "$dir" graph "${gargs[@]}"; then
+                dotb=$(wc -c <"$tmp/stdout")
+                record graph-$g "$dotb" "$(bigger "$dotb" "$srcb")"
+            else failed=1; fi
         done
     else
         echo "bench op=graph jobs=$jobs skipped (this cigen has no graph command)"
     fi
 
-    # the floor: reading the same bytes from the page cache
-    cs=()
+    # lint renders the config to lint it: the config counts as its output
+    if timeit lint "$xruns" : 0 "$CIGEN" -q -C "$dir" lint; then
+        record lint "$cfgb" "$(bigger "$cfgb" "$srcb")"
+    else failed=1; fi
+    # coverage exits 1 when a pair is missing, as in this project
+    if timeit coverage "$xruns" : 1 "$CIGEN" -C "$dir" coverage; then
+        covb=$(wc -c <"$tmp/stdout")
+        record coverage "$covb" "$(bigger "$covb" "$srcb")"
+    else failed=1; fi
+    job=$(awk '/^ +name: linux_.*_build$/ { print $2; exit }' "$dir/config.yml")
+    if timeit explain "$xruns" : 0 "$CIGEN" -C "$dir" explain "$job"; then
+        expb=$(wc -c <"$tmp/stdout")
+        record explain "$expb" "$(bigger "$expb" "$srcb")"
+    else failed=1; fi
+
+    # the floors, in the same run: reading the committed config (cat), for
+    # check; copying the same bytes into a new file and hashing them
+    # (cp + sha256sum), for generate
+    cs=() ws=()
     for ((i = 0; i < runs; i++)); do
         run1 /dev/null cat "$dir/config.yml"
         cs+=("$T")
-    done
-    cat_s=$(median "${cs[@]}")
-    SEC[$size,cat]=$cat_s
-    line="bench floor=cat jobs=$jobs seconds=$(calc '%.4f' "$cat_s") mb_per_s=$(calc '%.0f' "$outb / 1048576 / $cat_s")"
-    for op in generate check list graph-tree graph-workflow; do
-        [ -n "${SEC[$size,$op]:-}" ] && line+=" ${op}_x=$(calc '%.1f' "${SEC[$size,$op]} / $cat_s")"
-    done
-    echo "$line"
-    # a second floor for generate, which must write a fresh file: the same
-    # bytes written to a new file and fsync'd, as cigen's atomic write does
-    cs=()
-    for ((i = 0; i < runs; i++)); do
         rm -f "$dir/floor.tmp"
-        run1 /dev/null dd if="$dir/config.yml" of="$dir/floor.tmp" bs=1M conv=fsync status=none
-        cs+=("$T")
+        run1 /dev/null sh -c 'cp "$1" "$2" && sha256sum "$2"' floor "$dir/config.yml" "$dir/floor.tmp"
+        ws+=("$T")
     done
     rm -f "$dir/floor.tmp"
-    wr_s=$(median "${cs[@]}")
-    SEC[$size,write]=$wr_s
-    echo "bench floor=write jobs=$jobs seconds=$(calc '%.4f' "$wr_s") mb_per_s=$(calc '%.0f' "$outb / 1048576 / $wr_s") generate_x=$(calc '%.1f' "${SEC[$size,generate]} / $wr_s")"
+    SEC[$size,cat]=$(median "${cs[@]}") SEC[$size,write]=$(median "${ws[@]}")
+    echo "bench floor jobs=$jobs cat_s=$(calc '%.4f' "${SEC[$size,cat]}") cp_sha256_s=$(calc '%.4f' "${SEC[$size,write]}") generate_x=$(calc '%.2f' "${SEC[$size,generate]} / ${SEC[$size,write]}") check_x=$(calc '%.2f' "${SEC[$size,check]:-0} / ${SEC[$size,cat]}")"
     line="bench cpu jobs=$jobs"
-    for op in generate check list graph-tree graph-workflow; do
-        [ -n "${CPUS[$size,$op]:-}" ] && line+=" ${op}_cpu_s=${CPUS[$size,$op]} ${op}_other_s=$(calc '%.3f' "${SEC[$size,$op]} - ${CPUS[$size,$op]}")"
+    for op in "${OPS[@]}"; do
+        [ -n "${CPUS[$size,$op]:-}" ] && line+=" ${op}_cpu_s=${CPUS[$size,$op]}"
     done
     echo "$line"
     sizes_done+=("$size")
@@ -208,7 +258,7 @@ done
 if [ ${#sizes_done[@]} -ge 2 ]; then
     a=${sizes_done[-2]} b=${sizes_done[-1]}
     line="bench scaling jobs=${NJOBS[$a]}..${NJOBS[$b]}"
-    for op in generate check list graph-tree graph-workflow; do
+    for op in "${OPS[@]}"; do
         if [ -n "${SEC[$a,$op]:-}" ] && [ -n "${SEC[$b,$op]:-}" ]; then
             line+=" $op=$(calc '%.3f' "log(${SEC[$b,$op]} / ${SEC[$a,$op]}) / log(${NJOBS[$b]} / ${NJOBS[$a]})")"
         fi
@@ -288,9 +338,9 @@ for op in "${def_ops[@]}"; do
 done
 
 # the targets
-verdict() { # NAME VALUE LIMIT UNIT: PASS when VALUE < LIMIT
+verdict() { # NAME VALUE LIMIT UNIT: PASS when VALUE <= LIMIT
     awk -v n="$1" -v v="$2" -v l="$3" -v u="$4" 'BEGIN {
-        printf "bench target %-44s %9s %-2s  limit %s %-2s  %s\n", n, v, u, l, u, (v + 0 < l + 0) ? "PASS" : "FAIL" }'
+        printf "bench target %-52s %9s %-2s  limit %s %-2s  %s\n", n, v, u, l, u, (v + 0 <= l + 0) ? "PASS" : "FAIL" }'
 }
 echo "bench env loadavg_at_end=$(cut -d" " -f1-3 /proc/loadavg | tr " " ,)"
 echo "bench targets:"
@@ -301,20 +351,45 @@ verdict "default check wall" "$(calc '%.2f' "${DEF[check]:-1} * 1000")" 10 ms
 [ -n "${SEC[1m,generate]:-}" ] && verdict "1M jobs generate" "$(calc '%.3f' "${SEC[1m,generate]}")" 10 s
 for size in "${sizes_done[@]}"; do
     [ "$size" = 100k ] || [ "$size" = 1m ] || continue
-    for op in generate check; do
-        verdict "$size $op peak RSS / output size" "$(calc '%.2f' "${RSSK[$size,$op]} * 1024 / ${OUTB[$size,generate]}")" 3 x
+    verdict "$size generate / floor (cp + sha256sum)" "$(calc '%.2f' "${SEC[$size,generate]} / ${SEC[$size,write]}")" 3 x
+    [ -n "${SEC[$size,check]:-}" ] &&
+        verdict "$size check in sync / floor (cat)" "$(calc '%.2f' "${SEC[$size,check]} / ${SEC[$size,cat]}")" 5 x
+    for kind in hand template; do
+        [ -n "${SEC[$size,check-$kind]:-}" ] && [ -n "${SEC[$size,check]:-}" ] || continue
+        verdict "$size check-$kind time / check in sync" "$(calc '%.2f' "${SEC[$size,check-$kind]} / ${SEC[$size,check]}")" 1.5 x
+        verdict "$size check-$kind peak RSS / config.yml" "$(calc '%.2f' "${RSSK[$size,check-$kind]} * 1024 / ${CFGB[$size]}")" 2 x
+    done
+    for op in "${OPS[@]}"; do
+        [ -n "${RSSK[$size,$op]:-}" ] || continue
+        verdict "$size $op peak RSS / max(input, output)" "$(calc '%.2f' "${RSSK[$size,$op]} * 1024 / ${REFB[$size,$op]}")" 2 x
     done
 done
-if [ -n "${SEC[1m,generate]:-}" ] && [ -n "${SEC[10k,generate]:-}" ]; then
-    verdict "time per job, 1M / 10k (generate)" \
-        "$(calc '%.2f' "(${SEC[1m,generate]} / ${NJOBS[1m]}) / (${SEC[10k,generate]} / ${NJOBS[10k]})")" 1.3 x
+if [ -n "${NJOBS[1m]:-}" ] && [ -n "${NJOBS[10k]:-}" ]; then
+    for op in "${OPS[@]}"; do
+        [ -n "${SEC[1m,$op]:-}" ] && [ -n "${SEC[10k,$op]:-}" ] || continue
+        verdict "time per job, 1M / 10k ($op)" \
+            "$(calc '%.2f' "(${SEC[1m,$op]} / ${NJOBS[1m]}) / (${SEC[10k,$op]} / ${NJOBS[10k]})")" 1.2 x
+    done
 fi
 [ -n "${FRAG[20000]:-}" ] && [ -n "${FRAG[80000]:-}" ] &&
     verdict "big fragment scaling exponent, 20k..80k jobs" "$(calc '%.2f' "log(${FRAG[80000]} / ${FRAG[20000]}) / log(4)")" 1.3 ""
-if [ ${#sizes_done[@]} -ge 1 ]; then
-    big=${sizes_done[-1]}
-    [ -n "${SEC[$big,generate]:-}" ] &&
-        verdict "$big generate time / cat floor" "$(calc '%.1f' "${SEC[$big,generate]} / ${SEC[$big,cat]}")" 10 x
-fi
+# the README's table (README.md, "Speed"): one row per size and operation
+echo "bench table (README.md):"
+echo "| jobs | operation | seconds | jobs/s | peak RSS | RSS / max(input, output) | ratio |"
+echo "|---|---|---|---|---|---|---|"
+for size in "${sizes_done[@]}"; do
+    for op in "${OPS[@]}"; do
+        [ -n "${SEC[$size,$op]:-}" ] || continue
+        ratio=""
+        case $op in
+        generate) ratio="$(calc '%.1f' "${SEC[$size,generate]} / ${SEC[$size,write]}")x cp+sha256sum" ;;
+        check) ratio="$(calc '%.1f' "${SEC[$size,check]} / ${SEC[$size,cat]}")x cat" ;;
+        check-*) ratio="$(calc '%.2f' "${SEC[$size,$op]} / ${SEC[$size,check]:-1}")x check in sync" ;;
+        esac
+        printf '| %s | %s | %s | %s | %s MB | %s | %s |\n' "$(printf "%'d" "${NJOBS[$size]}")" "$op" \
+            "$(calc '%.3f' "${SEC[$size,$op]}")" "$(calc '%.0f' "${NJOBS[$size]} / ${SEC[$size,$op]}")" \
+            "$(calc '%.0f' "${RSSK[$size,$op]} / 1024")" "$(calc '%.2f' "${RSSK[$size,$op]} * 1024 / ${REFB[$size,$op]}")" "$ratio"
+    done
+done
 rm -rf "$tmp"
 exit "$failed"

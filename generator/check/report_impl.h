@@ -1,0 +1,85 @@
+/* What the parts of the report share (report.c compares, report_slice.c
+ * reads a config without building it whole); not part of check/report.h.
+ */
+#ifndef CIGEN_REPORT_IMPL_H
+#define CIGEN_REPORT_IMPL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/util.h"
+#include "lang/yamlload.h"
+
+typedef struct cg_job_change cg_job_change; /* check/report.h */
+
+/* One workflow entry of a job. */
+typedef struct wf_args {
+    const char *workflow;
+    json_t *args;        /* borrowed; NULL for a bare "name" entry (or, sliced, not read yet) */
+    /* sliced reading only: */
+    const char *text;    /* the entry's lines, from its "- " line on */
+    size_t len;
+    size_t args_indent;  /* indentation of its arguments' keys (a plain entry) */
+    bool read;           /* args is what the entry says (read as YAML) */
+    bool plain;          /* "- job:" then one "key: value" per line, values plain or nested */
+    bool covered;        /* its text equals the generated one's, or it was read */
+    size_t next;         /* the job's next entry (index + 1 in config.ents), or 0 */
+} wf_args;
+
+typedef struct jobrec {
+    const char *name;
+    const char *invoke;
+    size_t first, last;  /* its entries (index + 1 in config.ents) */
+} jobrec;
+
+typedef struct config {
+    bool sliced;         /* read by slicing the text (report_slice.c) */
+    cg_doc *doc;         /* whole: the config; sliced: its parts besides workflows, once read */
+    jobrec *jobs;
+    size_t n, cap;
+    cg_map index;        /* name -> index + 1 */
+    wf_args *ents;       /* the entries of every job */
+    size_t nents, ecap;
+    /* sliced reading only: */
+    const char *what;    /* "config.yml (committed)" */
+    cg_pool pool;        /* names */
+    cg_doc **docs;       /* entries read alone */
+    size_t ndocs, dcap;
+    cg_strbuf rest;      /* the text besides `workflows:` */
+    cg_strbuf skeleton;  /* `workflows:` without its jobs' entries */
+    bool anchors;        /* `workflows:` holds something like an anchor or an alias */
+} config;
+
+void cg_report_config_release(config *c);
+/* The entry after e of its job (NULL after the last). */
+static inline wf_args *cg_report_next(const config *c, const wf_args *e)
+{
+    return e->next ? &c->ents[e->next - 1] : NULL;
+}
+static inline wf_args *cg_report_first(const config *c, const jobrec *r)
+{
+    return r->first ? &c->ents[r->first - 1] : NULL;
+}
+/* Adds a job's entry to c (its name and invoke in c's pool or the doc);
+ * the pointer lasts until the next one is added. */
+wf_args *cg_report_add_entry(config *c, const char *name, const char *invoke, const char *workflow);
+
+/* Reads text by slicing it into its top-level keys, its workflows and their
+ * entries, each kept as text: 0, or -1 when the text is not laid out so
+ * that slicing reads it as a YAML parser would (then it is read whole). */
+int cg_report_slice(const char *text, size_t len, const char *what, config *c);
+/* Reads an entry's arguments as YAML (w->args): 0, or -1 when it does not
+ * read alone. */
+int cg_report_entry_read(config *c, wf_args *w);
+/* Compares two plain entries' arguments without reading them as YAML,
+ * adding the changes as compare_job would: 0, or 1 when a value that
+ * differs needs YAML to show (nothing added then). */
+int cg_report_compare_plain(const wf_args *x, const wf_args *y, cg_job_change *jc);
+/* Whether entry w, never compared, would read alone: 0, or -1. */
+int cg_report_entry_check(config *c, wf_args *w);
+/* Adds one change (taking before and after, either NULL), unless the job
+ * has it already. */
+void cg_report_add_change(cg_job_change *jc, const char *field, char *before, char *after);
+
+#endif

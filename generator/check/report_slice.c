@@ -1,0 +1,553 @@
+/* Reading a config as jobs by slicing its text (check/report_impl.h).
+ *
+ * A config that cigen wrote is block YAML: top-level keys at column 0,
+ * `workflows:` holding the workflows, each its `jobs:` list of entries.
+ * Those are sliced out as text, so two configs compare entry by entry: the
+ * same text is the same value, and only an entry whose text differs is
+ * read as YAML (alone).  Whatever slicing cannot read as a parser would (a
+ * flow collection across lines, a document marker, a key that is not
+ * plain, anchors or aliases in `workflows:`) makes cg_report_slice fail,
+ * and the caller reads both configs whole.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/report_impl.h"
+#include "lang/yaml_text.h"
+
+typedef struct span {
+    const char *s;
+    size_t n;
+} span;
+
+/* nesting above a workflow entry's sequence: the root, `workflows:`, the
+ * workflow */
+enum { ENTRY_DEPTH = 3 };
+
+static size_t eol(const char *t, size_t len, size_t i)
+{
+    const char *nl = memchr(t + i, '\n', len - i);
+    return nl ? (size_t)(nl - t) : len;
+}
+
+static size_t next_line(size_t len, size_t e)
+{
+    return e < len ? e + 1 : len;
+}
+
+static size_t indent_at(const char *t, size_t i, size_t e)
+{
+    size_t k = i;
+    while (k < e && t[k] == ' ')
+        k++;
+    return k - i;
+}
+
+/* blank, spaces only, or a comment */
+static bool no_content(const char *t, size_t i, size_t e)
+{
+    size_t k = i + indent_at(t, i, e);
+    return k == e || t[k] == '#';
+}
+
+/* the first line at or after i with content, or end */
+static size_t next_content(const char *t, size_t end, size_t i)
+{
+    while (i < end) {
+        size_t e = eol(t, end, i);
+        if (!no_content(t, i, e))
+            return i;
+        i = next_line(end, e);
+    }
+    return end;
+}
+
+/* past the lines at or after i that are deeper than `ind` (or have no content) */
+static size_t skip_deeper(const char *t, size_t end, size_t i, size_t ind)
+{
+    static const char spaces[64] = "                                                                ";
+    while (i < end) {
+        /* most lines start with more than ind spaces: one comparison */
+        bool deeper = ind < sizeof spaces && end - i > ind + 1 && memcmp(t + i, spaces, ind + 1) == 0;
+        size_t e = eol(t, end, deeper ? i + ind + 1 : i);
+        if (!deeper && !no_content(t, i, e) && indent_at(t, i, e) <= ind)
+            break;
+        i = next_line(end, e);
+    }
+    return i;
+}
+
+static bool is_alnum(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool key_char(unsigned char c)
+{
+    return is_alnum(c) || c == '_' || c == '-' || c == '.' || c == '/';
+}
+
+static bool value_char(unsigned char c)
+{
+    return key_char(c) || c == '+' || c == '=' || c == '(' || c == ')' || c == ' ';
+}
+
+/* "KEY:" at t[i..e), KEY plain (a letter, digit or '_' first, then those
+ * and "-./"), then a space or the end of the line: KEY's length, and where
+ * the value starts (*rest, e when none); else 0. */
+static size_t plain_key(const char *t, size_t i, size_t e, size_t *rest)
+{
+    if (i >= e || !(is_alnum((unsigned char)t[i]) || t[i] == '_'))
+        return 0;
+    size_t k = i;
+    while (k < e && key_char((unsigned char)t[k]))
+        k++;
+    if (k >= e || t[k] != ':' || (k + 1 < e && t[k + 1] != ' '))
+        return 0;
+    size_t r = k + 1;
+    while (r < e && t[r] == ' ')
+        r++;
+    *rest = r;
+    return k - i;
+}
+
+/* A plain scalar on t[r..e) that reads as the text it is (no indicator,
+ * quote, comment, colon or escape): *v is it without trailing spaces. */
+static bool plain_value(const char *t, size_t r, size_t e, span *v)
+{
+    while (e > r && t[e - 1] == ' ')
+        e--;
+    if (r >= e || !(is_alnum((unsigned char)t[r]) || t[r] == '_' || t[r] == '.' || t[r] == '/'))
+        return false;
+    for (size_t k = r; k < e; k++)
+        if (!value_char((unsigned char)t[k]))
+            return false;
+    *v = (span){t + r, e - r};
+    return true;
+}
+
+/* Whether a top-level key's value on its own line keeps to that line: a
+ * flow collection or a quoted scalar must close on it. */
+static bool inline_ok(const char *t, size_t r, size_t e)
+{
+    while (e > r && t[e - 1] == ' ')
+        e--;
+    char open = t[r], close = open == '[' ? ']' : open == '{' ? '}' : open;
+    if (open != '[' && open != '{' && open != '"' && open != '\'')
+        return true;
+    return e - r >= 2 && t[e - 1] == close;
+}
+
+/* Something like an anchor (&a) or an alias (*a): the sign after a space,
+ * a line start or a flow indicator, and a name after it.  Cron fields and
+ * globs ("5 * * * *", "a*") are not. */
+static bool anchor_like(const char *t, size_t len)
+{
+    static const char signs[] = "&*";
+    for (size_t s = 0; s < 2; s++) {
+        for (const char *p = memchr(t, signs[s], len); p; p = memchr(p + 1, signs[s], len - (size_t)(p + 1 - t))) {
+            size_t i = (size_t)(p - t);
+            char prev = i ? t[i - 1] : '\n', next = i + 1 < len ? t[i + 1] : '\n';
+            bool after = prev == ' ' || prev == '\n' || prev == '[' || prev == '{' || prev == ',';
+            bool named = next != ' ' && next != '\n' && next != '\t' && next != ',' && next != '[' && next != ']' &&
+                         next != '{' && next != '}' && next != '"' && next != '\'' && next != '\r';
+            if (after && named)
+                return true;
+            if (i + 1 >= len)
+                break;
+        }
+    }
+    return false;
+}
+
+static cg_doc *read_alone(config *c, const char *t, size_t n)
+{
+    cg_load_opts o = {.max_bytes = (size_t)1 << 32, .max_depth = CG_DEFAULT_MAX_DEPTH - ENTRY_DEPTH,
+                      .no_positions = true};
+    cg_error err;
+    cg_error_init(&err);
+    cg_doc *d = cg_doc_parse(c->what, t, n, &o, &err);
+    cg_error_release(&err);
+    if (d) {
+        cg_grow(&c->docs, &c->dcap, c->ndocs + 1, sizeof *c->docs);
+        c->docs[c->ndocs++] = d;
+    }
+    return d;
+}
+
+wf_args *cg_report_add_entry(config *c, const char *name, const char *invoke, const char *workflow)
+{
+    size_t k = (size_t)cg_map_get(&c->index, name);
+    if (!k) {
+        cg_grow(&c->jobs, &c->cap, c->n + 1, sizeof *c->jobs);
+        c->jobs[c->n] = (jobrec){name, invoke, 0, 0};
+        cg_map_put(&c->index, name, (void *)(c->n + 1));
+        k = ++c->n;
+    }
+    jobrec *r = &c->jobs[k - 1];
+    cg_grow(&c->ents, &c->ecap, c->nents + 1, sizeof *c->ents);
+    wf_args *w = &c->ents[c->nents++];
+    memset(w, 0, sizeof *w);
+    w->workflow = workflow;
+    if (r->last)
+        c->ents[r->last - 1].next = c->nents;
+    else
+        r->first = c->nents;
+    r->last = c->nents;
+    return w;
+}
+
+/* The entry's job and arguments as a YAML reading of it gives them (the
+ * rules of the whole reading, report.c): false when it is skipped. */
+static bool entry_of(json_t *e, const char **invoke, const char **name, json_t **args)
+{
+    *args = NULL;
+    if (json_is_string(e)) {
+        *invoke = json_string_value(e);
+    } else if (json_is_object(e) && json_object_size(e) == 1) {
+        *invoke = json_object_iter_key(json_object_iter(e));
+        *args = json_object_iter_value(json_object_iter(e));
+        if (!json_is_object(*args))
+            *args = NULL;
+    } else {
+        return false;
+    }
+    json_t *n = *args ? json_object_get(*args, "name") : NULL;
+    *name = json_is_string(n) ? json_string_value(n) : *invoke;
+    return true;
+}
+
+/* One entry: "- job" alone, "- job:" with its arguments one key a line
+ * (plain), or anything else, read alone as YAML. */
+static int slice_entry(config *c, const char *wname, const char *t, size_t n, size_t E)
+{
+    size_t e1 = eol(t, n, 0), C = E + 1;
+    while (C < e1 && t[C] == ' ')
+        C++;
+    size_t after = next_content(t, n, next_line(n, e1)), rest;
+    size_t kl = plain_key(t, C, e1, &rest);
+    span v;
+    if (kl == 0 && after == n && plain_value(t, C, e1, &v)) {
+        const char *name = cg_pool_strndup(&c->pool, v.s, v.n);
+        wf_args *w = cg_report_add_entry(c, name, name, wname);
+        w->text = t, w->len = n, w->read = true;
+        return 0;
+    }
+    if (kl && rest == e1 && after < n) {
+        size_t J = indent_at(t, after, eol(t, n, after));
+        bool plain = J > C;
+        span name = {NULL, 0};
+        for (size_t i = after; i < n && plain;) {
+            size_t e = eol(t, n, i), ind = indent_at(t, i, e);
+            if (no_content(t, i, e) || ind > J) {
+                i = next_line(n, e);
+                continue;
+            }
+            size_t r2, kl2 = ind == J ? plain_key(t, i + J, e, &r2) : 0;
+            plain = kl2 != 0;
+            if (plain && kl2 == 4 && memcmp(t + i + J, "name", 4) == 0) {
+                size_t nx = next_content(t, n, next_line(n, e));
+                plain = !name.s && plain_value(t, r2, e, &name) &&
+                        (nx == n || indent_at(t, nx, eol(t, n, nx)) <= J);
+            }
+            i = next_line(n, e);
+        }
+        if (plain) {
+            const char *invoke = cg_internn(&c->pool, t + C, kl);
+            wf_args *w = cg_report_add_entry(c, name.s ? cg_pool_strndup(&c->pool, name.s, name.n) : invoke, invoke,
+                                             wname);
+            w->text = t, w->len = n, w->args_indent = J, w->plain = true;
+            return 0;
+        }
+    }
+    cg_doc *d = read_alone(c, t, n);
+    json_t *root = d ? cg_doc_root(d) : NULL;
+    if (!json_is_array(root) || json_array_size(root) != 1)
+        return -1;
+    const char *invoke, *name;
+    json_t *args;
+    if (!entry_of(json_array_get(root, 0), &invoke, &name, &args))
+        return 0;
+    wf_args *w = cg_report_add_entry(c, name, invoke, wname);
+    w->text = t, w->len = n, w->args = args, w->read = true;
+    return 0;
+}
+
+/* The `workflows:` block text[start..end): its workflows and their entries;
+ * the rest goes to c->skeleton. */
+static int slice_workflows(config *c, const char *text, size_t start, size_t end)
+{
+    cg_map names;
+    cg_map_init(&names);
+    size_t seg = start, i = next_content(text, end, next_line(end, eol(text, end, start)));
+    size_t W = i < end ? indent_at(text, i, eol(text, end, i)) : 0;
+    int rc = 0;
+    while (i < end && rc == 0) {
+        size_t e = eol(text, end, i), rest, kl;
+        if (indent_at(text, i, e) != W || !(kl = plain_key(text, i + W, e, &rest))) {
+            rc = -1;
+            break;
+        }
+        const char *wname = cg_internn(&c->pool, text + i + W, kl);
+        if (cg_map_has(&names, wname)) {
+            rc = -1;
+            break;
+        }
+        cg_map_put(&names, wname, (void *)1);
+        i = next_line(end, e);
+        if (rest < e && text[rest] != '#') { /* `version: 2`: no jobs */
+            i = skip_deeper(text, end, i, W);
+            continue;
+        }
+        i = next_content(text, end, i);
+        size_t W2 = i < end ? indent_at(text, i, eol(text, end, i)) : 0;
+        while (i < end && rc == 0) {
+            e = eol(text, end, i);
+            size_t ind = indent_at(text, i, e);
+            if (ind <= W)
+                break;
+            if (ind != W2 || !(kl = plain_key(text, i + ind, e, &rest))) {
+                rc = -1;
+                break;
+            }
+            bool jobs = kl == 4 && memcmp(text + i + ind, "jobs", 4) == 0;
+            i = next_line(end, e);
+            if (jobs && rest < e && text[rest] != '#') {
+                rc = -1; /* a flow list, or a scalar */
+                break;
+            }
+            if (!jobs) {
+                i = skip_deeper(text, end, i, W2);
+                continue;
+            }
+            /* the entries: "- " lines at one indentation, each with the
+             * lines below it */
+            i = next_content(text, end, i);
+            size_t E = i < end ? indent_at(text, i, eol(text, end, i)) : 0;
+            while (i < end && rc == 0) {
+                e = eol(text, end, i);
+                if (indent_at(text, i, e) != E || E < W2 || text[i + E] != '-' ||
+                    (i + E + 1 < e && text[i + E + 1] != ' '))
+                    break;
+                size_t k = skip_deeper(text, end, next_line(end, e), E);
+                cg_strbuf_add(&c->skeleton, text + seg, i - seg);
+                seg = k;
+                rc = slice_entry(c, wname, text + i, k - i, E);
+                i = k;
+            }
+        }
+    }
+    cg_strbuf_add(&c->skeleton, text + seg, end - seg);
+    cg_map_release(&names);
+    return rc;
+}
+
+int cg_report_slice(const char *text, size_t len, const char *what, config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->sliced = true;
+    c->what = what;
+    cg_map_init(&c->index);
+    cg_pool_init(&c->pool);
+    cg_strbuf_init(&c->rest);
+    cg_strbuf_init(&c->skeleton);
+    /* the header: comments and blank lines, checked as a parser would */
+    size_t first = next_content(text, len, 0);
+    cg_error err;
+    cg_error_init(&err);
+    int rc = cg_yaml_check_text(what, text, first, &err);
+    cg_error_release(&err);
+    if (rc != 0)
+        return -1;
+    /* the top-level keys, each a line at column 0 with the lines below it */
+    cg_map keys;
+    cg_map_init(&keys);
+    size_t wf_start = len, wf_end = len;
+    bool in_wf = false;
+    for (size_t i = first; i < len;) {
+        size_t e = eol(text, len, i), rest, kl;
+        if (text[i] == ' ' || no_content(text, i, e)) {
+            i = next_line(len, e);
+            continue;
+        }
+        if (!(kl = plain_key(text, i, e, &rest))) {
+            rc = -1;
+            break;
+        }
+        const char *key = cg_internn(&c->pool, text + i, kl);
+        if (cg_map_has(&keys, key)) {
+            rc = -1;
+            break;
+        }
+        cg_map_put(&keys, key, (void *)1);
+        if (in_wf)
+            wf_end = i;
+        in_wf = strcmp(key, "workflows") == 0;
+        if (in_wf)
+            wf_start = i;
+        if (rest < e && (in_wf ? text[rest] != '#' : !inline_ok(text, rest, e))) {
+            rc = -1;
+            break;
+        }
+        i = next_line(len, e);
+    }
+    cg_map_release(&keys);
+    if (rc != 0)
+        return -1;
+    cg_strbuf_add(&c->rest, text + first, wf_start - first);
+    cg_strbuf_add(&c->rest, text + wf_end, len - wf_end);
+    if (wf_start == len)
+        return 0;
+    c->anchors = anchor_like(text + wf_start, wf_end - wf_start);
+    if (c->anchors)
+        return -1; /* an entry's value may come from elsewhere */
+    return slice_workflows(c, text, wf_start, wf_end);
+}
+
+int cg_report_entry_read(config *c, wf_args *w)
+{
+    if (w->read)
+        return 0;
+    cg_doc *d = read_alone(c, w->text, w->len);
+    json_t *root = d ? cg_doc_root(d) : NULL;
+    const char *invoke, *name;
+    if (!json_is_array(root) || json_array_size(root) != 1 ||
+        !entry_of(json_array_get(root, 0), &invoke, &name, &w->args))
+        return -1;
+    w->read = true;
+    return 0;
+}
+
+/* ---- the arguments of a plain entry, as text ---- */
+
+typedef struct kv {
+    span key;
+    span raw;     /* the value's text, the lines below its key included */
+    span val;     /* a one-line plain value (simple) */
+    bool simple;
+} kv;
+
+/* Its keys and values; false when a key repeats. */
+static bool scan_args(const wf_args *w, kv **out, size_t *nout)
+{
+    const char *t = w->text;
+    size_t n = w->len, J = w->args_indent, nv = 0, cap = 0;
+    kv *v = NULL;
+    for (size_t i = next_line(n, eol(t, n, 0)); i < n;) {
+        size_t e = eol(t, n, i);
+        if (no_content(t, i, e) || indent_at(t, i, e) > J) {
+            if (nv) {
+                v[nv - 1].raw.n = e - (size_t)(v[nv - 1].raw.s - t);
+                v[nv - 1].simple &= no_content(t, i, e);
+            }
+            i = next_line(n, e);
+            continue;
+        }
+        size_t rest, kl = plain_key(t, i + J, e, &rest);
+        for (size_t k = 0; k < nv; k++)
+            if (v[k].key.n == kl && memcmp(v[k].key.s, t + i + J, kl) == 0) {
+                free(v);
+                return false;
+            }
+        cg_grow(&v, &cap, nv + 1, sizeof *v);
+        v[nv].key = (span){t + i + J, kl};
+        v[nv].raw = (span){t + rest, e - rest};
+        v[nv].simple = plain_value(t, rest, e, &v[nv].val);
+        nv++;
+        i = next_line(n, e);
+    }
+    *out = v;
+    *nout = nv;
+    return true;
+}
+
+static const kv *kv_find(const kv *v, size_t n, span key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].key.n == key.n && memcmp(v[i].key.s, key.s, key.n) == 0)
+            return &v[i];
+    return NULL;
+}
+
+static bool kv_same(const kv *a, const kv *b)
+{
+    if (a->simple && b->simple)
+        return a->val.n == b->val.n && memcmp(a->val.s, b->val.s, a->val.n) == 0;
+    return a->raw.n == b->raw.n && memcmp(a->raw.s, b->raw.s, a->raw.n) == 0;
+}
+
+static bool is_name(span key)
+{
+    return key.n == 4 && memcmp(key.s, "name", 4) == 0;
+}
+
+int cg_report_compare_plain(const wf_args *x, const wf_args *y, cg_job_change *jc)
+{
+    if (!x->plain || !y->plain || x->args_indent != y->args_indent)
+        return 1;
+    kv *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    if (!scan_args(x, &a, &na) || !scan_args(y, &b, &nb)) {
+        free(a);
+        return 1;
+    }
+    /* first whether every change shows without YAML, then the changes in
+     * the order compare_job makes them */
+    int rc = 0;
+    for (size_t i = 0; i < na && !rc; i++) {
+        const kv *o = kv_find(b, nb, a[i].key);
+        if (!is_name(a[i].key) && (!o || !kv_same(&a[i], o)))
+            rc = !a[i].simple || (o && !o->simple);
+    }
+    for (size_t i = 0; i < nb && !rc; i++)
+        if (!is_name(b[i].key) && !kv_find(a, na, b[i].key))
+            rc = !b[i].simple;
+    for (size_t i = 0; i < na && !rc; i++) {
+        const kv *o = kv_find(b, nb, a[i].key);
+        if (is_name(a[i].key) || (o && kv_same(&a[i], o)))
+            continue;
+        char *field = cg_xstrndup(a[i].key.s, a[i].key.n);
+        cg_report_add_change(jc, field, cg_xstrndup(a[i].val.s, a[i].val.n), o ? cg_xstrndup(o->val.s, o->val.n) : NULL);
+        free(field);
+    }
+    for (size_t i = 0; i < nb && !rc; i++) {
+        if (is_name(b[i].key) || kv_find(a, na, b[i].key))
+            continue;
+        char *field = cg_xstrndup(b[i].key.s, b[i].key.n);
+        cg_report_add_change(jc, field, NULL, cg_xstrndup(b[i].val.s, b[i].val.n));
+        free(field);
+    }
+    free(a);
+    free(b);
+    return rc;
+}
+
+int cg_report_entry_check(config *c, wf_args *w)
+{
+    if (w->read || w->covered)
+        return 0;
+    kv *v = NULL;
+    size_t nv = 0;
+    bool simple = w->plain && scan_args(w, &v, &nv);
+    for (size_t i = 0; i < nv && simple; i++)
+        simple = v[i].simple;
+    free(v);
+    return simple ? 0 : cg_report_entry_read(c, w);
+}
+
+void cg_report_config_release(config *c)
+{
+    free(c->jobs);
+    free(c->ents);
+    cg_map_release(&c->index);
+    cg_doc_free(c->doc);
+    for (size_t i = 0; i < c->ndocs; i++)
+        cg_doc_free(c->docs[i]);
+    free(c->docs);
+    if (c->sliced) {
+        cg_pool_release(&c->pool);
+        cg_strbuf_release(&c->rest);
+        cg_strbuf_release(&c->skeleton);
+    }
+    memset(c, 0, sizeof *c);
+}
