@@ -1,5 +1,7 @@
 #include "check/report.h"
 
+#include <stdbool.h>
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -776,8 +778,23 @@ void cg_matrix_release(cg_matrix *m)
 
 void cg_matrix_summary(const cg_matrix *m, cg_strbuf *out)
 {
-    cg_strbuf_addf(out, "+%zu job%s, -%zu job%s, %zu changed", m->nadded, m->nadded == 1 ? "" : "s",
-                   m->nremoved, m->nremoved == 1 ? "" : "s", m->nchanged);
+    bool any = false;
+    if (m->nadded) {
+        cg_strbuf_addf(out, "+%zu job%s", m->nadded, m->nadded == 1 ? "" : "s");
+        any = true;
+    }
+    if (m->nremoved) {
+        cg_strbuf_addf(out, "%s-%zu job%s", any ? ", " : "", m->nremoved, m->nremoved == 1 ? "" : "s");
+        any = true;
+    }
+    if (m->nchanged) {
+        cg_strbuf_addf(out, "%s%zu changed", any ? ", " : "", m->nchanged);
+        any = true;
+    }
+    if (!any && m->ndefinitions)
+        cg_strbuf_addf(out, "%zu definition%s changed", m->ndefinitions, m->ndefinitions == 1 ? "" : "s");
+    else if (!any)
+        cg_strbuf_adds(out, "no job added, removed or changed");
 }
 
 static void put_line(cg_strbuf *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

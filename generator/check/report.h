@@ -65,7 +65,11 @@ void cg_matrix_compare_whole(const char *old_text, size_t old_len, const char *n
 bool cg_matrix_compare_sliced(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
                               const cg_model *p, cg_matrix *m);
 void cg_matrix_release(cg_matrix *m);
-/* "+3 jobs, -1 job, 5 changed" */
+/* How the jobs changed, as generate ("written (+2 jobs, 1 changed)") and
+ * check ("jobs: -1 job") print it, only the parts that are not zero: "+3
+ * jobs, -1 job, 5 changed", "2 changed", "1 definition changed"
+ * (definitions only when no job changed), or "no job added, removed or
+ * changed". */
 void cg_matrix_summary(const cg_matrix *m, cg_strbuf *out);
 /* The readable report (indented lines). */
 void cg_matrix_print(const cg_matrix *m, cg_strbuf *out);

@@ -8,7 +8,6 @@
 #include "cmd/cli.h"
 #include "cmd/disk.h"
 #include "cmd/stream.h"
-#include "cmd/summary.h"
 #include "io/fsio.h"
 #include "render/header.h"
 
@@ -68,7 +67,7 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
         } else {
             cg_matrix m;
             cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p->m, &m);
-            cg_summary_print(&m, out);
+            cg_matrix_print(&m, out);
             cg_matrix_release(&m);
         }
     }

@@ -8,7 +8,6 @@
 #include "cmd/cli.h"
 #include "cmd/disk.h"
 #include "cmd/stream.h"
-#include "cmd/summary.h"
 #include "io/fsio.h"
 #include "render/header.h"
 
@@ -319,7 +318,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m, &m);
             cg_strbuf_adds(&what, "written (");
             if (m.valid) {
-                cg_summary_line(&m, &what);
+                cg_matrix_summary(&m, &what);
                 cg_matrix_print_groups(&m, &named);
             }
             else
