@@ -121,16 +121,13 @@ static int parse_paths(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_
 
 int cg_pipeline_decl_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_decl *d, cg_error *err)
 {
-    static const char *const keys[] = {"mode", "continuation", "image", "resource_class", "install",
+    static const char *const keys[] = {"mode", "continuation", "project", "image", "resource_class", "install",
                                        "cigen", "base_branch", "run_all", "paths"};
     memset(d, 0, sizeof *d);
     d->set = true;
     d->pos = cg_key_pos(doc, "", "pipeline");
     d->image = "cimg/base:2024.01";
     d->resource_class = "small";
-    d->install = "sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends gcc make "
-                 "pkg-config libyaml-dev libjansson-dev nettle-dev jq curl && make -s -j2 build/cigen";
-    d->cigen = "build/cigen";
     d->base_branch = "main";
     if (cg_expect_object(doc, "/pipeline", v, "'pipeline'", err) != 0 ||
         cg_check_keys(doc, "/pipeline", v, keys, CG_ARRAY_LEN(keys), "in 'pipeline'", err) != 0)
@@ -147,17 +144,33 @@ int cg_pipeline_decl_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipel
     if (one_line(doc, v, "continuation", &d->continuation, err) != 0 || one_line(doc, v, "image", &d->image, err) != 0 ||
         one_line(doc, v, "resource_class", &d->resource_class, err) != 0 ||
         one_line(doc, v, "install", &d->install, err) != 0 || one_line(doc, v, "cigen", &d->cigen, err) != 0 ||
-        one_line(doc, v, "base_branch", &d->base_branch, err) != 0)
+        one_line(doc, v, "base_branch", &d->base_branch, err) != 0 ||
+        one_line(doc, v, "project", &d->project, err) != 0)
         return -1;
     if (d->continuation) {
         d->continuation_pos = cg_doc_where(doc, "/pipeline/continuation");
         if (cg_check_project_path(d->continuation, &d->continuation_pos, "'continuation'", err) != 0)
             return -1;
-    } else if (d->dynamic) {
-        cg_pos p = cg_doc_where(doc, "/pipeline/mode");
-        return cg_error_at(err, &p, "'mode: dynamic' needs 'continuation': the file that holds every job (the "
-                           "manifest's 'output' becomes the setup config)");
+    } else {
+        d->continuation = "continuation.yml";
+        d->continuation_pos = d->pos;
     }
+    if (d->project) {
+        d->project_pos = cg_doc_where(doc, "/pipeline/project");
+        if (!cg_streq(d->project, ".") &&
+            cg_check_project_path(d->project, &d->project_pos, "'project' (the project folder's path from the "
+                                  "repository's root)", err) != 0)
+            return -1;
+    }
+    /* the setup job runs in a user's repository: no default can know how
+     * cigen gets there */
+    if (d->dynamic && (!d->install || !d->cigen))
+        return cg_error_at(err, &d->pos, "'mode: dynamic' needs '%s': how the setup job gets cigen and how it "
+                           "runs it, from the repository's root, e.g. 'install: make -C tools/cigen build/cigen' "
+                           "and 'cigen: tools/cigen/build/cigen' (cigen vendored in tools/cigen), or 'install: "
+                           "curl -fsSL -o /tmp/cigen URL && chmod +x /tmp/cigen' and 'cigen: /tmp/cigen' (a "
+                           "release binary)", !d->install && !d->cigen ? "install' and 'cigen"
+                                             : !d->install ? "install" : "cigen");
     if (!cg_is_name(d->base_branch) && !strchr(d->base_branch, '/')) {
         cg_pos p = cg_doc_where(doc, "/pipeline/base_branch");
         return cg_error_at(err, &p, "'base_branch' '%s' is not a branch name", d->base_branch);

@@ -2,11 +2,14 @@
  *
  *   pipeline:
  *     mode: dynamic                 # classic (the default): one config.yml
- *     continuation: continuation.yml  # dynamic: every job; `output` becomes
- *                                   # the setup config that picks from it
+ *     continuation: continuation.yml  # dynamic: every job (the default name);
+ *                                   # `output` becomes the setup config that picks from it
+ *     project: .circleci            # the project folder from the repository's root
+ *                                   # (default: from `output`, which must then be
+ *                                   # config.yml or end in .circleci/config.yml)
  *     image: cimg/base:2024.01      # the setup job's docker image
- *     install: make build/cigen     # how the setup job gets cigen
- *     cigen: build/cigen            # and runs it
+ *     install: make build/cigen     # how the setup job gets cigen (required in
+ *     cigen: build/cigen            # dynamic mode) and runs it, from the root
  *     base_branch: main             # changed files are taken against it
  *     run_all: [main, nightly]      # branches that run every job
  *     paths:                        # changed files -> the jobs they call for
@@ -40,6 +43,8 @@ typedef struct cg_pipeline_decl {
     cg_pos pos;            /* of the `pipeline` key */
     const char *continuation;   /* dynamic: the full continuation config */
     cg_pos continuation_pos;
+    const char *project;   /* the project folder, from the repository's root (NULL: from the setup path) */
+    cg_pos project_pos;
     const char *setup;     /* dynamic: the setup config (the manifest's `output`) */
     cg_pos setup_pos;
     const char *image;

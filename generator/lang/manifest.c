@@ -424,6 +424,17 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
                                    m->output);
             m->pipeline.setup = m->output;
             m->pipeline.setup_pos = m->output_pos;
+            /* CircleCI reads the setup config at .circleci/config.yml of the
+             * repository: that places the project folder, unless told */
+            if (!m->pipeline.project && cg_streq(m->output, "config.yml"))
+                m->pipeline.project = ".circleci";
+            else if (!m->pipeline.project && cg_streq(m->output, ".circleci/config.yml"))
+                m->pipeline.project = ".";
+            else if (!m->pipeline.project)
+                return cg_error_at(err, &m->output_pos, "'output' '%s' is the setup config of a dynamic pipeline, "
+                                   "which CircleCI reads at .circleci/config.yml of the repository; say where this "
+                                   "project's folder is from the repository's root ('pipeline: project: PATH')",
+                                   m->output);
             m->output = m->pipeline.continuation;
             m->output_pos = m->pipeline.continuation_pos;
         }

@@ -48,7 +48,14 @@ void cg_setup_render(const cg_manifest *m, const char *manifest, cg_strbuf *out)
         cg_strbuf_release(&ref);
     }
     cg_strbuf_adds(&base, " 2>/dev/null) && [ \"$base\" != \"$(git rev-parse HEAD)\" ]; then");
-    cg_strbuf_addf(&cmd, "%s select --explain -o /tmp/cigen/continuation.yml \"$@\" </tmp/cigen/changed", d->cigen);
+    /* select reads the project in its folder; the changed files stay paths
+     * from the repository's root, as the 'paths' rules are */
+    cg_strbuf_adds(&cmd, d->cigen);
+    if (d->project && !cg_streq(d->project, ".")) {
+        cg_strbuf_adds(&cmd, " -C ");
+        cg_strbuf_add_shell_quoted(&cmd, d->project);
+    }
+    cg_strbuf_adds(&cmd, " select --explain -o /tmp/cigen/continuation.yml \"$@\" </tmp/cigen/changed");
     const char *select[] = {
         "set -eu",
         "mkdir -p /tmp/cigen",
