@@ -136,7 +136,9 @@ int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream
         }
         s->status = CG_OUT_DIFFERS;
         cg_diff_compute(s->old, s->old_len, s->f.data, s->f.len, &s->diff);
-        if (i == 0) {
+        /* the configs carry a digest header (the continuation and the setup
+         * config of a dynamic pipeline alike); diagrams do not */
+        if (i == 0 || files[i].rel == p->m.manifest.pipeline.setup) {
             cg_header_info h;
             cg_header_parse(s->old, s->old_len, &h);
             s->digest = h.found;
@@ -176,7 +178,9 @@ void cg_disk_hand_edits(const cg_project *p, const cg_disk_file *s, cg_strbuf *o
         if (h->a_start + h->a_len <= s->header_lines && h->a_len)
             continue;
         size_t from = h->a_start + 1, to = h->a_start + h->a_len;
-        const char *job = job_at(p, h->b_start + 1);
+        /* the line map is the main config's (not the setup config's) */
+        bool mapped = s->f.rel == p->m.manifest.output;
+        const char *job = mapped ? job_at(p, h->b_start + 1) : NULL;
         if (job && !*first_job)
             *first_job = job;
         if (ranges) {
@@ -197,7 +201,7 @@ void cg_disk_hand_edits(const cg_project *p, const cg_disk_file *s, cg_strbuf *o
             cg_strbuf_addf(out, "lines %zu-%zu", from, to);
         if (job) {
             cg_strbuf_addf(out, " (%s)", job);
-        } else {
+        } else if (mapped) {
             /* a line copied from a fragment: where to make the edit instead */
             const cg_linemap_entry *e = cg_linemap_find(&p->out.linemap, (uint32_t)(h->b_start + 1));
             if (e && e->file && e->job < 0 && e->workflow < 0 && e->src_line)

@@ -143,7 +143,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                  "records in its header (# cigen-tier: lines): a cell stays while it is live and\n"
                  "needed, so adding a value adds only the cells its new pairs need.\n\n"
                  "A config.yml that was edited by hand (its body no longer matches the digest in its\n"
-                 "header) is not overwritten: cigen shows the edits and exits 1.  --force\n"
+                 "header; in dynamic mode the setup config and the continuation alike) is not overwritten: cigen shows the edits and exits 1.  --force\n"
                  "overwrites it anyway (the edits are lost: make them in the sources); when the old\n"
                  "file held git's conflict markers the summary says so instead of comparing jobs.\n\n"
                  "options:\n"
@@ -235,7 +235,13 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         return CG_EXIT_ERROR;
     }
     const cg_disk_file *cfg = &o.v[0];
-    if (cfg->status == CG_OUT_DIFFERS && cfg->hand_edited && !force) {
+    /* a hand-edited setup config (dynamic mode) is refused like config.yml */
+    const cg_disk_file *refused = cfg;
+    for (size_t i = 1; i < o.n && !(cfg->status == CG_OUT_DIFFERS && cfg->hand_edited); i++)
+        if (o.v[i].f.rel == p.m.manifest.pipeline.setup)
+            refused = &o.v[i];
+    if (refused->status == CG_OUT_DIFFERS && refused->hand_edited && !force) {
+        cfg = refused;
         print_lint(g, &p, werror); /* config.yml is not written: no line of it named */
         cg_strbuf out = CG_STRBUF_INIT;
         const char *job;

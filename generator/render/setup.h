@@ -17,7 +17,8 @@
 #define CG_SETUP_WORKFLOW "cigen_setup"
 
 /* Appends the setup config; `manifest` is the manifest's path as the
- * header names it. */
-void cg_setup_render(const cg_manifest *m, const char *manifest, cg_strbuf *out);
+ * header names it, `sources` the sources' digest its header records with
+ * the body's (as the main config's does: a hand edit is told apart). */
+void cg_setup_render(const cg_manifest *m, const char *manifest, const char *sources, cg_strbuf *out);
 
 #endif
