@@ -37,7 +37,9 @@ static const char usage[] =
     "  --json              the same as one JSON object on stdout\n"
     "\n"
     "What they require comes along, never a job with credentials; the\n"
-    "workflow's 'keep' entries stay; filters are lifted.  Exit 0 chosen (and\n"
+    "workflow's 'keep' entries stay; filters are lifted.  The written config's\n"
+    "header names the pipeline and its commit message (escaped to one comment\n"
+    "line).  Exit 0 chosen (and\n"
     "written), 2 a bad token, pattern or source.\n";
 
 enum { OPT_BRANCH = 2000, OPT_TAG, OPT_SCHEDULE, OPT_MESSAGE, OPT_CHANGED, OPT_CHANGED_FILES, OPT_EXPLAIN, OPT_JSON };

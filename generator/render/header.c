@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "model/pipeline.h"
+
 void cg_header_write(cg_strbuf *out, const cg_model *p, const char *sources, const char *body)
 {
     const cg_manifest *m = &p->manifest;
@@ -17,8 +19,19 @@ void cg_header_write(cg_strbuf *out, const cg_model *p, const char *sources, con
     cg_strbuf_add_comment_text(out, m->regenerate);
     cg_strbuf_adds(out, "`.\n");
     cg_strbuf_adds(out, "# `cigen explain JOB` shows where a job comes from.\n");
-    if (special && !cg_selection_empty(special))
+    if (p->run) {
+        /* cigen select's continuation: one pipeline's jobs, never committed */
+        cg_strbuf_adds(out, "# The continuation of one pipeline: the jobs picked by `cigen select` for ");
+        cg_strbuf_add_comment_text(out, p->run->what ? p->run->what : "it");
+        cg_strbuf_adds(out, ".\n");
+        if (p->opt.pipeline && p->opt.pipeline->message) {
+            cg_strbuf_adds(out, "# Commit message: ");
+            cg_strbuf_add_comment_text(out, p->opt.pipeline->message);
+            cg_strbuf_addc(out, '\n');
+        }
+    } else if (special && !cg_selection_empty(special)) {
         cg_selection_header(special, out);
+    }
     for (size_t t = 0; t < p->ntrees; t++)
         for (size_t k = 0; k < p->trees[t]->ntiers; k++) {
             const cg_tier *tier = &p->trees[t]->tiers[k];
