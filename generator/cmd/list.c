@@ -142,6 +142,15 @@ static int list_branch(cg_project *p, const char *branch, const char *workflow, 
         printf("%zu of %zu workflow entr%s run on a push to '%s'\n", nrun, run.n, run.n == 1 ? "y" : "ies",
                cg_cli_shown(branch));
     }
+    if (p->m.manifest.pipeline.dynamic) {
+        /* the setup job picks among these: what it picks is select's to say */
+        cg_strbuf sh = CG_STRBUF_INIT;
+        cg_strbuf_add_shell_quoted(&sh, branch);
+        fprintf(json ? stderr : stdout, "%sdynamic mode: this simulates %s as a classic config (every job CircleCI "
+                "could start); the jobs a pipeline on this branch runs are what `cigen select --branch %s "
+                "--explain` picks\n", json ? "cigen: note: " : "", p->m.manifest.output, cg_cli_shown(sh.buf));
+        cg_strbuf_release(&sh);
+    }
     cg_branch_run_release(&run);
     cg_error_release(&err);
     return 0;
@@ -406,7 +415,9 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                  "run on a push; a job runs when its filters' branches 'only' (a name, a /regex/\n"
                  "matching the whole name, or a list) matches and 'ignore' does not, and all the\n"
                  "jobs it requires run; 'when:' with pipeline values is reported as not\n"
-                 "simulated.  --workflow keeps one workflow.\n\n"
+                 "simulated.  --workflow keeps one workflow.  In dynamic mode it simulates the\n"
+                 "continuation as a classic config and says so: `cigen select --branch NAME\n"
+                 "--explain` shows the jobs the setup job picks.\n\n"
                  CG_SELECTION_HELP);
             cg_query_release(&q);
             cg_selection_release(&sel);
