@@ -125,8 +125,16 @@ static cg_pos leaf_pos(const cg_lint *l, int job)
 static char *for_job(const cg_lint *l, int job)
 {
     cg_strbuf s = CG_STRBUF_INIT;
-    cg_strbuf_addf(&s, "in job '%s', whose cell comes from here", l->p->jobs.v[job].name);
+    const cg_job *j = &l->p->jobs.v[job];
+    cg_strbuf_addf(&s, "in job '%s', whose %s comes from here", j->name, j->members ? "group" : "cell");
     return cg_strbuf_detach(&s, NULL);
+}
+
+/* The note on where the template of the entry passes a value. */
+static const char *passes_it(const cg_lint *l)
+{
+    return l->entry_tpl->is_default ? "the default template (the phase has no 'template') passes it here"
+                                    : "the template passes it here";
 }
 
 void cg_lint_entry_begin(cg_lint *l, const cg_template *tpl, int job, int workflow, const char *invoke)
@@ -328,7 +336,7 @@ void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const ch
             l->entry_invoke, bad);
         if (from_tree && l->n && !l->v[l->n - 1].note2 && !l->v[l->n - 1].repeats) {
             l->v[l->n - 1].note2_pos = vp;
-            l->v[l->n - 1].note2 = cg_xstrdup("the template passes it here");
+            l->v[l->n - 1].note2 = cg_xstrdup(passes_it(l));
         }
         free(note);
     }
@@ -348,7 +356,7 @@ void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const ch
                 "executor '%s' is not defined under 'executors:'%s", text, cg_strbuf_str(&h));
             if (from_tree && l->n && !l->v[l->n - 1].note2 && !l->v[l->n - 1].repeats) {
                 l->v[l->n - 1].note2_pos = vp;
-                l->v[l->n - 1].note2 = cg_xstrdup("the template passes it here");
+                l->v[l->n - 1].note2 = cg_xstrdup(passes_it(l));
             }
             cg_strbuf_release(&h);
             free(note);
@@ -502,10 +510,57 @@ static void check_version(cg_lint *l)
         "%s has no 'version' (CircleCI needs one, e.g. version: 2.1); write it in a fragment", p->manifest.output);
 }
 
+static bool has_space(const char *s)
+{
+    for (; s && *s; s++)
+        if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f' || *s == '\v')
+            return true;
+    return false;
+}
+
+static void spaced_value(cg_lint *l, const cg_tree *t, int dim, const char *value, const cg_pos *pos,
+                         const char *example)
+{
+    cg_lint_add(l, false, "value-whitespace", pos, NULL, NULL, -1, -1,
+        "value '%s' of dimension '%s' holds whitespace, and so do the job names made from it (e.g. '%s'): "
+        "write the value without it, or map it in job_name's 'replace'", value, t->dims[dim], example);
+}
+
+/* A dimension value with whitespace that reaches a job name: CircleCI
+ * takes the name, but it is awkward to require, select and read. */
+static void check_spaced_values(cg_lint *l)
+{
+    const cg_model *p = l->p;
+    for (size_t ti = 0; ti < p->ntrees; ti++) {
+        const cg_tree *t = p->trees[ti];
+        const char *example = NULL;
+        for (size_t k = 0; k < p->jobs.n && !example; k++)
+            if (p->jobs.v[k].tree == t && has_space(p->jobs.v[k].name))
+                example = p->jobs.v[k].name;
+        if (!example)
+            continue;
+        for (size_t ni = 0; ni < t->nnodes; ni++) {
+            const cg_tnode *nd = t->nodes[ni];
+            for (size_t f = 0; f < nd->nfans; f++)
+                for (size_t v = 0; v < nd->fans[f].n; v++)
+                    if (has_space(nd->fans[f].values[v]))
+                        spaced_value(l, t, nd->fans[f].dim, nd->fans[f].values[v], &nd->fans[f].pos[v], example);
+            const cg_zip *z = nd->zip;
+            for (size_t b = 0; z && b < z->n; b++)
+                for (size_t c = 0; c < z->nnames; c++) {
+                    const cg_vardecl *cell = &z->cells[b * z->nnames + c];
+                    if (cg_tree_is_dim(t, z->ids[c]) && has_space(cell->raw))
+                        spaced_value(l, t, z->ids[c], cell->raw, &cell->pos, example);
+                }
+        }
+    }
+}
+
 void cg_lint_finish(cg_lint *l, const cg_config *out)
 {
     l->out = out;
     check_version(l);
+    check_spaced_values(l);
     cg_lint_check_workflows(l);
     check_unused(l);
     check_idle(l);

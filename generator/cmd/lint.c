@@ -39,6 +39,8 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
                  "    (warnings);\n"
                  "  - limits: the size with aliases expanded (limits.max_config_bytes, CircleCI's\n"
                  "    8 MB; a warning from 90%), jobs per workflow (max_jobs), nesting depth.\n"
+                 "  - a dimension value holding whitespace that reaches a job name (a warning,\n"
+                 "    at the value: map it in job_name's 'replace').\n"
                  "`cigen generate` runs the same checks and refuses to write a config with errors.\n\n"
                  "options:\n"
                  "  --json            the findings as a JSON array\n"

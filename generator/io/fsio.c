@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "base/util.h"
 #include "io/paths.h"
 
@@ -158,6 +159,68 @@ static int read_fd(int fd, size_t max, char **data, size_t *len)
     return 0;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* For a missing rel: " (did you mean 'DIR/NAME'?)" when a file of rel's
+ * folder has a name close to rel's, else "" (malloc'd). */
+static char *missing_hint(int rootfd, const char *rel)
+{
+    const char *slash = strrchr(rel, '/');
+    const char *base = slash ? slash + 1 : rel;
+    char *dir = slash ? cg_xstrndup(rel, (size_t)(slash - rel)) : cg_xstrdup(".");
+    int dfd = cg_open_beneath(rootfd, *dir ? dir : ".", O_RDONLY | O_DIRECTORY, 0);
+    DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+    cg_strbuf hint = CG_STRBUF_INIT;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        free(dir);
+        return cg_xstrdup("");
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (cg_streq(e->d_name, ".") || cg_streq(e->d_name, ".."))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            names = cg_xrealloc(names, cap * sizeof *names);
+        }
+        names[n++] = cg_xstrdup(e->d_name);
+    }
+    closedir(d);
+    /* readdir's order is the file system's: sort, so that ties break the same everywhere */
+    qsort(names, n, sizeof *names, cmp_names);
+    /* the stems of the files with rel's extension are compared, so that
+     * 'tree.yml' is not taken for a typo of 't.yml' */
+    const char *dot = strrchr(base, '.');
+    size_t ext = dot ? strlen(dot) : 0;
+    char *stem = cg_xstrndup(base, strlen(base) - ext);
+    char **stems = cg_xcalloc(n + 1, sizeof *stems);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(names[i]);
+        if (len > ext && (!ext || cg_streq(names[i] + len - ext, dot)))
+            stems[i] = cg_xstrndup(names[i], len - ext);
+    }
+    const char *best = cg_suggest(stem, (const char *const *)stems, n);
+    for (size_t i = 0; best && i < n; i++)
+        if (stems[i] == best)
+            cg_strbuf_addf(&hint, " (did you mean '%s%s%s'?)", slash ? dir : "", slash ? "/" : "", names[i]);
+    for (size_t i = 0; i < n; i++) {
+        free(names[i]);
+        free(stems[i]);
+    }
+    free(stems);
+    free(stem);
+    free(names);
+    free(dir);
+    return cg_strbuf_detach(&hint, NULL);
+}
+
 int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
                    char **data, size_t *len, bool missing_ok, cg_error *err)
 {
@@ -185,7 +248,11 @@ int cg_read_source_id(const char *root, const char *rel, const cg_pos *ref, size
             rc = cg_error_at(err, ref, "cannot read '%s': it is a symbolic link to a missing file", rel);
         else if (e == EXDEV)
             rc = cg_error_at(err, ref, "'%s' leads outside the project folder (through a symbolic link)", rel);
-        else
+        else if (e == ENOENT && ref) {
+            char *hint = missing_hint(rootfd, rel);
+            rc = cg_error_at(err, ref, "cannot read '%s': %s%s", rel, reason(e), hint);
+            free(hint);
+        } else
             rc = open_error(root, rel, ref, "read", e, err);
         close(rootfd);
         return rc;
@@ -218,7 +285,7 @@ int cg_read_source_id(const char *root, const char *rel, const cg_pos *ref, size
         *data = NULL;
         *len = 0;
         return cg_error_at(err, &(cg_pos){rel, (uint32_t)marker, 1},
-                           "this file holds git's conflict markers (<<<<<<<, =======, >>>>>>>): resolve the "
+                           "this file holds git's conflict markers (<<<<<<<, ||||||| or >>>>>>>): resolve the "
                            "conflict, then run ./regenerate.sh");
     }
     return 0;

@@ -1,4 +1,5 @@
 #include "model/jobs.h"
+#include "lang/schema.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -576,9 +577,23 @@ int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *
                     found = cg_streq(cg_static_entry_name(json_array_get(st, i)), need);
                 if (found)
                     continue;
+                /* a typo names a phase of the tree or an entry of the workflow */
+                size_t nc = j->tree->nphases + (st ? json_array_size(st) : 0), c = 0;
+                const char **cands = cg_xmalloc((nc + 1) * sizeof *cands);
+                for (size_t p = 0; p < j->tree->nphases; p++)
+                    cands[c++] = j->tree->phases[p].name;
+                for (size_t i = 0; st && i < json_array_size(st); i++) {
+                    const char *sn = cg_static_entry_name(json_array_get(st, i));
+                    if (sn)
+                        cands[c++] = sn;
+                }
+                cg_strbuf hint = CG_STRBUF_INIT;
+                cg_did_you_mean(&hint, need, cands, c);
+                free(cands);
                 cg_error_at(err, j->requires_pos[r],
-                            "job '%s' requires '%s', but workflow '%s' has no job of that name", j->name,
-                            need, m->workflows[w].name);
+                            "job '%s' requires '%s', but workflow '%s' has no job of that name%s", j->name,
+                            need, m->workflows[w].name, cg_strbuf_str(&hint));
+                cg_strbuf_release(&hint);
                 cg_error_note(err, &m->workflows[w].pos, "workflow '%s' is declared here; add '%s' to its 'jobs' "
                               "or fix the name", m->workflows[w].name, need);
                 return -1;
