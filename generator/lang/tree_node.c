@@ -3,8 +3,6 @@
 #include "lang/tree.h"
 #include "lang/tree_impl.h"
 
-#include "base/text.h"
-
 /* ---- nodes ---- */
 
 static int tier_index(parser *P, const char *name, const cg_pos *pos)
@@ -123,13 +121,6 @@ int cg_tree_dim_values(parser *P, const char *path, int dim, json_t *v, bool dup
             (*values)[*n] = cg_intern(P->pool, json_string_value(item));
             (*pos)[(*n)++] = cg_doc_where(P->doc, ipath);
         }
-        /* a value becomes part of job names, paths and comment lines: no
-         * control character (tab included), line break or invalid UTF-8 */
-        for (size_t a = from; a < *n && rc == 0; a++)
-            if (cg_line_breaker((*values)[a], NULL) || strchr((*values)[a], '\t'))
-                rc = cg_error_at(P->err, &(*pos)[a],
-                                 "value '%s' of dimension '%s' holds a control character or a line break (job "
-                                 "names are made from it)", (*values)[a], dname);
         for (size_t a = from; a < *n && rc == 0 && !dups; a++)
             for (size_t j = 0; j < a; j++)
                 if ((*values)[j] == (*values)[a]) {
