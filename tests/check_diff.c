@@ -59,6 +59,7 @@ START_TEST(diff_final_newline)
     free(u);
     u = unified("a\x01\n", "a\n", 0);
     ck_assert_str_eq(u, "--- a\n+++ b\n@@ -1,1 +1,1 @@\n-a\\x01\n+a\n");
+    free(u);
     /* escape sequences (C1's CSI too), line breaks and bytes that are not
      * UTF-8 are escaped as in messages: the report is valid UTF-8 */
     u = unified("a\x1b[31m\xc2\x9b\xff\xe2\x80\xa8\n", "b\n", 0);

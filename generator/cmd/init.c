@@ -228,8 +228,8 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
         /* take back what was written: a half project helps nobody */
         for (size_t i = 0; i < written; i++)
             unlinkat(rootfd, files[i].rel, 0);
-        while (nmade)
-            unlinkat(rootfd, made[--nmade], AT_REMOVEDIR);
+        for (size_t i = nmade; i-- > 0;)
+            unlinkat(rootfd, made[i], AT_REMOVEDIR);
     }
     for (size_t i = 0; i < nmade; i++)
         free(made[i]);
