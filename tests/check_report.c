@@ -8,33 +8,31 @@
 #include "check/report.h"
 #include "testutil.h"
 
+/* The report as printed, then as JSON; releases m. */
+static char *report_text(cg_matrix *m)
+{
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_matrix_print(m, &out);
+    json_t *j = cg_matrix_json(m);
+    char *s = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    cg_strbuf_adds(&out, s);
+    free(s);
+    json_decref(j);
+    cg_matrix_release(m);
+    return cg_strbuf_detach(&out, NULL);
+}
+
 /* The report both ways as text (print and JSON); sliced NULL when slicing
  * declined.  Whether the whole reading could read both. */
 static bool both(const char *a, size_t alen, const char *b, size_t blen, char **sliced, char **whole)
 {
     cg_matrix m;
-    cg_strbuf out = CG_STRBUF_INIT;
     *sliced = NULL;
-    if (cg_matrix_compare_sliced(a, alen, b, blen, NULL, &m)) {
-        cg_matrix_print(&m, &out);
-        json_t *j = cg_matrix_json(&m);
-        char *s = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-        cg_strbuf_adds(&out, s);
-        free(s);
-        json_decref(j);
-        cg_matrix_release(&m);
-        *sliced = cg_strbuf_detach(&out, NULL);
-    }
+    if (cg_matrix_compare_sliced(a, alen, b, blen, NULL, &m))
+        *sliced = report_text(&m);
     cg_matrix_compare_whole(a, alen, b, blen, NULL, &m);
     bool valid = m.valid;
-    cg_matrix_print(&m, &out);
-    json_t *j = cg_matrix_json(&m);
-    char *s = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-    cg_strbuf_adds(&out, s);
-    free(s);
-    json_decref(j);
-    cg_matrix_release(&m);
-    *whole = cg_strbuf_detach(&out, NULL);
+    *whole = report_text(&m);
     return valid;
 }
 
