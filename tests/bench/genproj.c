@@ -111,7 +111,7 @@ static const char manifest[] =
     "      - setup\n"
     "\n"
     "# The big sizes are far beyond CircleCI's 8 MB: this is a benchmark.\n"
-    "limits: {max_config_bytes: 100000000000, max_jobs_per_workflow: 100000000}\n";
+    "limits: {max_config_bytes: 100000000000, max_jobs_per_workflow: 100000000, max_jobs: 100000000}\n";
 
 /* ---- the tree ------------------------------------------------------------ */
 

@@ -10,7 +10,7 @@
 #                   job changes); both drifted checks exit 1, their reports are
 #                   kept in $BENCH_DIR/report-SIZE-KIND.txt
 #   list            `cigen list --json`
-#   graph-tree      `cigen graph --tree matrix --max-nodes 0` and
+#   graph-tree      `cigen graph --tree matrix --max-nodes 0 --collapse none` and
 #   graph-workflow  `... --workflow nightly ...`, when cigen has `graph`
 #   lint, coverage  `cigen lint`, `cigen coverage` (exits 1: pairs are missing)
 #   explain         `cigen explain` of one Linux build job
@@ -133,10 +133,11 @@ report() {
         "$(calc '%.2f' "$MAXRSS * 1024 / ${CFGB[$size]:-$ref}")" "$extra"
 }
 
-has_graph=0 graph_max_nodes=0
+has_graph=0 graph_max_nodes=0 graph_collapse=0
 if "$CIGEN" graph --help >"$tmp/graph-help" 2>&1; then
     has_graph=1
     grep -q -- --max-nodes "$tmp/graph-help" && graph_max_nodes=1
+    grep -q -- '--collapse none' "$tmp/graph-help" && graph_collapse=1
 fi
 
 echo "bench env cores=$(nproc) loadavg=$(cut -d" " -f1-3 /proc/loadavg | tr " " ,) $("$CIGEN" --version 2>/dev/null | tr " " =)"
@@ -202,12 +203,14 @@ for size in $SIZES; do
         record list "$listb" "$(bigger "$listb" "$srcb")"
     else failed=1; fi
 
-    # the diagrams, drawn in full (no --max-nodes cut-off): the tree and the
+    # the diagrams, drawn in full (no --max-nodes cut-off, nothing collapsed): the tree and the
     # nightly workflow's job graph, as DOT on stdout
     if [ "$has_graph" = 1 ]; then
         for g in tree workflow; do
             if [ $g = tree ]; then gargs=(--tree matrix); else gargs=(--workflow nightly); fi
             [ "$graph_max_nodes" = 1 ] && gargs+=(--max-nodes 0)
+            # whole: no dimension drawn as counts to fit a screen
+            [ "$graph_collapse" = 1 ] && gargs+=(--collapse none)
             if timeit graph-$g "$runs" : 0 "$CIGEN" -C "$dir" graph "${gargs[@]}"; then
                 dotb=$(wc -c <"$tmp/stdout")
                 record graph-$g "$dotb" "$(bigger "$dotb" "$srcb")"
