@@ -109,8 +109,19 @@ static void compare_text(const char *c, const char *what, const char *expected, 
 {
     if (elen == alen && memcmp(expected, actual, elen) == 0)
         return;
-    ck_abort_msg("%s: %s differs\n--- expected\n%.*s--- actual\n%.*s", c, what, (int)elen, expected,
-                 (int)alen, actual);
+    /* from the line of the first difference, at most 1000 bytes of each:
+     * check's messages are limited (a longer one ends the test runner) */
+    size_t at = 0, line = 1;
+    while (at < elen && at < alen && expected[at] == actual[at])
+        at++;
+    while (at > 0 && expected[at - 1] != '\n')
+        at--;
+    for (size_t i = 0; i < at; i++)
+        line += expected[i] == '\n';
+    size_t en = elen - at < 1000 ? elen - at : 1000, an = alen - at < 1000 ? alen - at : 1000;
+    ck_abort_msg("%s: %s differs from line %zu\n--- expected\n%.*s%s--- actual\n%.*s%s", c, what, line, (int)en,
+                 expected + at, en < elen - at ? "\n[...]\n" : "", (int)an, actual + at,
+                 an < alen - at ? "\n[...]\n" : "");
 }
 
 /* Makes at `want` what the case folder must hold after the run: its input

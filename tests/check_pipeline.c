@@ -7,6 +7,7 @@
 
 #include "testutil.h"
 #include "base/util.h"
+#include "model/condition.h"
 #include "model/pipeline.h"
 
 static const struct {
@@ -110,12 +111,80 @@ START_TEST(dynamic_example)
                    "a='--branch my-pr --message [conda-ci] --changed x.c'\n"
                    "LC_ALL=C TZ=UTC $CIGEN -C \"$d\" -q select $a -o \"$t/one.yml\"\n"
                    "(cd \"$t\" && LC_ALL=C.UTF-8 TZ=Asia/Tokyo $CIGEN -C \"$d\" -q select $a -o two.yml)\n"
-                   "cmp \"$t/one.yml\" \"$t/two.yml\"\n",
+                   "cmp \"$t/one.yml\" \"$t/two.yml\"\n"
+                   /* its workflow's `when` reads a pipeline parameter */
+                   "[ -n \"$($CIGEN -C \"$d\" -q select --branch my-pr --parameter run_ci=true)\" ]\n"
+                   "[ -z \"$($CIGEN -C \"$d\" -q select --branch my-pr --parameter run_ci=false)\" ]\n",
                    tu_srcdir());
     tu_run r = tu_sh(NULL, cmd.buf);
     ck_assert_msg(r.status == 0, "examples/dynamic:\n%s%s", r.out, r.err);
     tu_run_free(&r);
     cg_strbuf_release(&cmd);
+}
+END_TEST
+
+/* A workflow's `when` on a pipeline's values: CircleCI's truthiness, the
+ * operators, typed and interpolated references, and what is left unknown. */
+static const struct {
+    const char *stmt; /* JSON */
+    int expect;
+} conditions[] = {
+    {"true", CG_COND_TRUE},
+    {"false", CG_COND_FALSE},
+    {"null", CG_COND_FALSE},
+    {"0", CG_COND_FALSE},
+    {"1", CG_COND_TRUE},
+    {"\"\"", CG_COND_FALSE},
+    {"\"false\"", CG_COND_TRUE}, /* a quoted string is text, and not empty */
+    {"\"<< pipeline.parameters.flag >>\"", CG_COND_FALSE},
+    {"\"<<pipeline.parameters.on>>\"", CG_COND_TRUE},
+    {"\" << pipeline.parameters.zero >> \"", CG_COND_FALSE},
+    {"\"x<< pipeline.parameters.flag >>\"", CG_COND_TRUE}, /* text "xfalse" */
+    {"\"<< pipeline.parameters.empty >>\"", CG_COND_FALSE},
+    {"\"<< pipeline.parameters.nodefault >>\"", CG_COND_UNKNOWN},
+    {"\"<< pipeline.trigger_source >>\"", CG_COND_UNKNOWN},
+    {"{\"not\": \"<< pipeline.parameters.flag >>\"}", CG_COND_TRUE},
+    {"{\"not\": \"<< pipeline.id >>\"}", CG_COND_UNKNOWN},
+    {"{\"and\": []}", CG_COND_FALSE},
+    {"{\"or\": []}", CG_COND_FALSE},
+    {"{\"and\": [true, \"<< pipeline.parameters.on >>\"]}", CG_COND_TRUE},
+    {"{\"and\": [\"<< pipeline.id >>\", false]}", CG_COND_FALSE},
+    {"{\"and\": [\"<< pipeline.id >>\", true]}", CG_COND_UNKNOWN},
+    {"{\"or\": [\"<< pipeline.id >>\", true]}", CG_COND_TRUE},
+    {"{\"or\": [\"<< pipeline.id >>\", false]}", CG_COND_UNKNOWN},
+    {"{\"equal\": [\"nightly\", \"<< pipeline.schedule.name >>\"]}", CG_COND_TRUE},
+    {"{\"equal\": [\"main\", \"<< pipeline.git.branch >>\"]}", CG_COND_FALSE},
+    {"{\"equal\": [\"\", \"<< pipeline.git.tag >>\"]}", CG_COND_TRUE},
+    {"{\"equal\": [2, \"<< pipeline.parameters.two >>\"]}", CG_COND_TRUE},
+    {"{\"equal\": [\"2\", \"<< pipeline.parameters.two >>\"]}", CG_COND_FALSE}, /* typed: 2 is not "2" */
+    {"{\"equal\": [\"v-2\", \"v-<< pipeline.parameters.two >>\"]}", CG_COND_TRUE},
+    {"{\"equal\": [\"docs\", \"<< pipeline.parameters.mode >>\", \"docs\"]}", CG_COND_TRUE},
+    {"{\"equal\": [\"docs\", \"<< pipeline.parameters.mode >>\", \"full\"]}", CG_COND_FALSE},
+    {"{\"equal\": [\"x\", {\"not\": false}]}", CG_COND_FALSE},
+    {"{\"equal\": [true, {\"not\": false}]}", CG_COND_TRUE},
+    {"{\"matches\": {\"pattern\": \"^main$\", \"value\": \"main\"}}", CG_COND_UNKNOWN},
+    {"{\"a\": 1, \"b\": 2}", CG_COND_UNKNOWN},
+    {"[1]", CG_COND_UNKNOWN},
+};
+
+START_TEST(condition_eval)
+{
+    json_t *params = json_loads("{\"flag\": false, \"on\": true, \"zero\": 0, \"empty\": \"\", \"two\": 2, "
+                                "\"mode\": \"docs\"}", 0, NULL);
+    ck_assert_ptr_nonnull(params);
+    cg_pipeline_values pv = {params, "nightly", "my-pr", ""};
+    json_error_t e;
+    json_t *stmt = json_loads(conditions[_i].stmt, JSON_DECODE_ANY, &e);
+    ck_assert_msg(stmt != NULL, "%s: %s", conditions[_i].stmt, e.text);
+    cg_strbuf why = CG_STRBUF_INIT;
+    int got = cg_condition_eval(stmt, &pv, &why);
+    ck_assert_msg(got == conditions[_i].expect, "%s: got %d, expected %d (%s)", conditions[_i].stmt, got,
+                  conditions[_i].expect, cg_strbuf_str(&why));
+    if (got == CG_COND_UNKNOWN)
+        ck_assert_msg(why.len > 0, "%s: unknown without a reason", conditions[_i].stmt);
+    cg_strbuf_release(&why);
+    json_decref(stmt);
+    json_decref(params);
 }
 END_TEST
 
@@ -128,6 +197,7 @@ Suite *make_pipeline_suite(void)
     tcase_add_test(tc, tokens_agree_with_should_run_job);
     tcase_add_test(tc, token_parser);
     tcase_add_test(tc, dynamic_example);
+    tcase_add_loop_test(tc, condition_eval, 0, (int)CG_ARRAY_LEN(conditions));
     suite_add_tcase(s, tc);
     return s;
 }

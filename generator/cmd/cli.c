@@ -193,8 +193,8 @@ size_t cg_cli_outputs(cg_project *p, cg_output_file *out, size_t max)
     if (m->pipeline.setup && n < max) {
         /* dynamic mode: the setup config beside the continuation */
         if (!p->setup.len)
-            cg_setup_render(m, p->m.opt.manifest ? p->m.opt.manifest : "cigen.yml", p->m.sources_digest,
-                            &p->setup);
+            cg_setup_render(m, p->m.fragments, p->m.nfragments, p->m.opt.manifest ? p->m.opt.manifest : "cigen.yml",
+                            p->m.sources_digest, &p->setup);
         out[n++] = (cg_output_file){m->pipeline.setup, p->setup.buf, p->setup.len, m->pipeline.setup_pos};
     }
     const cg_dot_output *d;

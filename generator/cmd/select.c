@@ -14,7 +14,8 @@
 
 static const char usage[] =
     "usage: cigen select [--branch NAME | --tag NAME | --schedule WORKFLOW] [--message TEXT]\n"
-    "                    [--changed FILE]... [--changed-files -] [-o FILE] [--explain] [--json]\n"
+    "                    [--changed FILE]... [--changed-files -] [--parameter NAME=VALUE]...\n"
+    "                    [-o FILE] [--explain] [--json]\n"
     "\n"
     "Picks the jobs one pipeline runs, from what the pipeline knows, and writes the\n"
     "continuation config holding exactly those (CircleCI dynamic configuration: the\n"
@@ -31,6 +32,11 @@ static const char usage[] =
     "  --changed FILE      a file changed against the base branch (repeatable);\n"
     "  --changed-files -   read them from stdin, one a line; matched against the\n"
     "                      manifest's 'pipeline: paths' rules\n"
+    "  --parameter NAME=VALUE  a pipeline parameter's value (repeatable; declared\n"
+    "                      by a fragment's top-level 'parameters:', checked\n"
+    "                      against its type): the workflow's 'when' is evaluated\n"
+    "                      with them (and the defaults); what cannot be known\n"
+    "                      when the pipeline starts is left to CircleCI\n"
     "  -o, --output FILE   write the continuation config there (nothing is written\n"
     "                      when nothing runs: the setup job then ends the pipeline)\n"
     "  --explain           say why each job is in or out\n"
@@ -42,7 +48,17 @@ static const char usage[] =
     "line).  Exit 0 chosen (and\n"
     "written), 2 a bad token, pattern or source.\n";
 
-enum { OPT_BRANCH = 2000, OPT_TAG, OPT_SCHEDULE, OPT_MESSAGE, OPT_CHANGED, OPT_CHANGED_FILES, OPT_EXPLAIN, OPT_JSON };
+enum {
+    OPT_BRANCH = 2000,
+    OPT_TAG,
+    OPT_SCHEDULE,
+    OPT_MESSAGE,
+    OPT_CHANGED,
+    OPT_CHANGED_FILES,
+    OPT_PARAMETER,
+    OPT_EXPLAIN,
+    OPT_JSON
+};
 
 typedef struct entry {
     const char *name;
@@ -199,14 +215,16 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
         {"message", required_argument, NULL, OPT_MESSAGE},
         {"changed", required_argument, NULL, OPT_CHANGED},
         {"changed-files", required_argument, NULL, OPT_CHANGED_FILES},
+        {"parameter", required_argument, NULL, OPT_PARAMETER},
         {"explain", no_argument, NULL, OPT_EXPLAIN},
         {"json", no_argument, NULL, OPT_JSON},
         {"output", required_argument, NULL, 'o'},
         CG_GLOBAL_LONGOPTS,
         {0}};
     cg_pipeline_input in = {0};
-    char **changed = NULL;
-    size_t nchanged = 0;
+    char **changed = NULL, **pnames = NULL;
+    const char **pvalues = NULL;
+    size_t nchanged = 0, nparams = 0;
     const char *output = NULL;
     bool explain = false, json = false, from_stdin = false;
     int c, rc = 0;
@@ -232,6 +250,19 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
             }
             from_stdin = in.changed_known = true;
             break;
+        case OPT_PARAMETER: {
+            const char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg) {
+                fprintf(stderr, "cigen: error: --parameter takes NAME=VALUE, not '%s'\n", cg_cli_shown(optarg));
+                rc = CG_EXIT_ERROR;
+                break;
+            }
+            pnames = cg_xrealloc(pnames, (nparams + 1) * sizeof *pnames);
+            pvalues = cg_xrealloc(pvalues, (nparams + 1) * sizeof *pvalues);
+            pnames[nparams] = cg_xstrndup(optarg, (size_t)(eq - optarg));
+            pvalues[nparams++] = eq + 1;
+            break;
+        }
         case OPT_EXPLAIN: explain = true; break;
         case OPT_JSON: json = true; break;
         case 'o': output = optarg; break;
@@ -252,6 +283,9 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
         goto done;
     in.changed = (const char **)changed;
     in.nchanged = nchanged;
+    in.param_names = (const char **)pnames;
+    in.param_values = pvalues;
+    in.nparams = nparams;
     g->opt.pipeline = &in;
     g->opt.no_overlay = true; /* the special PR is a commit-message token here */
     g->opt.selection = NULL;
@@ -281,6 +315,7 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
             for (size_t i = 0; i < run->nnotes; i++)
                 json_array_append_new(notes, json_string(run->notes[i]));
             json_object_set_new(o, "notes", notes);
+            json_object_set(o, "parameters", run->parameters);
             json_object_set_new(o, "jobs_in", json_integer((json_int_t)nin));
             for (size_t i = 0; i < n; i++) {
                 json_t *e = json_object();
@@ -322,5 +357,9 @@ done:
     for (size_t i = 0; i < nchanged; i++)
         free(changed[i]);
     free(changed);
+    for (size_t i = 0; i < nparams; i++)
+        free(pnames[i]);
+    free(pnames);
+    free(pvalues);
     return rc;
 }

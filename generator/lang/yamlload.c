@@ -6,6 +6,8 @@
 #include <yaml.h>
 
 #include "base/util.h"
+#include "lang/yaml_path.h"
+#include "lang/yaml_scalar.h"
 #include "lang/yaml_text.h"
 
 typedef struct doc_name {
@@ -1012,4 +1014,51 @@ const cg_doc_layout *cg_doc_get_layout(const cg_doc *doc)
 bool cg_doc_is_plain(const cg_doc *doc, const char *path)
 {
     return cg_doc_style(doc, path) == CG_STYLE_PLAIN;
+}
+
+json_t *cg_doc_typed(const cg_doc *doc, const char *path, json_t *v)
+{
+    if (json_is_object(v)) {
+        json_t *o = json_object();
+        cg_strbuf p = CG_STRBUF_INIT;
+        const char *k;
+        json_t *c;
+        json_object_foreach(v, k, c) {
+            cg_path_join_key(&p, path, k);
+            json_object_set_new(o, k, cg_doc_typed(doc, cg_strbuf_str(&p), c));
+        }
+        cg_strbuf_release(&p);
+        return o;
+    }
+    if (json_is_array(v)) {
+        json_t *a = json_array();
+        cg_strbuf p = CG_STRBUF_INIT;
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            cg_path_join_index(&p, path, i);
+            json_array_append_new(a, cg_doc_typed(doc, cg_strbuf_str(&p), json_array_get(v, i)));
+        }
+        cg_strbuf_release(&p);
+        return a;
+    }
+    if (!json_is_string(v) || !cg_doc_is_plain(doc, path))
+        return json_incref(v);
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    char *end = NULL;
+    switch (cg_yaml_resolve(s, n)) {
+    case CG_T_NULL:
+        return json_null();
+    case CG_T_BOOL:
+        return json_boolean(strchr("tTyY", s[0]) || ((s[0] == 'o' || s[0] == 'O') && (s[1] == 'n' || s[1] == 'N')));
+    case CG_T_INT: {
+        long long i = strtoll(s, &end, 10);
+        return end && !*end ? json_integer((json_int_t)i) : json_incref(v);
+    }
+    case CG_T_FLOAT: {
+        double d = strtod(s, &end);
+        return end && !*end ? json_real(d) : json_incref(v);
+    }
+    default:
+        return json_incref(v);
+    }
 }

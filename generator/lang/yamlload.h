@@ -105,6 +105,10 @@ cg_pos cg_doc_key_where(const cg_doc *doc, const char *path);
 cg_style cg_doc_style(const cg_doc *doc, const char *path);
 /* True when the scalar at path was plain (unquoted, untagged). */
 bool cg_doc_is_plain(const cg_doc *doc, const char *path);
+/* A copy of the value at `path` (v) with each plain scalar read as a YAML
+ * 1.1 parser reads it: `true`/`no` booleans, decimal integers, numbers,
+ * null; quoted scalars (and other plain ones) stay strings.  New reference. */
+json_t *cg_doc_typed(const cg_doc *doc, const char *path, json_t *v);
 
 /* Where the merge key ('<<') of the mapping at `path` stands; false when
  * that mapping has none (a mapping holds one at most: a second is an error,

@@ -42,6 +42,8 @@ void cg_model_release(cg_model *p)
         cg_fragment_release(&p->fragments[i]);
     free(p->fragments);
     cg_jobs_release(&p->jobs);
+    if (p->run)
+        json_decref(p->run->parameters);
     cg_order_release(p->orders, p->manifest.nworkflows);
     free(p->orders);
     cg_manifest_release(&p->manifest);

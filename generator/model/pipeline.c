@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/schema.h"
+#include "lang/yaml_path.h"
+#include "model/condition.h"
 #include "model/query.h"
 #include "model/select.h"
 
@@ -463,6 +466,140 @@ static int apply(rules *R)
     return rc;
 }
 
+/* ---- pipeline parameters and the workflow's `when` ---- */
+
+/* The pipeline's values: every declared parameter's default, then the ones
+ * given (checked against their declarations) into run->parameters too. */
+static int pipeline_values(rules *R, const cg_pipeline_input *in, cg_pipeline_values *pv)
+{
+    cg_model *m = R->m;
+    json_t *decls = json_object(); /* name -> declaration (borrowed) */
+    pv->parameters = json_object();
+    R->run->parameters = json_object();
+    cg_strbuf path = CG_STRBUF_INIT;
+    for (size_t f = 0; f < m->nfragments; f++) {
+        const cg_doc *doc = m->fragments[f].doc;
+        json_t *params = json_object_get(cg_doc_root(doc), "parameters");
+        const char *name;
+        json_t *d;
+        json_object_foreach(params, name, d) {
+            json_object_set(decls, name, d);
+            json_t *def = json_is_object(d) ? json_object_get(d, "default") : NULL;
+            const char *type = json_string_value(json_object_get(d, "type"));
+            if (!def)
+                continue;
+            cg_strbuf_reset(&path);
+            cg_path_join_key(&path, "/parameters", name);
+            cg_path_push_key(&path, "default");
+            bool typed = type && (cg_streq(type, "boolean") || cg_streq(type, "integer"));
+            json_object_set_new(pv->parameters, name, typed ? cg_doc_typed(doc, path.buf, def) : json_incref(def));
+        }
+    }
+    cg_strbuf_release(&path);
+    int rc = 0;
+    for (size_t i = 0; i < in->nparams && rc == 0; i++) {
+        const char *name = in->param_names[i], *text = in->param_values[i];
+        json_t *d = json_object_get(decls, name);
+        const char *type = json_string_value(json_object_get(d, "type"));
+        json_t *v = NULL;
+        cg_strbuf sb = CG_STRBUF_INIT;
+        if (!d) {
+            const char **names = cg_xcalloc(json_object_size(decls) + 1, sizeof *names);
+            size_t n = 0;
+            const char *k;
+            json_t *x;
+            json_object_foreach(decls, k, x)
+                names[n++] = k;
+            cg_did_you_mean(&sb, name, names, n);
+            free(names);
+            rc = cg_error_plain(R->err, "--parameter '%s': no fragment declares it in its top-level 'parameters:'%s",
+                                name, sb.len ? sb.buf : "");
+        } else if (json_object_get(R->run->parameters, name)) {
+            rc = cg_error_plain(R->err, "--parameter '%s' is given twice", name);
+        } else if (type && cg_streq(type, "boolean")) {
+            if (cg_streq(text, "true") || cg_streq(text, "false"))
+                v = json_boolean(cg_streq(text, "true"));
+            else
+                rc = cg_error_plain(R->err, "--parameter '%s': a boolean parameter is true or false, not '%s'", name,
+                                    text);
+        } else if (type && cg_streq(type, "integer")) {
+            char *end = NULL;
+            long long x = strtoll(text, &end, 10);
+            if (*text && end && !*end)
+                v = json_integer((json_int_t)x);
+            else
+                rc = cg_error_plain(R->err, "--parameter '%s': an integer parameter, not '%s'", name, text);
+        } else if (type && cg_streq(type, "enum")) {
+            json_t *e = json_object_get(d, "enum");
+            bool ok = false;
+            for (size_t k = 0; k < json_array_size(e); k++) {
+                const char *s = json_string_value(json_array_get(e, k));
+                cg_strbuf_addf(&sb, "%s'%s'", k ? ", " : "", s ? s : "");
+                ok |= s && cg_streq(s, text);
+            }
+            if (ok)
+                v = json_string(text);
+            else
+                rc = cg_error_plain(R->err, "--parameter '%s': '%s' is not one of its enum values (%s)", name, text,
+                                    sb.len ? sb.buf : "none");
+        } else {
+            v = json_string(text);
+        }
+        cg_strbuf_release(&sb);
+        if (v) {
+            json_object_set(R->run->parameters, name, v);
+            json_object_set_new(pv->parameters, name, v);
+        }
+    }
+    json_decref(decls);
+    return rc;
+}
+
+/* Whether workflow w runs for these values: its `when`, as CircleCI will
+ * evaluate it in the continuation config (left to CircleCI when unknown). */
+static bool workflow_runs(rules *R, size_t w, const cg_pipeline_values *pv)
+{
+    const cg_manifest *mf = &R->m->manifest;
+    const cg_workflow_decl *wd = &mf->workflows[w];
+    if (!wd->when)
+        return true;
+    cg_strbuf path = CG_STRBUF_INIT, why = CG_STRBUF_INIT;
+    cg_path_join_key(&path, wd->path, "when");
+    json_t *stmt = cg_doc_typed(mf->doc, path.buf, wd->when);
+    int t = cg_condition_eval(stmt, pv, &why);
+    if (t == CG_COND_UNKNOWN)
+        note(R, "workflow '%s': its 'when' is left to CircleCI (%s)", wd->name, why.buf);
+    else
+        note(R, "workflow '%s': its 'when' is %s for this pipeline%s", wd->name, t ? "true" : "false",
+             t ? "" : ": nothing runs");
+    json_decref(stmt);
+    cg_strbuf_release(&path);
+    cg_strbuf_release(&why);
+    return t != CG_COND_FALSE;
+}
+
+/* Workflow w's `when` is false: no job runs, each says why. */
+static int nothing_runs(rules *R, size_t w)
+{
+    cg_model *m = R->m;
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_strbuf_addf(&sb, "workflow '%s' does not run: its 'when' is false for this pipeline",
+                   m->manifest.workflows[w].name);
+    const char *why = pooled(R, sb.buf);
+    cg_strbuf_release(&sb);
+    for (size_t k = 0; k < m->jobs.n; k++)
+        if (m->jobs.v[k].workflows & ((uint64_t)1 << w))
+            R->run->job_why[k] = why;
+    R->statics = m->manifest.workflows[w].jobs;
+    R->why_static = cg_pool_alloc(&m->pool, (nstatic(R) + 1) * sizeof *R->why_static);
+    for (size_t i = 0; i < nstatic(R) + 1; i++)
+        R->why_static[i] = i < nstatic(R) ? why : NULL;
+    R->run->workflow = -1;
+    int rc = cg_model_apply_selection(m, R->err);
+    m->omitted = ~(uint64_t)0;
+    return rc;
+}
+
 static const char *workflow_names(cg_model *m, cg_strbuf *sb)
 {
     for (size_t w = 0; w < m->manifest.nworkflows; w++)
@@ -497,6 +634,9 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
                              "picks the jobs of the per-change workflow or runs a scheduled one, and cannot "
                              "tell when this one runs", wd->name);
     }
+    cg_pipeline_values pv = {NULL, in->schedule ? in->schedule : "", tag ? "" : branch ? branch : "", tag ? tag : ""};
+    if (rc == 0)
+        rc = pipeline_values(&R, in, &pv);
     if (rc == 0 && in->schedule && *in->schedule) {
         int w = -1;
         for (size_t i = 0; i < mf->nworkflows; i++)
@@ -517,6 +657,10 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
         run->workflow = w;
         R.w = w;
         R.bit = (uint64_t)1 << w;
+        if (!workflow_runs(&R, (size_t)w, &pv)) {
+            rc = nothing_runs(&R, (size_t)w);
+            goto out;
+        }
         /* the schedule is the trigger: no cron, no branch filter; every job of its tier runs */
         cg_workflow_decl *wd = &mf->workflows[w];
         wd->schedule = NULL;
@@ -555,9 +699,16 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
     for (size_t t = 0; t < m->ntrees; t++)
         cg_env_init(&R.envs[t], m->trees[t], err);
     cg_strbuf_reset(&sb);
-    if (tag) {
+    if (tag)
         cg_strbuf_addf(&sb, "a push of tag '%s'", tag);
-        run->what = pooled(&R, sb.buf);
+    else
+        cg_strbuf_addf(&sb, "a push to branch '%s'", branch ? branch : "(none)");
+    run->what = pooled(&R, sb.buf);
+    if (!workflow_runs(&R, (size_t)m->per_change, &pv)) {
+        rc = nothing_runs(&R, (size_t)m->per_change);
+        goto release;
+    }
+    if (tag) {
         if (pwd->tags.set) {
             note(&R, "tag '%s': workflow '%s' has a tags filter: every job of it", tag, pwd->name);
             choose_all(&R, "a tag runs the per-change workflow whole");
@@ -569,8 +720,6 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
             goto release;
         }
     } else {
-        cg_strbuf_addf(&sb, "a push to branch '%s'", branch ? branch : "(none)");
-        run->what = pooled(&R, sb.buf);
         const cg_pipeline_decl *d = &mf->pipeline;
         if (branch && glob_any(d->run_all, d->nrun_all, branch)) {
             cg_strbuf_reset(&sb);
@@ -594,6 +743,7 @@ out:
         for (size_t i = 0; i < run->nstatics; i++)
             run->statics[i] = (cg_pipeline_why){static_name(&R, i), R.why_static[i] != NULL, R.why_static[i]};
     }
+    json_decref(pv.parameters);
     cg_strbuf_release(&sb);
     return rc;
 }

@@ -23,6 +23,13 @@
  *   a tag: the per-change workflow whole when it has a `tags` filter, else
  *       nothing
  *
+ * The workflow's `when` is evaluated on the pipeline's values
+ * (model/condition.h: the parameters given, else their defaults; the
+ * schedule's name, branch and tag): false, nothing runs; what cannot be
+ * known when the pipeline starts is left to CircleCI, which evaluates the
+ * same statement in the continuation config.  Each parameter given must be
+ * declared by a fragment's top-level `parameters:` and fit its type.
+ *
  * A commit message only picks among the jobs of the per-change workflow: it
  * can never start an upload or a scheduled workflow's job.  The chosen jobs
  * go through the special-PR selection (model/select.h): what they require
@@ -45,6 +52,9 @@ typedef struct cg_pipeline_input {
     size_t nchanged;
     bool changed_known;      /* false: the list is unknown (run the defaults) */
     const char *schedule;    /* a scheduled pipeline: the workflow it runs; NULL or "": none */
+    const char **param_names;  /* pipeline parameters given (NAME=VALUE split), as text */
+    const char **param_values;
+    size_t nparams;
 } cg_pipeline_input;
 
 /* Why a job or static entry is in or out of the pipeline. */
@@ -63,6 +73,7 @@ typedef struct cg_pipeline_run {
     bool *job_in;            /* [jobs.n]: chosen by a rule (before requirements) */
     cg_pipeline_why *statics; /* the static entries of the workflow run */
     size_t nstatics;
+    json_t *parameters;      /* the parameters given, typed (owned; cg_model_release frees it) */
 } cg_pipeline_run;
 
 /* Decides the pipeline's jobs (m->opt.pipeline) and applies them to the

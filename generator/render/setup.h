@@ -4,12 +4,19 @@
  * files changed against the base branch, the schedule's name) and
  * continues the pipeline with the config it writes (CircleCI's
  * /api/v2/pipeline/continue, with CIRCLE_CONTINUATION_KEY), or ends it
- * when nothing runs.  Pure: the manifest in, bytes out.
+ * when nothing runs.  The fragments' pipeline parameters (top-level
+ * `parameters:`) are declared here too, so that a pipeline triggered with
+ * them starts; the job hands their values to `cigen select`, which
+ * evaluates the workflows' `when` with them.  The continue call passes no
+ * parameters: CircleCI carries the trigger's values over to the
+ * continuation (which declares them) and refuses them passed again.
+ * Pure: the manifest and fragments in, bytes out.
  */
 #ifndef CIGEN_SETUP_H
 #define CIGEN_SETUP_H
 
 #include "base/strbuf.h"
+#include "lang/fragment.h"
 #include "lang/manifest.h"
 
 /* The name of the setup job and of its workflow. */
@@ -19,6 +26,7 @@
 /* Appends the setup config; `manifest` is the manifest's path as the
  * header names it, `sources` the sources' digest its header records with
  * the body's (as the main config's does: a hand edit is told apart). */
-void cg_setup_render(const cg_manifest *m, const char *manifest, const char *sources, cg_strbuf *out);
+void cg_setup_render(const cg_manifest *m, const cg_fragment *frags, size_t nfrags, const char *manifest,
+                     const char *sources, cg_strbuf *out);
 
 #endif

@@ -1,0 +1,36 @@
+/* condition — CircleCI's logic statements (a workflow's `when` and
+ * `unless`) evaluated on what a pipeline knows when it starts, so that
+ * `cigen select` picks no job of a workflow CircleCI will not run and can
+ * say why.
+ *
+ * Known pipeline values: `pipeline.parameters.NAME` (the value given, or
+ * the declaration's default), `pipeline.schedule.name`, `pipeline.git.branch`
+ * and `pipeline.git.tag` (empty when the pipeline has none).  Statements:
+ * a value (truthy unless false, null, 0, "" — CircleCI's rule), `and`, `or`,
+ * `not`, `equal`.  Anything else (`matches`: a Java regular expression;
+ * other pipeline values) is unknown: the workflow keeps its jobs and
+ * CircleCI decides, since the continuation config keeps the statement.
+ * Pure: values in, verdict out.
+ */
+#ifndef CIGEN_CONDITION_H
+#define CIGEN_CONDITION_H
+
+#include <jansson.h>
+
+#include "base/strbuf.h"
+
+typedef struct cg_pipeline_values {
+    json_t *parameters;      /* name -> value (given, else the default); borrowed */
+    const char *schedule;    /* "" when not scheduled */
+    const char *branch;      /* "" when none (a tag) */
+    const char *tag;         /* "" when none */
+} cg_pipeline_values;
+
+enum { CG_COND_FALSE = 0, CG_COND_TRUE = 1, CG_COND_UNKNOWN = -1 };
+
+/* The truth of `stmt`; on CG_COND_UNKNOWN, *why (when not NULL) gets what
+ * could not be evaluated ("'pipeline.trigger_source' is not known when the
+ * pipeline starts"). */
+int cg_condition_eval(json_t *stmt, const cg_pipeline_values *pv, cg_strbuf *why);
+
+#endif
