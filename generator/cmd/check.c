@@ -126,7 +126,8 @@ static json_t *check_json(cg_project *p, cg_disk *o, bool full)
         json_object_set_new(f, "status", json_string(s->status == CG_OUT_SAME ? "in_sync" :
                                                      s->status == CG_OUT_MISSING ? "missing" : "differs"));
         drift = drift || s->status != CG_OUT_SAME;
-        if (i == 0) {
+        if (i == 0 || s->f.rel == p->m.manifest.pipeline.setup) {
+            /* the files with a digest header: the config and a setup config */
             json_object_set_new(f, "generated_by_cigen", json_boolean(s->status != CG_OUT_DIFFERS || s->digest));
             json_object_set_new(f, "hand_edited", json_boolean(s->status == CG_OUT_DIFFERS && s->hand_edited));
             json_object_set_new(f, "sources_changed", json_boolean(s->status == CG_OUT_DIFFERS && s->sources_changed));
@@ -164,7 +165,15 @@ static json_t *check_json(cg_project *p, cg_disk *o, bool full)
     } else {
         json_object_set_new(root, "jobs", json_null());
     }
-    json_object_set_new(root, "fix", drift ? json_string(p->m.manifest.regenerate) : json_null());
+    /* the same fix as the text report's: a hand edit is kept only with --force */
+    bool forced = false;
+    for (size_t i = 0; i < o->n; i++)
+        forced |= (i == 0 || o->v[i].f.rel == p->m.manifest.pipeline.setup) && o->v[i].status == CG_OUT_DIFFERS &&
+                  o->v[i].digest && o->v[i].hand_edited;
+    cg_strbuf fix = CG_STRBUF_INIT;
+    cg_strbuf_addf(&fix, "%s%s", p->m.manifest.regenerate, forced ? " --force" : "");
+    json_object_set_new(root, "fix", drift ? json_string(fix.buf) : json_null());
+    cg_strbuf_release(&fix);
     return root;
 }
 
