@@ -227,6 +227,31 @@ START_TEST(init_project)
 }
 END_TEST
 
+/* The advice in init's job fragment works as written: declare executors
+ * named like the os values, make os {type: executor}, use it; a macOS cell
+ * then generates and lints clean. */
+START_TEST(init_executor_advice)
+{
+    char *dir = tu_mkdtemp();
+    tu_run r = tu_sh(dir, "set -e; $CIGEN -q init\n"
+                          "f=verbatim-sources/jobs.yml\n"
+                          "grep -q \"make os\" $f && grep -q \"{type: executor}\" $f\n"
+                          "sed -i 's/^jobs:$/executors:\\n  linux: {docker: [{image: cimg\\/python:3.12}]}\\n"
+                          "  macos: {macos: {xcode: \"15.4.0\"}}\\n\\njobs:/' $f\n"
+                          "sed -i 's/os: {type: string}/os: {type: executor}/; /^    docker:$/d' $f\n"
+                          "sed -i 's/^      - image: cimg\\/python:<< parameters.python >>$/    executor: << parameters.os >>/' $f\n"
+                          "sed -i 's/^    python: \\[\"3.11\", \"3.12\", \"3.13\"\\]$/&\\n  - os: macos\\n    python: [\"3.12\"]/' "
+                          "dimensions/matrix.yml\n"
+                          "$CIGEN -q generate && $CIGEN --strict lint && grep -c 'executor: << parameters.os >>' $f "
+                          "&& grep -A2 'name: test_macos_3_12' config.yml");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "0 errors, 0 warnings") && strstr(r.out, "os: macos"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 /* init creates its files beneath the project (io/paths.c): a folder it
  * writes into that is a link out of the project is refused, nothing is
  * written there or here; a manifest named outside (-m ../x.yml) or in git's
@@ -693,6 +718,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, regenerate_script);
     tcase_add_test(tc, regenerate_script_help_and_parallel_build);
     tcase_add_test(tc, init_project);
+    tcase_add_test(tc, init_executor_advice);
     tcase_add_test(tc, init_never_leaves_the_project);
     tcase_add_test(tc, pre_commit_hook);
     tcase_add_test(tc, bash_completion);
