@@ -394,14 +394,12 @@ done:
 }
 
 /* A job name as a --only pattern that matches it alone. */
+/* The pattern naming exactly this job (any name: ',', '=' and globs quoted). */
 static void exact_pattern(cg_strbuf *out, const char *name)
 {
     cg_strbuf_reset(out);
-    for (const char *s = name; *s; s++) {
-        if (strchr("*?[]\\", *s))
-            cg_strbuf_addc(out, '\\');
-        cg_strbuf_addc(out, *s);
-    }
+    cg_strbuf_adds(out, "job=");
+    cg_query_quote(out, name);
 }
 
 /* Through the special-PR selection: the chosen entries, what they require,
@@ -418,8 +416,6 @@ static int apply(rules *R)
     int rc = 0;
     for (size_t k = 0; k < m->jobs.n && rc == 0; k++)
         if (R->run->job_in[k]) {
-            if (strpbrk(m->jobs.v[k].name, ",="))
-                rc = cg_error_plain(R->err, "job '%s': a name with ',' or '=' cannot be selected", m->jobs.v[k].name);
             exact_pattern(&pat, m->jobs.v[k].name);
             cg_selection_add(s, true, pat.buf, &none);
         }

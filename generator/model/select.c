@@ -348,6 +348,28 @@ static int close_requires(graph *g)
 /* Puts the selected jobs (and what they require) into the per-change
  * workflow, ungated and with their filters lifted; with `only`, culls
  * everything else, static entries included. */
+/* The job name a query names exactly (one job-name term, no wildcard),
+ * unescaped into out; false for any other pattern.  Such a query is looked
+ * up by name instead of matched against every job: `cigen select` names
+ * each job it picks, and a maintainer may list many. */
+static bool literal_name(const cg_query *q, cg_strbuf *out)
+{
+    if (q->n != 1 || q->groups[0].n != 1)
+        return false;
+    const cg_qterm *t = &q->groups[0].terms[0];
+    if ((t->name && !cg_streq(t->name, "job")) || t->negate)
+        return false;
+    cg_strbuf_reset(out);
+    for (const char *c = t->glob; *c; c++) {
+        if (*c == '\\' && c[1])
+            c++;
+        else if (strchr("*?[", *c))
+            return false;
+        cg_strbuf_addc(out, *c);
+    }
+    return true;
+}
+
 static int apply_selection(cg_model *p, cg_error *err)
 {
     const cg_selection *s = &p->selection;
@@ -401,6 +423,21 @@ static int apply_selection(cg_model *p, cg_error *err)
     cg_env *envs = cg_xcalloc(p->ntrees + 1, sizeof *envs);
     for (size_t t = 0; t < p->ntrees; t++)
         cg_env_init(&envs[t], p->trees[t], err);
+    /* exact names first: a lookup each; the first pattern that selects a job marks it */
+    bool *literal = cg_xcalloc(ngroups + 1, sizeof *literal);
+    cg_strbuf lit = CG_STRBUF_INIT;
+    for (size_t i = 0; i < ngroups && rc == 0; i++) {
+        if (!(literal[i] = literal_name(&q[i], &lit)))
+            continue;
+        const cg_job *j = cg_jobs_find(&p->jobs, cg_strbuf_str(&lit));
+        if (!j)
+            continue;
+        size_t k = (size_t)(j - p->jobs.v);
+        if (p->marks[k].kind == CG_MARK_NONE || p->marks[k].pattern > (int32_t)i)
+            p->marks[k] = (cg_mark){CG_MARK_SELECTED, (int32_t)i, NULL};
+        hits[i]++;
+    }
+    cg_strbuf_release(&lit);
     for (size_t k = 0; k < p->jobs.n && rc == 0; k++) {
         const cg_job *j = &p->jobs.v[k];
         cg_env *env = &envs[j->tree->index];
@@ -413,13 +450,15 @@ static int apply_selection(cg_model *p, cg_error *err)
         for (size_t w = 0; w < ph->nworkflows; w++)
             runs_on_prs = runs_on_prs || ph->workflows[w] == p->per_change;
         for (size_t i = 0; i < ngroups; i++) {
+            if (literal[i])
+                continue;
             int mt = cg_query_match(&q[i], p, j, env);
             if (mt < 0)
                 rc = -1;
             if (mt == 1 && !runs_on_prs && !explicit_phase[i])
                 ineligible[i]++;
             else if (mt == 1) {
-                if (p->marks[k].kind == CG_MARK_NONE)
+                if (p->marks[k].kind == CG_MARK_NONE || p->marks[k].pattern > (int32_t)i)
                     p->marks[k] = (cg_mark){CG_MARK_SELECTED, (int32_t)i, NULL};
                 hits[i]++;
             }
@@ -545,6 +584,7 @@ static int apply_selection(cg_model *p, cg_error *err)
     free(q);
     free(hits);
     free(ineligible);
+    free(literal);
     free(explicit_phase);
     return rc;
 }
