@@ -2,33 +2,18 @@
 #include "check/branches.h"
 
 #include <jansson.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
+#include "lang/manifest.h"
+#include "lang/yaml_path.h"
 #include "lang/yamlload.h"
+#include "model/condition.h"
 
-/* A /regex/ must match the whole name (CircleCI's rule); POSIX extended
- * syntax stands in for Java's, which covers what filters use. */
 static bool value_match(const char *branch, const char *v)
 {
-    size_t n = strlen(v);
-    if (n >= 2 && v[0] == '/' && v[n - 1] == '/') {
-        cg_strbuf re = CG_STRBUF_INIT;
-        cg_strbuf_adds(&re, "^(");
-        cg_strbuf_add(&re, v + 1, n - 2);
-        cg_strbuf_adds(&re, ")$");
-        regex_t rx;
-        bool hit = false;
-        if (regcomp(&rx, re.buf, REG_EXTENDED | REG_NOSUB) == 0) {
-            hit = regexec(&rx, branch, 0, NULL, 0) == 0;
-            regfree(&rx);
-        }
-        cg_strbuf_release(&re);
-        return hit;
-    }
-    return cg_streq(branch, v);
+    return cg_ref_value_match(branch, v);
 }
 
 bool cg_branch_filter_match(const char *branch, const char *const *values, size_t n)
@@ -77,7 +62,29 @@ static int filter_state(const char *branch, json_t *filters, cg_strbuf *why)
     return CG_RUNS;
 }
 
-static int simulate_workflow(const char *branch, const char *wname, json_t *wf, cg_branch_run *out)
+/* The parameters' defaults, typed as the config declares them. */
+static json_t *parameter_defaults(const cg_doc *doc)
+{
+    json_t *out = json_object();
+    const char *name;
+    json_t *d;
+    json_object_foreach(json_object_get(cg_doc_root(doc), "parameters"), name, d) {
+        json_t *def = json_is_object(d) ? json_object_get(d, "default") : NULL;
+        const char *type = json_string_value(json_object_get(d, "type"));
+        if (!def)
+            continue;
+        cg_strbuf path = CG_STRBUF_INIT;
+        cg_path_join_key(&path, "/parameters", name);
+        cg_path_push_key(&path, "default");
+        bool typed = type && (cg_streq(type, "boolean") || cg_streq(type, "integer"));
+        json_object_set_new(out, name, typed ? cg_doc_typed(doc, path.buf, def) : json_incref(def));
+        cg_strbuf_release(&path);
+    }
+    return out;
+}
+
+static int simulate_workflow(const cg_doc *doc, const cg_pipeline_values *pv, const char *branch, const char *wname,
+                             json_t *wf, cg_branch_run *out)
 {
     json_t *jobs = json_object_get(wf, "jobs");
     size_t n = json_array_size(jobs), first = out->n;
@@ -88,17 +95,21 @@ static int simulate_workflow(const char *branch, const char *wname, json_t *wf, 
         wstate = CG_SKIPPED;
         wstate_why = "the workflow runs on its schedule (triggers), not on a push";
     } else if (when || unless) {
-        json_t *c = when ? when : unless;
-        const char *s = json_is_string(c) ? json_string_value(c) : "";
-        if (cg_streq(s, "true") || cg_streq(s, "false")) {
-            bool on = cg_streq(s, "true") == (when != NULL);
-            if (!on) {
-                wstate = CG_SKIPPED;
-                wstate_why = "the workflow's condition is false";
-            }
-        } else {
+        /* evaluated on the branch and the parameters' defaults (model/condition.h) */
+        cg_strbuf path = CG_STRBUF_INIT;
+        cg_path_join_key(&path, "/workflows", wname);
+        cg_path_push_key(&path, when ? "when" : "unless");
+        json_t *stmt = cg_doc_typed(doc, path.buf, when ? when : unless);
+        int t = cg_condition_eval(stmt, pv, NULL);
+        json_decref(stmt);
+        cg_strbuf_release(&path);
+        if (t == CG_COND_UNKNOWN) {
             wstate = CG_UNKNOWN;
-            wstate_why = "the workflow's 'when'/'unless' depends on pipeline values (not simulated)";
+            wstate_why = "the workflow's 'when'/'unless' depends on pipeline values not known here";
+        } else if (t != (when != NULL)) {
+            wstate = CG_SKIPPED;
+            wstate_why = when ? "the workflow's 'when' is false (pipeline parameters at their defaults)"
+                              : "the workflow's 'unless' is true (pipeline parameters at their defaults)";
         }
     }
     cg_strbuf why = CG_STRBUF_INIT;
@@ -170,6 +181,8 @@ int cg_branch_simulate(const char *file, const char *text, size_t len, const cha
     if (!doc)
         return -1;
     json_t *wfs = json_object_get(cg_doc_root(doc), "workflows");
+    json_t *params = parameter_defaults(doc);
+    cg_pipeline_values pv = {params, "", branch, ""};
     const char *wname;
     json_t *wf;
     bool found = false;
@@ -179,8 +192,9 @@ int cg_branch_simulate(const char *file, const char *text, size_t len, const cha
         if (workflow && !cg_streq(workflow, wname))
             continue;
         found = true;
-        simulate_workflow(branch, wname, wf, out);
+        simulate_workflow(doc, &pv, branch, wname, wf, out);
     }
+    json_decref(params);
     cg_doc_free(doc);
     if (workflow && !found)
         return cg_error_plain(err, "%s has no workflow '%s'", file, workflow);

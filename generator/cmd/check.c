@@ -54,8 +54,8 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
         cg_strbuf where = CG_STRBUF_INIT;
         cg_disk_hand_edits(p, cfg, &where, NULL, &explain_job);
         if (cfg->sources_changed)
-            cg_strbuf_addf(out, "%s was edited by hand, and its sources changed since it was generated; the "
-                           "differences below mix both: %s\n", cfg->f.rel, cg_strbuf_str(&where));
+            cg_strbuf_addf(out, "%s was edited by hand (at %s), and its sources changed since it was generated; "
+                           "the differences below mix both\n", cfg->f.rel, where.len ? where.buf : "its header");
         else
             cg_strbuf_addf(out, "%s was edited by hand at %s; edit the sources instead (see `cigen explain %s`)\n",
                            cfg->f.rel, where.len ? where.buf : "its header", explain_job ? explain_job : "JOB");
@@ -107,8 +107,9 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
         cg_strbuf_addf(out, "To fix it: make the change in the manifest's 'pipeline' section, then run: %s --force\n",
                        p->m.manifest.regenerate);
     else if (cfg->hand_edited && cfg->status == CG_OUT_DIFFERS)
-        cg_strbuf_addf(out, "To fix it: make the change in the sources (`cigen explain %s` shows where a job "
-                       "comes from), then run: %s --force\n",
+        cg_strbuf_addf(out, "To fix it: %s (`cigen explain %s` shows where a job comes from), then run: %s --force\n",
+                       cfg->sources_changed ? "carry the hand edit into the sources, if it is still wanted"
+                                            : "make the change in the sources",
                        explain_job ? explain_job : "JOB", p->m.manifest.regenerate);
     else
         cg_strbuf_addf(out, "To fix it, run: %s\n", p->m.manifest.regenerate);

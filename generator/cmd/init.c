@@ -243,6 +243,7 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     rc = cg_cmd_generate(g, 1, gargv);
     if (rc == 0 && !g->quiet)
         printf("Next: change dimensions/matrix.yml (or the other sources), run ./regenerate.sh, and commit\n"
-               "the sources with config.yml; `cigen check` in CI keeps them in sync.\n");
+               "the sources with config.yml.  To keep them in sync, give your CI a job that runs\n"
+               "`./regenerate.sh --check` (it fails when config.yml has drifted from its sources).\n");
     return rc == 0 ? 0 : CG_EXIT_ERROR;
 }

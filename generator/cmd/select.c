@@ -13,8 +13,9 @@
 #include "model/pipeline.h"
 
 static const char usage[] =
-    "usage: cigen select [--branch NAME | --tag NAME | --schedule WORKFLOW] [--message TEXT]\n"
-    "                    [--changed FILE]... [--changed-files -] [--parameter NAME=VALUE]...\n"
+    "usage: cigen select [--branch NAME | --tag NAME | --schedule WORKFLOW]\n"
+    "                    [--message TEXT | --message-file FILE] [--changed FILE]...\n"
+    "                    [--changed-files - [--null]] [--parameter NAME=VALUE]...\n"
     "                    [-o FILE] [--explain] [--json]\n"
     "\n"
     "Picks the jobs one pipeline runs, from what the pipeline knows, and writes the\n"
@@ -29,9 +30,11 @@ static const char usage[] =
     "                      with WORD in their name), [ci only: PATTERN] (exactly\n"
     "                      those: a special PR with nothing committed),\n"
     "                      [ci also: PATTERN]\n"
+    "  --message-file FILE the commit message, read from FILE\n"
     "  --changed FILE      a file changed against the base branch (repeatable);\n"
     "  --changed-files -   read them from stdin, one a line; matched against the\n"
     "                      manifest's 'pipeline: paths' rules\n"
+    "  --null              the list on stdin is NUL-separated (git diff -z)\n"
     "  --parameter NAME=VALUE  a pipeline parameter's value (repeatable; declared\n"
     "                      by a fragment's top-level 'parameters:', checked\n"
     "                      against its type): the workflow's 'when' is evaluated\n"
@@ -56,6 +59,8 @@ enum {
     OPT_CHANGED,
     OPT_CHANGED_FILES,
     OPT_PARAMETER,
+    OPT_MESSAGE_FILE,
+    OPT_NULL,
     OPT_EXPLAIN,
     OPT_JSON
 };
@@ -169,8 +174,10 @@ static int write_file(const cg_project *p, const char *file, const char *data, s
     return rc;
 }
 
-/* stdin, one file a line (blank lines skipped, a trailing '\r' dropped) */
-static int read_changed(char ***files, size_t *n)
+/* stdin, one file a line (blank lines skipped, a trailing '\r' dropped),
+ * or NUL-separated (as git diff -z writes them: any byte but NUL is the
+ * file's) */
+static int read_changed(char ***files, size_t *n, bool nul)
 {
     cg_strbuf all = CG_STRBUF_INIT;
     char buf[65536];
@@ -188,11 +195,16 @@ static int read_changed(char ***files, size_t *n)
         cg_strbuf_release(&all);
         return -1;
     }
-    for (const char *s = all.buf ? all.buf : ""; *s;) {
-        const char *e = strchr(s, '\n');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
+    for (const char *s = all.buf ? all.buf : "", *end = s + all.len; s < end;) {
+        const char *e = memchr(s, nul ? '\0' : '\n', (size_t)(end - s));
+        size_t len = e ? (size_t)(e - s) : (size_t)(end - s);
         size_t l = len;
-        if (l && s[l - 1] == '\r')
+        if (!nul && memchr(s, '\0', l)) {
+            fprintf(stderr, "cigen: error: --changed-files: a NUL byte in a line (git diff -z writes them: add --null)\n");
+            cg_strbuf_release(&all);
+            return -1;
+        }
+        if (!nul && l && s[l - 1] == '\r')
             l--;
         if (l) {
             *files = cg_xrealloc(*files, (*n + 1) * sizeof **files);
@@ -202,6 +214,30 @@ static int read_changed(char ***files, size_t *n)
     }
     cg_strbuf_release(&all);
     return 0;
+}
+
+/* The commit message from a file (at most 64 MiB). */
+static char *read_message(const char *file)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f) {
+        fprintf(stderr, "cigen: error: --message-file '%s': %s\n", cg_cli_shown(file), strerror(errno));
+        return NULL;
+    }
+    cg_strbuf all = CG_STRBUF_INIT;
+    char buf[65536];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0 && all.len <= ((size_t)64 << 20))
+        cg_strbuf_add(&all, buf, got);
+    bool bad = ferror(f) || all.len > ((size_t)64 << 20);
+    fclose(f);
+    if (bad) {
+        fprintf(stderr, "cigen: error: --message-file '%s': %s\n", cg_cli_shown(file),
+                all.len > ((size_t)64 << 20) ? "more than 64 MiB" : "cannot read it");
+        cg_strbuf_release(&all);
+        return NULL;
+    }
+    return cg_strbuf_detach(&all, NULL);
 }
 
 int cg_cmd_select(const cg_global *g0, int argc, char **argv)
@@ -216,6 +252,8 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
         {"changed", required_argument, NULL, OPT_CHANGED},
         {"changed-files", required_argument, NULL, OPT_CHANGED_FILES},
         {"parameter", required_argument, NULL, OPT_PARAMETER},
+        {"message-file", required_argument, NULL, OPT_MESSAGE_FILE},
+        {"null", no_argument, NULL, OPT_NULL},
         {"explain", no_argument, NULL, OPT_EXPLAIN},
         {"json", no_argument, NULL, OPT_JSON},
         {"output", required_argument, NULL, 'o'},
@@ -226,7 +264,8 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
     const char **pvalues = NULL;
     size_t nchanged = 0, nparams = 0;
     const char *output = NULL;
-    bool explain = false, json = false, from_stdin = false;
+    bool explain = false, json = false, from_stdin = false, nul = false;
+    char *message = NULL;
     int c, rc = 0;
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while (rc == 0 && (c = cg_cli_getopt(g, argc, argv, "ho:qv", longopts)) != -1) {
@@ -263,6 +302,13 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
             pvalues[nparams++] = eq + 1;
             break;
         }
+        case OPT_MESSAGE_FILE:
+            free(message);
+            if (!(message = read_message(optarg)))
+                rc = CG_EXIT_ERROR;
+            in.message = message;
+            break;
+        case OPT_NULL: nul = true; break;
         case OPT_EXPLAIN: explain = true; break;
         case OPT_JSON: json = true; break;
         case 'o': output = optarg; break;
@@ -277,7 +323,11 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
         fprintf(stderr, "cigen: error: a pipeline has a branch or a tag, not both\n");
         rc = CG_EXIT_ERROR;
     }
-    if (rc == 0 && from_stdin && read_changed(&changed, &nchanged) != 0)
+    if (rc == 0 && nul && !from_stdin) {
+        fprintf(stderr, "cigen: error: --null is about the list --changed-files - reads\n");
+        rc = CG_EXIT_ERROR;
+    }
+    if (rc == 0 && from_stdin && read_changed(&changed, &nchanged, nul) != 0)
         rc = CG_EXIT_ERROR;
     if (rc != 0)
         goto done;
@@ -331,19 +381,20 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
             json_decref(o);
         } else if (explain) {
             for (size_t i = 0; i < n; i++)
-                printf("%-3s %s: %s\n", v[i].in ? "in" : "out", v[i].name, v[i].why);
+                printf("%-3s %s: %s\n", v[i].in ? "in" : "out", v[i].name, cg_cli_shown(v[i].why));
         } else if (!output) {
             for (size_t i = 0; i < n && v[i].in; i++)
                 printf("%s\n", v[i].name);
         }
         if (!g->quiet) {
+            /* a branch name or a message may hold control characters: escaped */
             for (size_t i = 0; i < run->nnotes; i++)
-                fprintf(stderr, "cigen: %s\n", run->notes[i]);
+                fprintf(stderr, "cigen: %s\n", cg_cli_shown(run->notes[i]));
             if (wname)
-                fprintf(stderr, "cigen: %s: %zu job%s in workflow '%s'%s%s\n", run->what, nin, nin == 1 ? "" : "s",
-                        wname, output ? ", written to " : "", output ? output : "");
+                fprintf(stderr, "cigen: %s: %zu job%s in workflow '%s'%s%s\n", cg_cli_shown(run->what), nin,
+                        nin == 1 ? "" : "s", wname, output ? ", written to " : "", output ? cg_cli_shown(output) : "");
             else
-                fprintf(stderr, "cigen: %s: nothing runs%s\n", run->what,
+                fprintf(stderr, "cigen: %s: nothing runs%s\n", cg_cli_shown(run->what),
                         output ? " (nothing written: the setup job ends the pipeline)" : "");
         }
         if (output && wname)
@@ -361,5 +412,6 @@ done:
         free(pnames[i]);
     free(pnames);
     free(pvalues);
+    free(message);
     return rc;
 }

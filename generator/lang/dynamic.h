@@ -44,6 +44,7 @@ typedef struct cg_pipeline_decl {
     const char *continuation;   /* dynamic: the full continuation config */
     cg_pos continuation_pos;
     const char *project;   /* the project folder, from the repository's root (NULL: from the setup path) */
+    bool project_derived;  /* project was derived from `output` (config.yml: .circleci) */
     cg_pos project_pos;
     const char *setup;     /* dynamic: the setup config (the manifest's `output`) */
     cg_pos setup_pos;

@@ -1,5 +1,6 @@
 #include "lang/manifest.h"
 
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -426,10 +427,13 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
             m->pipeline.setup_pos = m->output_pos;
             /* CircleCI reads the setup config at .circleci/config.yml of the
              * repository: that places the project folder, unless told */
-            if (!m->pipeline.project && cg_streq(m->output, "config.yml"))
+            if (!m->pipeline.project && cg_streq(m->output, "config.yml")) {
                 m->pipeline.project = ".circleci";
-            else if (!m->pipeline.project && cg_streq(m->output, ".circleci/config.yml"))
+                m->pipeline.project_derived = true;
+            } else if (!m->pipeline.project && cg_streq(m->output, ".circleci/config.yml")) {
                 m->pipeline.project = ".";
+                m->pipeline.project_derived = true;
+            }
             else if (!m->pipeline.project)
                 return cg_error_at(err, &m->output_pos, "'output' '%s' is the setup config of a dynamic pipeline, "
                                    "which CircleCI reads at .circleci/config.yml of the repository; say where this "
@@ -524,4 +528,36 @@ void cg_manifest_release(cg_manifest *m)
 {
     free(m->workflows);
     memset(m, 0, sizeof *m);
+}
+
+bool cg_ref_value_match(const char *name, const char *v)
+{
+    size_t n = strlen(v);
+    if (n >= 2 && v[0] == '/' && v[n - 1] == '/') {
+        cg_strbuf re = CG_STRBUF_INIT;
+        cg_strbuf_adds(&re, "^(");
+        cg_strbuf_add(&re, v + 1, n - 2);
+        cg_strbuf_adds(&re, ")$");
+        regex_t rx;
+        bool hit = false;
+        if (regcomp(&rx, re.buf, REG_EXTENDED | REG_NOSUB) == 0) {
+            hit = regexec(&rx, name, 0, NULL, 0) == 0;
+            regfree(&rx);
+        }
+        cg_strbuf_release(&re);
+        return hit;
+    }
+    return cg_streq(name, v);
+}
+
+bool cg_ref_filter_passes(const cg_ref_filter *f, const char *name)
+{
+    if (!f->set)
+        return true;
+    bool in = !f->nonly;
+    for (size_t i = 0; i < f->nonly && !in; i++)
+        in = cg_ref_value_match(name, f->only[i]);
+    for (size_t i = 0; i < f->nignore && in; i++)
+        in = !cg_ref_value_match(name, f->ignore[i]);
+    return in;
 }

@@ -53,6 +53,13 @@ typedef struct cg_ref_filter {
     bool ignore_scalar;
 } cg_ref_filter;
 
+/* Whether a branch or tag name matches one filter value: the name itself,
+ * or a /regex/ matching the whole name (POSIX extended syntax standing in
+ * for Java's, which covers what filters use). */
+bool cg_ref_value_match(const char *name, const char *value);
+/* Whether a name passes the filter (unset: every name). */
+bool cg_ref_filter_passes(const cg_ref_filter *f, const char *name);
+
 /* A workflow's entries: its static `jobs` then the generated ones cell by
  * cell (CELL, the default), or phase by phase (PHASE), or as `order` lists
  * them (LIST: static entries by name, generated ones by phase). */

@@ -476,6 +476,17 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
     if (cg_manifest_parse(p->manifest_doc, &p->pool, &p->manifest, err) != 0)
         return -1;
     const cg_manifest *m = &p->manifest;
+    if (m->pipeline.setup && m->pipeline.project_derived && cg_streq(m->pipeline.project, ".circleci")) {
+        /* the setup job will run `cigen -C .circleci`: this folder must be it */
+        const char *slash = strrchr(p->root, '/');
+        const char *base = slash ? slash + 1 : p->root;
+        if (!cg_streq(base, ".circleci"))
+            return cg_error_at(err, &m->pipeline.setup_pos, "'output: config.yml' in dynamic mode is the setup config "
+                               "CircleCI reads at .circleci/config.yml, but this project's folder is '%s', not the "
+                               "repository's .circleci: move the project there, write 'output: .circleci/config.yml' "
+                               "(a project at the repository's root), or say where it is ('pipeline: project: PATH')",
+                               base);
+    }
     if (load_fragments(p, err) != 0)
         return -1;
     for (size_t i = 0; i < m->nlists; i++) {

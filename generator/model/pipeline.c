@@ -300,7 +300,7 @@ static int choose_for_pr(rules *R, const cg_pipeline_input *in)
                                 "'%s' (a commit message picks among its jobs only)", t.only[i],
                                 R->m->manifest.workflows[R->w].name);
         else if (n > 0)
-            note(R, "[ci only: %s]: %ld jobs", t.only[i], n);
+            note(R, "[ci only: %s]: %ld job%s", t.only[i], n, n == 1 ? "" : "s");
         else
             rc = -1;
     }
@@ -342,8 +342,8 @@ static int choose_for_pr(rules *R, const cg_pipeline_input *in)
         defaults = unmatched > 0;
         if (defaults) {
             cg_strbuf_reset(&why);
-            cg_strbuf_addf(&why, "a default job: runs on every pull request ('%s'%s matches no path rule)",
-                           first_unmatched, unmatched > 1 ? " and others" : "");
+            cg_strbuf_addf(&why, "a default job: runs on every pull request ('%s'%s no path rule)",
+                           first_unmatched, unmatched > 1 ? " and others match" : " matches");
             default_why = pooled(R, why.buf);
             note(R, "%zu of %zu changed files match no path rule ('%s'%s): the default jobs run", unmatched,
                  in->nchanged, first_unmatched, unmatched > 1 ? ", ..." : "");
@@ -382,10 +382,14 @@ static int choose_for_pr(rules *R, const cg_pipeline_input *in)
         cg_strbuf_reset(&why);
         cg_strbuf_addf(&why, "the commit message says [ci also: %s]", t.also[i]);
         long n = choose_pattern(R, t.also[i], NULL, pooled(R, why.buf));
-        if (n < 0)
+        if (n == 0)
+            rc = cg_error_plain(R->err, "the commit message's [ci also: %s] selects no job of the per-change workflow "
+                                "'%s' (a commit message picks among its jobs only)", t.also[i],
+                                R->m->manifest.workflows[R->w].name);
+        else if (n < 0)
             rc = -1;
         else
-            note(R, "[ci also: %s]: %ld jobs", t.also[i], n);
+            note(R, "[ci also: %s]: %ld job%s", t.also[i], n, n == 1 ? "" : "s");
     }
 done:
     cg_strbuf_release(&why);
@@ -451,6 +455,9 @@ static int apply(rules *R)
     }
     if (rc == 0 && cg_selection_empty(s)) {
         /* only the keep entries: select the first, the selection keeps the rest */
+        for (size_t i = 0; i < nstatic(R); i++)
+            if (cg_streq(static_name(R, i), wd->keep[0]))
+                choose_static(R, i, "kept: the workflow's 'keep' names it (nothing else runs)");
         exact_pattern(&pat, wd->keep[0]);
         cg_selection_add(s, true, pat.buf, &none);
         cg_strbuf_release(&pat);
@@ -574,15 +581,10 @@ static bool workflow_runs(rules *R, size_t w, const cg_pipeline_values *pv)
     return t != CG_COND_FALSE;
 }
 
-/* Workflow w's `when` is false: no job runs, each says why. */
-static int nothing_runs(rules *R, size_t w)
+/* Workflow w does not run (`why`): no job runs, each says why. */
+static int nothing_runs(rules *R, size_t w, const char *why)
 {
     cg_model *m = R->m;
-    cg_strbuf sb = CG_STRBUF_INIT;
-    cg_strbuf_addf(&sb, "workflow '%s' does not run: its 'when' is false for this pipeline",
-                   m->manifest.workflows[w].name);
-    const char *why = pooled(R, sb.buf);
-    cg_strbuf_release(&sb);
     for (size_t k = 0; k < m->jobs.n; k++)
         if (m->jobs.v[k].workflows & ((uint64_t)1 << w))
             R->run->job_why[k] = why;
@@ -594,6 +596,16 @@ static int nothing_runs(rules *R, size_t w)
     int rc = cg_model_apply_selection(m, R->err);
     m->omitted = ~(uint64_t)0;
     return rc;
+}
+
+static const char *when_false(rules *R, size_t w)
+{
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_strbuf_addf(&sb, "workflow '%s' does not run: its 'when' is false for this pipeline",
+                   R->m->manifest.workflows[w].name);
+    const char *why = pooled(R, sb.buf);
+    cg_strbuf_release(&sb);
+    return why;
 }
 
 static const char *workflow_names(cg_model *m, cg_strbuf *sb)
@@ -653,8 +665,18 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
         run->workflow = w;
         R.w = w;
         R.bit = (uint64_t)1 << w;
+        if (branch && !cg_ref_filter_passes(&mf->workflows[w].branches, branch)) {
+            /* as the schedule's branch filter of a classic config: a schedule
+             * set up on another branch runs nothing of it */
+            cg_strbuf_reset(&sb);
+            cg_strbuf_addf(&sb, "workflow '%s' does not run: its 'branches' do not let '%s' through (the branch the "
+                           "schedule runs on)", mf->workflows[w].name, branch);
+            note(&R, "%s: nothing runs", sb.buf);
+            rc = nothing_runs(&R, (size_t)w, pooled(&R, sb.buf));
+            goto out;
+        }
         if (!workflow_runs(&R, (size_t)w, &pv)) {
-            rc = nothing_runs(&R, (size_t)w);
+            rc = nothing_runs(&R, (size_t)w, when_false(&R, (size_t)w));
             goto out;
         }
         /* the schedule is the trigger: no cron, no branch filter; every job of its tier runs */
@@ -701,7 +723,7 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
         cg_strbuf_addf(&sb, "a push to branch '%s'", branch ? branch : "(none)");
     run->what = pooled(&R, sb.buf);
     if (!workflow_runs(&R, (size_t)m->per_change, &pv)) {
-        rc = nothing_runs(&R, (size_t)m->per_change);
+        rc = nothing_runs(&R, (size_t)m->per_change, when_false(&R, (size_t)m->per_change));
         goto release;
     }
     if (tag) {
@@ -721,6 +743,11 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
             cg_strbuf_reset(&sb);
             cg_strbuf_addf(&sb, "branch '%s' runs every job ('run_all')", branch);
             note(&R, "%s", sb.buf);
+            cg_pipeline_tokens t;
+            cg_pipeline_tokens_parse(in->message, &t);
+            if (t.all || t.nonly || t.nalso || t.nwords)
+                note(&R, "the commit message's tokens do not count on a 'run_all' branch");
+            cg_pipeline_tokens_free(&t);
             choose_all(&R, pooled(&R, sb.buf));
         } else {
             rc = choose_for_pr(&R, in);

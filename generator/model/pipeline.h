@@ -82,7 +82,7 @@ int cg_pipeline_select(cg_model *m, cg_error *err);
 
 /* The commit message's tokens: each `[ci only: P]` and `[ci also: P]`
  * pattern (into only/also, NULL to skip), whether `[ci all]` is there, and
- * each `[WORD ci]` word, lower-cased.  Returns how many tokens there were.
+ * each `[WORD ci]` word, lower-cased.
  * Arrays are malloc'd, strings too; cg_pipeline_tokens_free releases them. */
 typedef struct cg_pipeline_tokens {
     char **only, **also, **words;

@@ -120,9 +120,10 @@ static void render_body(const cg_manifest *m, const params *P, cg_strbuf *out)
     scalar(out, d->image);
     cg_strbuf_adds(out, "\n    resource_class: ");
     scalar(out, d->resource_class);
+    /* pipeline values reach the script through the environment, never its
+     * text: a schedule's name or a string parameter is never shell */
+    cg_strbuf_adds(out, "\n    environment:\n      CIGEN_SCHEDULE: \"<< pipeline.schedule.name >>\"");
     if (P->n) {
-        /* through the environment, not the script's text: a string's value is never shell */
-        cg_strbuf_adds(out, "\n    environment:");
         for (size_t i = 0; i < P->n; i++) {
             cg_strbuf_addf(out, "\n      CIGEN_PARAMETER_%zu: ", i + 1);
             cg_strbuf ref = CG_STRBUF_INIT;
@@ -150,7 +151,7 @@ static void render_body(const cg_manifest *m, const params *P, cg_strbuf *out)
         cg_strbuf_adds(&cmd, " -C ");
         cg_strbuf_add_shell_quoted(&cmd, d->project);
     }
-    cg_strbuf_adds(&cmd, " select --explain -o /tmp/cigen/continuation.yml \"$@\" </tmp/cigen/changed");
+    cg_strbuf_adds(&cmd, " select --explain -o \"$d/continuation.yml\" \"$@\" <\"$d/changed\"");
     cg_strbuf plines = CG_STRBUF_INIT;
     for (size_t i = 0; i < P->n; i++) {
         if (!i)
@@ -164,38 +165,43 @@ static void render_body(const cg_manifest *m, const params *P, cg_strbuf *out)
     }
     const char *select[] = {
         "set -eu",
-        "mkdir -p /tmp/cigen",
-        "set -- --message \"$(git log -1 --format=%B)\" --schedule \"<< pipeline.schedule.name >>\"",
+        "d=" CG_SETUP_SCRATCH,
+        "mkdir -p \"$d\"",
+        "git log -1 --format=%B >\"$d/message\"",
+        "set -- --message-file \"$d/message\" --schedule \"$CIGEN_SCHEDULE\"",
         "if [ -n \"${CIRCLE_TAG:-}\" ]; then",
         "  set -- \"$@\" --tag \"$CIRCLE_TAG\"",
         "else",
         "  set -- \"$@\" --branch \"${CIRCLE_BRANCH:-}\"",
         "fi",
         P->n ? plines.buf : NULL,
-        "# the files changed against the base branch (none known on the base branch itself)",
+        "# the files changed against the base branch (none known on the base branch itself):",
+        "# NUL-separated and unquoted, whatever their bytes; a moved file under both names",
         base.buf,
-        "  git diff --name-only \"$base\" HEAD >/tmp/cigen/changed",
-        "  set -- \"$@\" --changed-files -",
+        "  git -c core.quotePath=false diff --name-only --no-renames -z \"$base\" HEAD >\"$d/changed\"",
+        "  set -- \"$@\" --changed-files - --null",
         "else",
-        "  : >/tmp/cigen/changed",
+        "  : >\"$d/changed\"",
         "fi",
         cmd.buf,
     };
     run_step(out, "Pick the jobs of this pipeline", select, CG_ARRAY_LEN(select));
     const char *cont[] = {
         "set -eu",
+        "d=" CG_SETUP_SCRATCH,
         "# nothing to run: continue with a config that runs nothing, which ends the pipeline",
         P->n ? "# no parameters are passed: the trigger's carry over (passing them again is refused)" : NULL,
-        "if [ -s /tmp/cigen/continuation.yml ]; then",
-        "  jq -n --arg key \"$CIRCLE_CONTINUATION_KEY\" --rawfile config /tmp/cigen/continuation.yml \\",
-        "    '{\"continuation-key\": $key, \"configuration\": $config}' >/tmp/cigen/body.json",
+        "if [ -s \"$d/continuation.yml\" ]; then",
+        "  jq -n --arg key \"$CIRCLE_CONTINUATION_KEY\" --rawfile config \"$d/continuation.yml\" \\",
+        "    '{\"continuation-key\": $key, \"configuration\": $config}' >\"$d/body.json\"",
         "else",
         "  jq -n --arg key \"$CIRCLE_CONTINUATION_KEY\" \\",
         "    '{\"continuation-key\": $key, \"configuration\": \"{version: 2, jobs: {}, workflows: {version: 2}}\"}' \\",
-        "    >/tmp/cigen/body.json",
+        "    >\"$d/body.json\"",
         "fi",
-        "curl -fsS -X POST -H \"Content-Type: application/json\" --data @/tmp/cigen/body.json \\",
-        "  https://circleci.com/api/v2/pipeline/continue",
+        "# CircleCI's answer is shown when it refuses (--fail-with-body); transient errors are retried",
+        "curl -sS --fail-with-body --retry 3 -X POST -H \"Content-Type: application/json\" \\",
+        "  --data @\"$d/body.json\" https://circleci.com/api/v2/pipeline/continue",
     };
     run_step(out, "Continue the pipeline with them", cont, CG_ARRAY_LEN(cont));
     /* every pipeline starts here, a tag's too (CircleCI runs no job for a tag without a tags filter) */

@@ -22,6 +22,9 @@
 /* The name of the setup job and of its workflow. */
 #define CG_SETUP_JOB "cigen_select"
 #define CG_SETUP_WORKFLOW "cigen_setup"
+/* The setup job's scratch folder (not /tmp/cigen: a release binary may be
+ * installed there). */
+#define CG_SETUP_SCRATCH "/tmp/cigen-select"
 
 /* Appends the setup config; `manifest` is the manifest's path as the
  * header names it, `sources` the sources' digest its header records with
