@@ -210,7 +210,10 @@ int cg_tree_unknown_name(parser *P, const cg_pos *pos, const char *name, const c
     cg_strbuf hint = CG_STRBUF_INIT;
     cg_did_you_mean(&hint, name, cands, n);
     free(cands);
-    cg_error_at(P->err, pos, "unknown %s '%s'%s", what, name, cg_strbuf_str(&hint));
+    /* a placeholder's name: say what names there are */
+    cg_error_at(P->err, pos, "unknown %s '%s'%s%s", what, name, cg_strbuf_str(&hint),
+                cg_streq(what, "name") ? ": not a dimension, variable or built-in of this tree (dimensions are "
+                                         "listed under 'dimensions', variables set under 'vars')" : "");
     cg_strbuf_release(&hint);
     return -1;
 }
