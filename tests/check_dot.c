@@ -6,6 +6,7 @@
 
 #include "cmd/project.h"
 #include "render/dot.h"
+#include "render/dot_impl.h"
 #include "testutil.h"
 
 /* ---- cg_dot_quote ---- */
@@ -585,12 +586,36 @@ START_TEST(cli_svg_with_graphviz)
 }
 END_TEST
 
+/* A node id's component: the bytes that separate components, and control
+ * bytes, are percent-encoded; a collapsed value is '*'.  (No dimension
+ * value holds a control byte any more, the tree refuses one: this keeps
+ * the encoding honest on its own.) */
+START_TEST(path_add_encodes)
+{
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_dot_path_add(&sb, 0, "os", "linux");
+    cg_dot_path_add(&sb, 0, "v", "a/b=c*d#e:f%g");
+    cg_dot_path_add(&sb, 0, "n", "two\nlines\x1b\x7f");
+    cg_dot_path_add(&sb, 0, "py", NULL);
+    cg_dot_path_add(&sb, 0, "q", "say \"hi\" back\\slash caf\xc3\xa9");
+    ck_assert_str_eq(sb.buf, "os=linux/v=a%2Fb%3Dc%2Ad%23e%3Af%25g/n=two%0Alines%1B%7F/py=*/"
+                             "q=say \"hi\" back\\slash caf\xc3\xa9");
+    cg_strbuf_reset(&sb);
+    cg_strbuf_adds(&sb, "prefix:");
+    cg_dot_path_add(&sb, 7, "os", "linux"); /* the path starts after the prefix: no leading '/' */
+    cg_dot_path_add(&sb, 7, "py", "3.8");
+    ck_assert_str_eq(sb.buf, "prefix:os=linux/py=3.8");
+    cg_strbuf_release(&sb);
+}
+END_TEST
+
 Suite *make_dot_suite(void)
 {
     Suite *s = suite_create("dot");
     TCase *tc = tcase_create("escaping");
     tcase_add_loop_test(tc, quote_table, 0, (int)CG_ARRAY_LEN(quotes));
     tcase_add_test(tc, quote_round_trip);
+    tcase_add_test(tc, path_add_encodes);
     suite_add_tcase(s, tc);
     tc = tcase_create("model");
     tcase_set_timeout(tc, 60);

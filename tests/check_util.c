@@ -84,6 +84,42 @@ START_TEST(comment_text_refuses_and_escapes_unprintables)
 }
 END_TEST
 
+/* What cannot be part of a job name: what a comment line cannot hold,
+ * and a tab; the first such character is named, and a message shows a
+ * tab as \t (the rest is escaped when the message is formatted). */
+START_TEST(name_breaker_names_the_first_unprintable)
+{
+    static const struct {
+        const char *s, *why; /* why == NULL: fine in a job name */
+    } cases[] = {
+        {"linux_3.8 build", NULL},
+        {"caf\xc3\xa9 \xc2\xa0", NULL},
+        {"a\tb", "a tab"},
+        {"a\tb\nc", "a tab"},
+        {"a\nb\tc", "a line break"},
+        {"a\rb", "a line break"},
+        {"a\xc2\x85", "a line break"},   /* NEL */
+        {"a\xe2\x80\xa8", "a line break"}, /* LS */
+        {"a\xe2\x80\xa9", "a line break"}, /* PS */
+        {"a\x1b[31m", "a control character"},
+        {"a\x7f", "a control character"},
+        {"a\xc2\x9b", "a control character"}, /* C1 CSI */
+        {"a\xff", "a byte that is not UTF-8"},
+        {"a\xed\xa0\x80", "a byte that is not UTF-8"},
+        {"a\xef\xbb\xbf", "a character YAML does not allow"}, /* BOM */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *why = cg_name_breaker(cases[i].s);
+        ck_assert_msg(cases[i].why ? why && strcmp(why, cases[i].why) == 0 : why == NULL, "case %zu: %s", i,
+                      why ? why : "(none)");
+    }
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_add_tabs_shown(&sb, "\ta\tb\x1b\t");
+    ck_assert_str_eq(cg_strbuf_str(&sb), "\\ta\\tb\x1b\\t");
+    cg_strbuf_release(&sb);
+}
+END_TEST
+
 START_TEST(index_finds_what_it_holds)
 {
     static char names[500][16];
@@ -291,6 +327,7 @@ Suite *make_util_suite(void)
     TCase *tc = tcase_create("util");
     tcase_add_test(tc, count_newlines_matches_a_loop);
     tcase_add_test(tc, comment_text_refuses_and_escapes_unprintables);
+    tcase_add_test(tc, name_breaker_names_the_first_unprintable);
     tcase_add_test(tc, index_finds_what_it_holds);
     tcase_add_test(tc, graph_finds_the_first_cycle);
     tcase_add_test(tc, open_beneath_stays_inside);

@@ -73,6 +73,15 @@ void cg_escape_line(cg_strbuf *sb, const char *text, size_t len)
     }
 }
 
+void cg_add_tabs_shown(cg_strbuf *sb, const char *s)
+{
+    for (; *s; s++)
+        if (*s == '\t')
+            cg_strbuf_adds(sb, "\\t");
+        else
+            cg_strbuf_addc(sb, *s);
+}
+
 /* One line, whatever the values in it hold: no escape sequence, line break
  * or other control character reaches the terminal or a log, so a value can
  * neither forge a line ("x.yml:1:1: error: ...") nor recolour the terminal;

@@ -71,6 +71,10 @@ int cg_error_plain(cg_error *e, const char *fmt, ...)
  * UTF-8 are written as escapes (\n, \r, \x1b, \u009b); tab is kept.
  * Every error, note and warning goes through it. */
 void cg_escape_line(cg_strbuf *sb, const char *text, size_t len);
+/* Appends s with each tab written as \t, for a value quoted in a message
+ * because of what it holds (cg_escape_line keeps tabs, and escapes the
+ * rest when the message is formatted). */
+void cg_add_tabs_shown(cg_strbuf *sb, const char *s);
 
 /* Formats "file:line:col: " (omitting zero parts) into sb. */
 void cg_pos_format(cg_strbuf *sb, const cg_pos *pos);

@@ -82,6 +82,25 @@ const char *cg_line_breaker(const char *s, size_t *len)
     return NULL;
 }
 
+const char *cg_name_breaker(const char *s)
+{
+    size_t n = 0;
+    const char *at = cg_line_breaker(s, &n), *tab = strchr(s, '\t');
+    if (tab && (!at || tab < at))
+        return "a tab";
+    if (!at)
+        return NULL;
+    const unsigned char *p = (const unsigned char *)at;
+    if (n == 1 && *p >= 0x80)
+        return "a byte that is not UTF-8";
+    if (*p == '\n' || *p == '\r' || *p == '\v' || *p == '\f' || (p[0] == 0xc2 && p[1] == 0x85) ||
+        (p[0] == 0xe2 && p[1] == 0x80))
+        return "a line break"; /* LF, CR, VT, FF, NEL, U+2028, U+2029 */
+    if (*p < 0x20 || *p == 0x7f || p[0] == 0xc2)
+        return "a control character";
+    return "a character YAML does not allow"; /* U+FEFF, U+FFFE, U+FFFF */
+}
+
 size_t cg_count_newlines(const char *s, size_t n)
 {
     const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;

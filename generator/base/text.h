@@ -34,6 +34,11 @@ int cg_parse_limit(const char *s, long max, long *out);
  * U+FEFF, U+FFFE, U+FFFF, or a byte that is not UTF-8 (length 1).  Tab is
  * allowed.  The result points into s. */
 const char *cg_line_breaker(const char *s, size_t *len);
+/* Why s cannot be part of a job name, or NULL when it can: its first
+ * character that cg_line_breaker() finds, or a tab, described ("a tab",
+ * "a line break", "a control character", "a byte that is not UTF-8",
+ * "a character YAML does not allow").  A static string. */
+const char *cg_name_breaker(const char *s);
 
 /* The line (1-based) of the first of git's conflict markers in text
  * (seven '<', '|' or '>' at a line's start, then a space or the line's

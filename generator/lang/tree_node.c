@@ -3,6 +3,8 @@
 #include "lang/tree.h"
 #include "lang/tree_impl.h"
 
+#include "base/text.h"
+
 /* ---- nodes ---- */
 
 static int tier_index(parser *P, const char *name, const cg_pos *pos)
@@ -120,6 +122,23 @@ int cg_tree_dim_values(parser *P, const char *path, int dim, json_t *v, bool dup
                 break;
             (*values)[*n] = cg_intern(P->pool, json_string_value(item));
             (*pos)[(*n)++] = cg_doc_where(P->doc, ipath);
+        }
+        /* a value is part of the job names made from it (and of config.yml's
+         * header): one line of printable UTF-8, no tab */
+        for (size_t a = from; a < *n && rc == 0; a++) {
+            const char *why = cg_name_breaker((*values)[a]);
+            if (!why)
+                continue;
+            cg_strbuf shown = CG_STRBUF_INIT;
+            cg_add_tabs_shown(&shown, (*values)[a]);
+            rc = cg_error_at(P->err, &(*pos)[a], "value '%s' of dimension '%s' holds %s; job names are made "
+                             "from it, and a job name is one line of printable text", shown.buf, dname, why);
+            if (refs[i]) {
+                cg_pos here = cg_doc_where(P->doc, ipath);
+                cg_error_note(P->err, &here, "list '%s' gives dimension '%s' its values here", refs[i]->name,
+                              dname);
+            }
+            cg_strbuf_release(&shown);
         }
         for (size_t a = from; a < *n && rc == 0 && !dups; a++)
             for (size_t j = 0; j < a; j++)

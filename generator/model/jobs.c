@@ -1,6 +1,8 @@
 #include "model/jobs.h"
 #include "lang/schema.h"
 
+#include "base/text.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -341,6 +343,21 @@ static int64_t add_job(build *B, cg_env *env, size_t p, uint64_t in, uint64_t ga
     if (name->len == 0) {
         cg_error_at(err, own ? &ph->job_name_src.pos : &t->job_name_src.pos,
                     "the job name pattern gives an empty name");
+        return -1;
+    }
+    /* dimension values are checked where they are written; a variable's
+     * value or a `replace` may still bring a tab or a line break */
+    const char *why = cg_name_breaker(name->buf);
+    if (why) {
+        cg_strbuf a = CG_STRBUF_INIT, shown = CG_STRBUF_INIT;
+        cg_cell_describe(t, cell, &a);
+        cg_add_tabs_shown(&shown, name->buf);
+        cg_error_at(err, own ? &ph->job_name_src.pos : &t->job_name_src.pos,
+                    "the job name pattern gives '%s' for %s %s%s, phase '%s', which holds %s (from a variable's "
+                    "value or 'replace'); a job name is one line of printable text", shown.buf,
+                    ph->aggregate ? "group" : "cell", a.len ? "" : "of every cell", a.buf, ph->name, why);
+        cg_strbuf_release(&a);
+        cg_strbuf_release(&shown);
         return -1;
     }
     /* names are unique (a duplicate is an error), so one lookup that
