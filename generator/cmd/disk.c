@@ -7,6 +7,7 @@
 
 #include "base/digest.h"
 #include "io/fsio.h"
+#include "io/paths.h"
 #include "render/header.h"
 
 void cg_disk_release(cg_disk *o)
@@ -240,3 +241,58 @@ bool cg_header_ends_in(const char *text, size_t len)
     return false;
 }
 
+
+/* What FILE in folder dir is to project p (a source, its config), or NULL. */
+static const char *project_file_kind(const cg_project *p, const char *dir, const char *base)
+{
+    char *real = realpath(dir, NULL);
+    if (!real)
+        return NULL;
+    size_t rl = strlen(p->m.root);
+    const char *kind = NULL;
+    if (strncmp(real, p->m.root, rl) == 0 && (real[rl] == '/' || real[rl] == '\0')) {
+        cg_strbuf rel = CG_STRBUF_INIT;
+        if (real[rl] == '/')
+            cg_strbuf_addf(&rel, "%s/", real + rl + 1);
+        cg_strbuf_adds(&rel, base);
+        const cg_manifest *m = &p->m.manifest;
+        kind = cg_model_source_kind(&p->m, rel.buf);
+        if (!kind && cg_path_same(rel.buf, m->output))
+            kind = "the generated config";
+        if (!kind && m->pipeline.setup && cg_path_same(rel.buf, m->pipeline.setup))
+            kind = "the setup config";
+        cg_strbuf_release(&rel);
+    }
+    free(real);
+    return kind;
+}
+
+int cg_disk_write_one(const cg_project *p, const char *file, const char *data, size_t len, const char *what)
+{
+    const char *slash = strrchr(file, '/');
+    const char *base = slash ? slash + 1 : file;
+    if (!*base) {
+        fprintf(stderr, "cigen: error: -o wants a file name, not a folder ('%s')\n", cg_cli_shown(file));
+        return CG_EXIT_ERROR;
+    }
+    char *dir = !slash ? cg_xstrdup(".") : slash == file ? cg_xstrdup("/") : cg_xstrndup(file, (size_t)(slash - file));
+    const char *kind = project_file_kind(p, dir, base);
+    if (kind) {
+        fprintf(stderr, "cigen: error: -o '%s' is %s; write %s elsewhere\n", cg_cli_shown(file), kind, what);
+        free(dir);
+        return CG_EXIT_ERROR;
+    }
+    cg_outputs o;
+    cg_outputs_init(&o, dir);
+    cg_error err;
+    cg_error_init(&err);
+    cg_pos ref = {file, 0, 0};
+    int rc = cg_outputs_stage(&o, base, data, len, &ref, &err) == 0 && cg_outputs_commit(&o, &err) == 0
+                 ? 0 : CG_EXIT_ERROR;
+    if (rc)
+        cg_cli_print_error(&err);
+    cg_outputs_release(&o);
+    cg_error_release(&err);
+    free(dir);
+    return rc;
+}

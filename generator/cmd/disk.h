@@ -2,7 +2,8 @@
  * disk: which are the same, which differ (with the diff, and for config.yml
  * whether it was edited by hand or its sources changed), which are missing,
  * and which diagrams cigen made and no longer makes.  Shared by generate
- * and check.
+ * and check.  Also one `-o FILE` written beside the project's files
+ * (graph, select).
  */
 #ifndef CIGEN_DISK_H
 #define CIGEN_DISK_H
@@ -52,6 +53,14 @@ void cg_disk_hand_edits(const cg_project *p, const cg_disk_file *s, cg_strbuf *o
 
 /* "missing", "edited by hand", "its sources changed", ... */
 const char *cg_disk_state_word(const cg_disk_file *s);
+
+/* Writes data to FILE (a path from the current folder, as the user gave
+ * `-o FILE`) through a temporary file renamed over it, never over a source
+ * of project p nor its config (or setup config): that is refused with
+ * "cigen: error: -o 'FILE' is the manifest; write WHAT elsewhere" (`what`:
+ * "the diagram", "the selected config").  Errors are printed; returns 0 or
+ * CG_EXIT_ERROR.  Shared by graph and select. */
+int cg_disk_write_one(const cg_project *p, const char *file, const char *data, size_t len, const char *what);
 
 /* Whether text holds the end of the leading '#' lines (a line that is not one). */
 bool cg_header_ends_in(const char *text, size_t len);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "cmd/disk.h"
 #include "render/dot.h"
 #include "io/fsio.h"
 #include "lang/schema.h"
@@ -179,60 +180,6 @@ static int run_dot(const char *format, const cg_strbuf *in, cg_strbuf *out)
 fail:
     fprintf(stderr, "cigen: error: cannot run '%s': %s\n", cg_cli_shown(prog), strerror(errno));
     return CG_EXIT_ERROR;
-}
-
-/* What FILE in folder dir is to project p (a source, its config), or NULL. */
-static const char *project_file_kind(const cg_project *p, const char *dir, const char *base)
-{
-    char *real = realpath(dir, NULL);
-    if (!real)
-        return NULL;
-    size_t rl = strlen(p->m.root);
-    const char *kind = NULL;
-    if (strncmp(real, p->m.root, rl) == 0 && (real[rl] == '/' || real[rl] == '\0')) {
-        cg_strbuf rel = CG_STRBUF_INIT;
-        if (real[rl] == '/')
-            cg_strbuf_addf(&rel, "%s/", real + rl + 1);
-        cg_strbuf_adds(&rel, base);
-        kind = cg_model_source_kind(&p->m, rel.buf);
-        if (!kind && cg_path_same(rel.buf, p->m.manifest.output))
-            kind = "the generated config";
-        cg_strbuf_release(&rel);
-    }
-    free(real);
-    return kind;
-}
-
-/* Writes FILE (relative to the current folder) through a temporary file;
- * never over a file of the project. */
-static int write_file(const cg_project *p, const char *file, const char *data, size_t len)
-{
-    const char *slash = strrchr(file, '/');
-    const char *base = slash ? slash + 1 : file;
-    if (!*base) {
-        fprintf(stderr, "cigen: error: -o wants a file name, not a folder ('%s')\n", cg_cli_shown(file));
-        return CG_EXIT_ERROR;
-    }
-    char *dir = !slash ? cg_xstrdup(".") : slash == file ? cg_xstrdup("/") : cg_xstrndup(file, (size_t)(slash - file));
-    const char *kind = project_file_kind(p, dir, base);
-    if (kind) {
-        fprintf(stderr, "cigen: error: -o '%s' is %s; write the diagram elsewhere\n", cg_cli_shown(file), kind);
-        free(dir);
-        return CG_EXIT_ERROR;
-    }
-    cg_outputs o;
-    cg_outputs_init(&o, dir);
-    cg_error err;
-    cg_error_init(&err);
-    cg_pos ref = {file, 0, 0};
-    int rc = cg_outputs_stage(&o, base, data, len, &ref, &err) == 0 && cg_outputs_commit(&o, &err) == 0
-                 ? 0 : CG_EXIT_ERROR;
-    if (rc)
-        cg_cli_print_error(&err);
-    cg_outputs_release(&o);
-    cg_error_release(&err);
-    free(dir);
-    return rc;
 }
 
 static void list_names(cg_strbuf *out, const char *what, const char *const *names, size_t n)
@@ -406,7 +353,7 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
     if (rc == 0) {
         const cg_strbuf *bytes = cg_streq(format, "dot") ? &dot : &rendered;
         if (output) {
-            rc = write_file(&p, output, cg_strbuf_str(bytes), bytes->len);
+            rc = cg_disk_write_one(&p, output, cg_strbuf_str(bytes), bytes->len, "the diagram");
         } else if (fwrite(cg_strbuf_str(bytes), 1, bytes->len, stdout) != bytes->len || fflush(stdout) != 0) {
             fprintf(stderr, "cigen: error: cannot write the diagram: %s\n", strerror(errno));
             rc = CG_EXIT_ERROR;

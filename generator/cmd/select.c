@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "cmd/disk.h"
 #include "io/fsio.h"
 #include "model/pipeline.h"
 
@@ -126,52 +127,6 @@ static size_t entries(const cg_project *p, entry **out)
     qsort(v, n, sizeof *v, cmp_entry);
     *out = v;
     return n;
-}
-
-/* Writes FILE (relative to the current folder) through a temporary file;
- * never over an output or a source of the project. */
-static int write_file(const cg_project *p, const char *file, const char *data, size_t len)
-{
-    const char *slash = strrchr(file, '/');
-    const char *base = slash ? slash + 1 : file;
-    if (!*base) {
-        fprintf(stderr, "cigen: error: -o wants a file name, not a folder ('%s')\n", file);
-        return CG_EXIT_ERROR;
-    }
-    char *dir = !slash ? cg_xstrdup(".") : slash == file ? cg_xstrdup("/") : cg_xstrndup(file, (size_t)(slash - file));
-    char real_dir[PATH_MAX], real_root[PATH_MAX];
-    if (realpath(dir, real_dir) && realpath(p->m.root, real_root)) {
-        size_t rl = strlen(real_root);
-        if (strncmp(real_dir, real_root, rl) == 0 && (real_dir[rl] == '/' || !real_dir[rl])) {
-            cg_strbuf rel = CG_STRBUF_INIT;
-            if (real_dir[rl])
-                cg_strbuf_addf(&rel, "%s/", real_dir + rl + 1);
-            cg_strbuf_adds(&rel, base);
-            const cg_manifest *m = &p->m.manifest;
-            const char *kind = cg_model_source_kind(&p->m, rel.buf);
-            if (!kind && (cg_streq(rel.buf, m->output) || (m->pipeline.setup && cg_streq(rel.buf, m->pipeline.setup))))
-                kind = "an output of the project";
-            cg_strbuf_release(&rel);
-            if (kind) {
-                fprintf(stderr, "cigen: error: -o '%s' is %s; write the selected config elsewhere\n", file, kind);
-                free(dir);
-                return CG_EXIT_ERROR;
-            }
-        }
-    }
-    cg_outputs o;
-    cg_outputs_init(&o, dir);
-    cg_error err;
-    cg_error_init(&err);
-    cg_pos ref = {file, 0, 0};
-    int rc = cg_outputs_stage(&o, base, data, len, &ref, &err) == 0 && cg_outputs_commit(&o, &err) == 0 ? 0
-                                                                                                       : CG_EXIT_ERROR;
-    if (rc)
-        cg_cli_print_error(&err);
-    cg_outputs_release(&o);
-    cg_error_release(&err);
-    free(dir);
-    return rc;
 }
 
 /* stdin, one file a line (blank lines skipped, a trailing '\r' dropped),
@@ -398,7 +353,7 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
                         output ? " (nothing written: the setup job ends the pipeline)" : "");
         }
         if (output && wname)
-            rc = write_file(&p, output, p.out.config.buf, p.out.config.len);
+            rc = cg_disk_write_one(&p, output, p.out.config.buf, p.out.config.len, "the selected config");
         for (size_t i = 0; i < n; i++)
             free(v[i].owned);
         free(v);
