@@ -58,6 +58,13 @@ static bool pinned_cell(const cg_tier *tier, const cg_cell *cell, cg_env *env)
     return false;
 }
 
+/* "python=3.8 + cuda=cu101": a pair, as the report names it (into sb, reset first). */
+static void pair_text(cg_strbuf *sb, const cg_tree *t, const cg_pair *m)
+{
+    cg_strbuf_reset(sb);
+    cg_strbuf_addf(sb, "%s=%s + %s=%s", t->dims[m->d1], m->v1, t->dims[m->d2], m->v2);
+}
+
 /* The cost of the selected cells: per cell, the product of the matching rules. */
 static double selection_cost(const cg_tier *tier, const cg_cells *cells, const bool *selected, cg_env *env)
 {
@@ -144,33 +151,31 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
     json_t *jpairs = json ? json_array() : NULL;
     if (cov.covered && !json)
         cg_strbuf_addf(out, "  covered pairs (%zu):\n", cov.covered);
+    cg_strbuf line = CG_STRBUF_INIT;
     for (size_t i = 0; i < cov.covered; i++) {
-        const cg_pair *m = &cov.pairs[i];
-        char line[600];
-        snprintf(line, sizeof line, "%s=%s + %s=%s", t->dims[m->d1], m->v1, t->dims[m->d2], m->v2);
+        pair_text(&line, t, &cov.pairs[i]);
         cg_strbuf cell = CG_STRBUF_INIT;
         cg_cell_describe(t, &cells->v[cov.by[i]], &cell);
         if (json) {
             json_t *x = json_object();
-            json_object_set_new(x, "pair", json_string(line));
+            json_object_set_new(x, "pair", json_string(line.buf));
             json_object_set_new(x, "cell", json_string(cell.buf));
             json_array_append_new(jpairs, x);
         } else {
-            cg_strbuf_addf(out, "    %-40s by %s\n", line, cell.buf);
+            cg_strbuf_addf(out, "    %-40s by %s\n", line.buf, cell.buf);
         }
         cg_strbuf_release(&cell);
     }
     if (cov.nmissing && !json)
         cg_strbuf_addf(out, "  missing pairs (%zu):\n", cov.nmissing);
     for (size_t i = 0; i < cov.nmissing; i++) {
-        const cg_pair *m = &cov.missing[i];
-        char line[600];
-        snprintf(line, sizeof line, "%s=%s + %s=%s", t->dims[m->d1], m->v1, t->dims[m->d2], m->v2);
+        pair_text(&line, t, &cov.missing[i]);
         if (json)
-            json_array_append_new(jmissing, json_string(line));
+            json_array_append_new(jmissing, json_string(line.buf));
         else
-            cg_strbuf_addf(out, "    %s\n", line);
+            cg_strbuf_addf(out, "    %s\n", line.buf);
     }
+    cg_strbuf_release(&line);
     if (json) {
         json_object_set_new(o, "cells", jcells);
         json_object_set_new(o, "covered", jpairs);
