@@ -355,7 +355,8 @@ static int64_t add_job(build *B, cg_env *env, size_t p, uint64_t in, uint64_t ga
         cg_error_at(err, own ? &ph->job_name_src.pos : &t->job_name_src.pos,
                     "the job name pattern gives '%s' for %s %s%s, phase '%s', which holds %s (from a variable's "
                     "value or 'replace'); a job name is one line of printable text", shown.buf,
-                    ph->aggregate ? "group" : "cell", a.len ? "" : "of every cell", a.buf, ph->name, why);
+                    ph->aggregate ? "group" : "cell", a.len ? "" : "of every cell", cg_strbuf_str(&a), ph->name,
+                    why);
         cg_strbuf_release(&a);
         cg_strbuf_release(&shown);
         return -1;
