@@ -42,7 +42,8 @@ static const char usage[] =
     "                      with them (and the defaults); what cannot be known\n"
     "                      when the pipeline starts is left to CircleCI\n"
     "  -o, --output FILE   write the continuation config there (nothing is written\n"
-    "                      when nothing runs: the setup job then ends the pipeline)\n"
+    "                      when nothing runs: the setup job then ends the pipeline;\n"
+    "                      never over a source or an output of the project)\n"
     "  --explain           say why each job is in or out\n"
     "  --json              the same as one JSON object on stdout\n"
     "\n"
@@ -341,7 +342,10 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
             for (size_t i = 0; i < n && v[i].in; i++)
                 printf("%s\n", v[i].name);
         }
-        if (!g->quiet) {
+        /* written first: the summary says "written" only when it was */
+        if (output && wname)
+            rc = cg_disk_write_one(&p, output, p.out.config.buf, p.out.config.len, "the selected config");
+        if (!g->quiet && rc == 0) {
             /* a branch name or a message may hold control characters: escaped */
             for (size_t i = 0; i < run->nnotes; i++)
                 fprintf(stderr, "cigen: %s\n", cg_cli_shown(run->notes[i]));
@@ -352,8 +356,6 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
                 fprintf(stderr, "cigen: %s: nothing runs%s\n", cg_cli_shown(run->what),
                         output ? " (nothing written: the setup job ends the pipeline)" : "");
         }
-        if (output && wname)
-            rc = cg_disk_write_one(&p, output, p.out.config.buf, p.out.config.len, "the selected config");
         for (size_t i = 0; i < n; i++)
             free(v[i].owned);
         free(v);
