@@ -215,6 +215,53 @@ START_TEST(diff_margin_same_as_whole)
 }
 END_TEST
 
+/* A region searched a window at a time gives the same hunks whether its
+ * lines are split into a table first or read where they are (random texts
+ * of few distinct lines, windowed above 2 to 60 lines, margins of 0 to 3
+ * lines and every line). */
+START_TEST(diff_lazy_same_as_tables)
+{
+    static const char *const pool[] = {"      - build:\n", "          name: x\n", "  - a\n", "\n", "b\n", "c"};
+    unsigned long r = 987654321;
+    for (int run = 0; run < 4000; run++) {
+        cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+        size_t n = 1 + (r = r * 6364136223846793005ul + 1442695040888963407ul) % 200;
+        for (size_t i = 0; i < n; i++) {
+            r = r * 6364136223846793005ul + 1442695040888963407ul;
+            const char *l = pool[(r >> 33) % 5];
+            cg_strbuf_adds(&a, l);
+            switch ((r >> 40) % 12) {
+            case 0: break;                                    /* dropped from b */
+            case 1: cg_strbuf_adds(&b, l); cg_strbuf_adds(&b, pool[(r >> 20) % 5]); break; /* one added */
+            case 2: cg_strbuf_adds(&b, pool[(r >> 20) % 5]); break; /* replaced */
+            default: cg_strbuf_adds(&b, l); break;
+            }
+        }
+        if ((r >> 50) % 3 == 0) /* no final newline */
+            cg_strbuf_adds(&a, pool[5]);
+        if ((r >> 52) % 3 == 0)
+            cg_strbuf_adds(&b, pool[5]);
+        size_t margin = (r >> 54) % 5 == 4 ? SIZE_MAX : (r >> 54) % 5;
+        cg_diff_opts lazy = {margin, 2 + (size_t)run % 59, false}, tables = lazy;
+        tables.tables = true;
+        cg_diff x, y;
+        cg_diff_compute_with(a.buf ? a.buf : "", a.len, b.buf ? b.buf : "", b.len, &tables, &x);
+        cg_diff_compute_with(a.buf ? a.buf : "", a.len, b.buf ? b.buf : "", b.len, &lazy, &y);
+        ck_assert_uint_eq(x.n, y.n);
+        ck_assert_uint_eq(x.a_lines, y.a_lines);
+        ck_assert_uint_eq(x.b_lines, y.b_lines);
+        ck_assert_uint_eq(x.removed, y.removed);
+        ck_assert_uint_eq(x.added, y.added);
+        for (size_t i = 0; i < x.n; i++)
+            ck_assert_msg(memcmp(&x.hunks[i], &y.hunks[i], sizeof *x.hunks) == 0, "run %d hunk %zu", run, i);
+        cg_diff_release(&x);
+        cg_diff_release(&y);
+        cg_strbuf_release(&a);
+        cg_strbuf_release(&b);
+    }
+}
+END_TEST
+
 /* A large file with a change every tenth line (a template edit) is one
  * hunk per change, found in time, not one replaced block. */
 START_TEST(diff_large_scattered_changes)
@@ -255,6 +302,7 @@ Suite *make_diff_suite(void)
     tcase_add_test(tc, diff_large_distance_falls_back);
     tcase_add_test(tc, diff_margin_same_as_whole);
     tcase_add_test(tc, diff_large_scattered_changes);
+    tcase_add_test(tc, diff_lazy_same_as_tables);
     suite_add_tcase(s, tc);
     return s;
 }

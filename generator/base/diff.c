@@ -131,6 +131,7 @@ typedef struct search {
     long budget;       /* steps left before giving up on minimality */
     cg_diff *d;
     bool windowed;     /* a window of solve_windows: searched whole */
+    size_t large;      /* lines (both sides) above which a region is windowed */
 } search;
 
 /* The middle snake of a[0..n) against b[0..m) (both non-empty, first and
@@ -192,7 +193,7 @@ static void solve(search *S, size_t a0, size_t n, size_t b0, size_t m)
         add_hunk(S->d, a0, n, b0, m);
         return;
     }
-    if (n + m > LARGE_REGION && !S->windowed) {
+    if (n + m > S->large && !S->windowed) {
         solve_windows(S, a0, n, b0, m);
         return;
     }
@@ -222,7 +223,7 @@ static void solve_windows(search *S, size_t a0, size_t n, size_t b0, size_t m)
         for (size_t w = 16;; w *= 4) {
             size_t wn = n - i < w ? n - i : w, wm = m - j < w ? m - j : w;
             bool all = wn == n - i && wm == m - j;
-            if (wn + wm > LARGE_REGION) { /* no meeting point near: the rest is one block */
+            if (wn + wm > S->large) { /* no meeting point near: the rest is one block */
                 add_hunk(S->d, a0 + i, n - i, b0 + j, m - j);
                 return;
             }
@@ -230,7 +231,7 @@ static void solve_windows(search *S, size_t a0, size_t n, size_t b0, size_t m)
             memset(&part, 0, sizeof part);
             long half = (long)((wn + wm + 1) / 2) + 2;
             search T = {S->a, S->b, cg_xcalloc(2 * (size_t)half + 3, sizeof *T.vf),
-                        cg_xcalloc(2 * (size_t)half + 3, sizeof *T.vb), half + 1, MAX_STEPS, &part, true};
+                        cg_xcalloc(2 * (size_t)half + 3, sizeof *T.vb), half + 1, MAX_STEPS, &part, true, S->large};
             solve(&T, a0 + i, wn, b0 + j, wm);
             free(T.vf);
             free(T.vb);
@@ -262,24 +263,78 @@ static size_t indent_of(const line *l)
     return i == l->n ? SIZE_MAX : i; /* a blank line starts nothing */
 }
 
+/* A text's lines read where they are, without a table: a cursor at line
+ * `line`, which starts at byte `at` (`next`: where the line after it
+ * starts, once known).  Moving it costs the bytes it passes. */
+typedef struct lcur {
+    const char *t;
+    size_t len, line, at, next;
+} lcur;
+
+static lcur lcur_at(const char *t, size_t len, size_t line_no, size_t at)
+{
+    return (lcur){t, len, line_no, at, SIZE_MAX};
+}
+
+/* Line k of the cursor's text (its hash left 0: lines read this way are
+ * compared with each other only, and eq then compares their bytes). */
+static line lcur_get(lcur *c, size_t k)
+{
+    while (c->line < k) {
+        if (c->next == SIZE_MAX) {
+            const char *nl = memchr(c->t + c->at, '\n', c->len - c->at);
+            c->next = nl ? (size_t)(nl - c->t) + 1 : c->len;
+        }
+        c->at = c->next, c->next = SIZE_MAX, c->line++;
+    }
+    while (c->line > k) {
+        const char *nl = c->at >= 2 ? last_nl(c->t, c->at - 1) : NULL;
+        c->next = c->at, c->at = nl ? (size_t)(nl - c->t) + 1 : 0, c->line--;
+    }
+    const char *nl = memchr(c->t + c->at, '\n', c->len - c->at);
+    size_t e = nl ? (size_t)(nl - c->t) : c->len;
+    c->next = nl ? e + 1 : c->len;
+    return (line){c->t + c->at, e - c->at, 0, nl != NULL};
+}
+
+/* One side's lines for place_blocks: a table, or two cursors over the
+ * text (one at each end of the block being slid). */
+typedef struct lines {
+    const line *v;
+    lcur c[2];
+} lines;
+
+static line lines_get(lines *L, int which, size_t k)
+{
+    return L->v ? L->v[k] : lcur_get(&L->c[which], k);
+}
+
+static bool lines_eq(lines *L, size_t x, size_t y)
+{
+    line lx = lines_get(L, 0, x), ly = lines_get(L, 1, y);
+    return eq(&lx, &ly);
+}
+
 /* A block of only added (or only removed) lines that repeats the lines
  * around it can be shown at several places.  Show it where its first line
  * is least indented (the latest such place): a YAML entry is then added
  * whole, "- build:" first, as people and git's indent heuristic write it. */
 static void place_block(size_t *start, size_t len, size_t *other, size_t lo, size_t hi, size_t olo, size_t ohi,
-                        const line *v)
+                        lines *v)
 {
     /* the other side moves with it and must stay between the neighbours */
     if (*start - lo > *other - olo)
         lo = *start - (*other - olo);
     if (hi - (*start + len) > ohi - *other)
         hi = *start + len + (ohi - *other);
-    while (*start > lo && eq(&v[*start - 1], &v[*start + len - 1]))
+    while (*start > lo && lines_eq(v, *start - 1, *start + len - 1))
         (*start)--, (*other)--;
-    size_t best = *start, best_other = *other, best_indent = indent_of(&v[*start]);
-    while (*start + len < hi && eq(&v[*start], &v[*start + len])) {
+    line first = lines_get(v, 0, *start);
+    size_t best = *start, best_other = *other, best_indent = indent_of(&first);
+    while (*start + len < hi && lines_eq(v, *start, *start + len)) {
         (*start)++, (*other)++;
-        size_t in = indent_of(&v[*start]);
+        first = lines_get(v, 0, *start);
+        size_t in = indent_of(&first);
         if (in <= best_indent)
             best = *start, best_other = *other, best_indent = in;
     }
@@ -287,7 +342,7 @@ static void place_block(size_t *start, size_t len, size_t *other, size_t lo, siz
     *other = best_other;
 }
 
-static void place_blocks(cg_diff *d, const line *la, size_t na, const line *lb, size_t nb)
+static void place_blocks(cg_diff *d, lines *la, size_t na, lines *lb, size_t nb)
 {
     for (size_t i = 0; i < d->n; i++) {
         cg_hunk *h = &d->hunks[i];
@@ -311,6 +366,99 @@ static void place_blocks(cg_diff *d, const line *la, size_t na, const line *lb, 
         }
     }
     d->n = k;
+}
+
+/* The first k lines of t[0..len) (fewer when it has fewer) into v, hashed,
+ * as split makes them: *end is where the bytes after them start. */
+static size_t split_some(const char *t, size_t len, size_t k, line *v, size_t *end)
+{
+    size_t got = 0, at = 0;
+    while (got < k && at < len) {
+        const char *nl = memchr(t + at, '\n', len - at);
+        size_t e = nl ? (size_t)(nl - t) : len;
+        v[got] = (line){t + at, e - at, cg_hash(t + at, e - at), nl != NULL};
+        got++;
+        at = nl ? e + 1 : len;
+    }
+    *end = at;
+    return got;
+}
+
+/* Solves lines [0, n) of ta against [0, m) of tb (the texts from those
+ * lines on) with tables of just those lines, adding the hunks to d shifted
+ * by (as, bs).  `windowed`: as a window of solve_windows. */
+static void solve_split(const char *ta, size_t alen, size_t n, const char *tb, size_t blen, size_t m, size_t as,
+                        size_t bs, bool windowed, size_t large, cg_diff *d)
+{
+    size_t ea, eb;
+    line *wa = cg_xmalloc((n + 1) * sizeof *wa), *wb = cg_xmalloc((m + 1) * sizeof *wb);
+    split_some(ta, alen, n, wa, &ea);
+    split_some(tb, blen, m, wb, &eb);
+    cg_diff part;
+    memset(&part, 0, sizeof part);
+    long half = (long)((n + m + 1) / 2) + 2;
+    search T = {wa, wb, cg_xcalloc(2 * (size_t)half + 3, sizeof *T.vf), cg_xcalloc(2 * (size_t)half + 3, sizeof *T.vb),
+                half + 1, MAX_STEPS, &part, windowed, large};
+    solve(&T, 0, n, 0, m);
+    free(T.vf);
+    free(T.vb);
+    free(wa);
+    free(wb);
+    for (size_t k = 0; k < part.n; k++)
+        add_hunk(d, part.hunks[k].a_start + as, part.hunks[k].a_len, part.hunks[k].b_start + bs,
+                 part.hunks[k].b_len);
+    cg_diff_release(&part);
+}
+
+/* solve_windows without tables: the walk reads the lines where they are,
+ * and each window is split alone (the same hunks, in memory of the
+ * window's size, not the region's). */
+static void solve_windows_lazy(lcur *ca, lcur *cb, size_t a0, size_t n, size_t b0, size_t m, size_t large,
+                               cg_diff *d)
+{
+    size_t i = 0, j = 0;
+    while (i < n && j < m) {
+        for (;;) {
+            if (i >= n || j >= m)
+                break;
+            line x = lcur_get(ca, a0 + i), y = lcur_get(cb, b0 + j);
+            if (!eq(&x, &y))
+                break;
+            i++, j++;
+        }
+        if (i == n || j == m)
+            break;
+        lcur_get(ca, a0 + i);
+        lcur_get(cb, b0 + j);
+        for (size_t w = 16;; w *= 4) {
+            size_t wn = n - i < w ? n - i : w, wm = m - j < w ? m - j : w;
+            bool all = wn == n - i && wm == m - j;
+            if (wn + wm > large) { /* no meeting point near: the rest is one block */
+                add_hunk(d, a0 + i, n - i, b0 + j, m - j);
+                return;
+            }
+            cg_diff part;
+            memset(&part, 0, sizeof part);
+            solve_split(ca->t + ca->at, ca->len - ca->at, wn, cb->t + cb->at, cb->len - cb->at, wm, a0 + i, b0 + j,
+                        true, large, &part);
+            const cg_hunk *h = &part.hunks[0]; /* a[i] and b[j] differ: there is one */
+            bool met = h->a_start + h->a_len < a0 + i + wn && h->b_start + h->b_len < b0 + j + wm;
+            if (met || all) {
+                size_t upto = all ? part.n : 1;
+                for (size_t k = 0; k < upto; k++)
+                    add_hunk(d, part.hunks[k].a_start, part.hunks[k].a_len, part.hunks[k].b_start,
+                             part.hunks[k].b_len);
+                const cg_hunk *last = &part.hunks[upto - 1];
+                i = all ? n : last->a_start + last->a_len - a0;
+                j = all ? m : last->b_start + last->b_len - b0;
+                cg_diff_release(&part);
+                break;
+            }
+            cg_diff_release(&part);
+        }
+    }
+    if (i < n || j < m)
+        add_hunk(d, a0 + i, n - i, b0 + j, m - j);
 }
 
 /* Bytes common to a and b from the start. */
@@ -345,9 +493,10 @@ static size_t common_tail(const char *a, size_t alen, const char *b, size_t blen
     return s;
 }
 
-void cg_diff_compute_margin(const char *a, size_t alen, const char *b, size_t blen, size_t margin, cg_diff *d)
+void cg_diff_compute_with(const char *a, size_t alen, const char *b, size_t blen, const cg_diff_opts *o, cg_diff *d)
 {
     memset(d, 0, sizeof *d);
+    size_t margin = o->margin, large = o->large_region ? o->large_region : LARGE_REGION;
     /* the common head and tail, found on the bytes: the whole lines before
      * the first differing byte, and after the last one those that start a
      * line on both sides */
@@ -364,18 +513,59 @@ void cg_diff_compute_margin(const char *a, size_t alen, const char *b, size_t bl
      * place_blocks, which slides blocks of repeated lines */
     size_t wa0 = lines_back(a, pa, margin), wa1 = lines_fwd(a, alen, qa, margin), wb1 = lines_fwd(b, blen, qb, margin);
     size_t base = count_lines(a, wa0), pre = base + count_lines(a + wa0, pa - wa0);
-    size_t nwa, nwb;
-    line *la = split(a + wa0, wa1 - wa0, &nwa), *lb = split(b + wa0, wb1 - wa0, &nwb);
     size_t n = count_lines(a + pa, qa - pa), m = count_lines(b + pa, qb - pa);
+    /* a region searched a window at a time is never split whole: its lines
+     * are read where they are (the same hunks; memory of a window) */
+    bool lazy = !o->tables && n + m > large;
+    size_t nwa, nwb, r0 = pre - base;
+    line *la = NULL, *lb = NULL;
+    lines LA, LB;
+    if (lazy) {
+        nwa = count_lines(a + wa0, wa1 - wa0);
+        nwb = count_lines(b + wa0, wb1 - wa0);
+        lcur ca = lcur_at(a + wa0, wa1 - wa0, r0, pa - wa0), cb = lcur_at(b + wa0, wb1 - wa0, r0, pa - wa0);
+        lcur ea = lcur_at(a + wa0, wa1 - wa0, r0 + n, qa - wa0), eb = lcur_at(b + wa0, wb1 - wa0, r0 + m, qb - wa0);
+        size_t a0 = r0, b0 = r0;
+        /* what solve does first: the common lines at both ends */
+        while (n && m) {
+            line x = lcur_get(&ca, a0), y = lcur_get(&cb, b0);
+            if (!eq(&x, &y))
+                break;
+            a0++, b0++, n--, m--;
+        }
+        while (n && m) {
+            line x = lcur_get(&ea, a0 + n - 1), y = lcur_get(&eb, b0 + m - 1);
+            if (!eq(&x, &y))
+                break;
+            n--, m--;
+        }
+        if (!n || !m) {
+            add_hunk(d, a0, n, b0, m);
+        } else {
+            lcur_get(&ca, a0);
+            lcur_get(&cb, b0);
+            if (n + m > large)
+                solve_windows_lazy(&ca, &cb, a0, n, b0, m, large, d);
+            else
+                solve_split(ca.t + ca.at, ca.len - ca.at, n, cb.t + cb.at, cb.len - cb.at, m, a0, b0, false, large, d);
+        }
+        LA = (lines){NULL, {lcur_at(a + wa0, wa1 - wa0, 0, 0), lcur_at(a + wa0, wa1 - wa0, 0, 0)}};
+        LB = (lines){NULL, {lcur_at(b + wa0, wb1 - wa0, 0, 0), lcur_at(b + wa0, wb1 - wa0, 0, 0)}};
+    } else {
+        la = split(a + wa0, wa1 - wa0, &nwa);
+        lb = split(b + wa0, wb1 - wa0, &nwb);
+        long half = (long)((n + m + 1) / 2) + 2;
+        search S = {la, lb, cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vf),
+                    cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vb), half + 1, MAX_STEPS, d, false, large};
+        solve(&S, r0, n, r0, m);
+        free(S.vf);
+        free(S.vb);
+        LA = (lines){la, {{0}}};
+        LB = (lines){lb, {{0}}};
+    }
     d->a_lines = base + nwa + count_lines(a + wa1, alen - wa1);
     d->b_lines = base + nwb + count_lines(b + wb1, blen - wb1);
-    long half = (long)((n + m + 1) / 2) + 2;
-    search S = {la, lb, cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vf),
-                cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vb), half + 1, MAX_STEPS, d, false};
-    solve(&S, pre - base, n, pre - base, m);
-    place_blocks(d, la, nwa, lb, nwb);
-    free(S.vf);
-    free(S.vb);
+    place_blocks(d, &LA, nwa, &LB, nwb);
     free(la);
     free(lb);
     /* a block that slid to the edge of the lines split may slide further */
@@ -383,8 +573,10 @@ void cg_diff_compute_margin(const char *a, size_t alen, const char *b, size_t bl
         const cg_hunk *h = &d->hunks[i];
         if ((wa0 > 0 && (h->a_start == 0 || h->b_start == 0)) || (wa1 < alen && h->a_start + h->a_len >= nwa) ||
             (wb1 < blen && h->b_start + h->b_len >= nwb)) {
+            cg_diff_opts whole = *o;
+            whole.margin = SIZE_MAX;
             cg_diff_release(d);
-            cg_diff_compute_margin(a, alen, b, blen, SIZE_MAX, d);
+            cg_diff_compute_with(a, alen, b, blen, &whole, d);
             return;
         }
     }
@@ -392,6 +584,11 @@ void cg_diff_compute_margin(const char *a, size_t alen, const char *b, size_t bl
         d->hunks[i].a_start += base;
         d->hunks[i].b_start += base;
     }
+}
+
+void cg_diff_compute_margin(const char *a, size_t alen, const char *b, size_t blen, size_t margin, cg_diff *d)
+{
+    cg_diff_compute_with(a, alen, b, blen, &(cg_diff_opts){.margin = margin}, d);
 }
 
 void cg_diff_compute(const char *a, size_t alen, const char *b, size_t blen, cg_diff *d)

@@ -10,6 +10,7 @@
 #ifndef CIGEN_DIFF_H
 #define CIGEN_DIFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/strbuf.h"
@@ -31,6 +32,17 @@ void cg_diff_compute(const char *a, size_t alen, const char *b, size_t blen, cg_
  * and tail (found on the bytes) and `margin` lines around it (SIZE_MAX:
  * every line; the result is the same, which the tests check). */
 void cg_diff_compute_margin(const char *a, size_t alen, const char *b, size_t blen, size_t margin, cg_diff *d);
+/* What cg_diff_compute_margin does, with the knobs the tests turn: the
+ * lines (both sides) above which a region is searched a window at a time
+ * (0: 200,000), and `tables` to split such a region into a table of lines
+ * first, as it once was (the hunks are the same; the tests hold the two to
+ * that). */
+typedef struct cg_diff_opts {
+    size_t margin;
+    size_t large_region;
+    bool tables;
+} cg_diff_opts;
+void cg_diff_compute_with(const char *a, size_t alen, const char *b, size_t blen, const cg_diff_opts *o, cg_diff *d);
 void cg_diff_release(cg_diff *d);
 
 /* A line of a cut diff shows at most this many bytes (then says how many
