@@ -719,17 +719,44 @@ void cg_matrix_compare_whole(const char *old_text, size_t old_len, const char *n
     cg_report_config_release(&b);
 }
 
-bool cg_matrix_compare_sliced(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
-                              const cg_model *p, cg_matrix *m)
+typedef struct slice_job {
+    const char *text;
+    size_t len;
+    const char *what;
+    size_t hint;
+    config *c;
+    int rc;
+} slice_job;
+
+static void slice_one(void *v)
+{
+    slice_job *j = v;
+    j->rc = cg_report_slice(j->text, j->len, j->what, j->hint, j->c);
+}
+
+/* The sliced reading, the two texts sliced by `both` (at once), or one
+ * after the other. */
+static bool compare_sliced(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                           const cg_model *p, cg_run_both both, cg_matrix *m)
 {
     memset(m, 0, sizeof *m);
     config a, b;
-    bool ok = cg_report_slice(old_text, old_len, "config.yml (committed)", &a) == 0;
-    if (ok) {
-        ok = cg_report_slice(new_text, new_len, "config.yml (generated)", &b) == 0;
-        if (ok)
-            ok = compare_configs(&a, &b, p, m) == 0;
+    size_t hint = p ? p->jobs.n : 0;
+    slice_job ja = {old_text, old_len, "config.yml (committed)", hint, &a, 0};
+    slice_job jb = {new_text, new_len, "config.yml (generated)", hint, &b, 0};
+    bool ok;
+    if (both) {
+        both(slice_one, &ja, &jb);
+        ok = ja.rc == 0 && jb.rc == 0 && compare_configs(&a, &b, p, m) == 0;
         cg_report_config_release(&b);
+    } else {
+        slice_one(&ja);
+        ok = ja.rc == 0;
+        if (ok) {
+            slice_one(&jb);
+            ok = jb.rc == 0 && compare_configs(&a, &b, p, m) == 0;
+            cg_report_config_release(&b);
+        }
     }
     cg_report_config_release(&a);
     if (!ok)
@@ -737,11 +764,23 @@ bool cg_matrix_compare_sliced(const char *old_text, size_t old_len, const char *
     return ok;
 }
 
+bool cg_matrix_compare_sliced(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                              const cg_model *p, cg_matrix *m)
+{
+    return compare_sliced(old_text, old_len, new_text, new_len, p, NULL, m);
+}
+
+void cg_matrix_compare_both(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                            const cg_model *p, cg_run_both both, cg_matrix *m)
+{
+    if (!compare_sliced(old_text, old_len, new_text, new_len, p, both, m))
+        cg_matrix_compare_whole(old_text, old_len, new_text, new_len, p, m);
+}
+
 void cg_matrix_compare(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
                        const cg_model *p, cg_matrix *m)
 {
-    if (!cg_matrix_compare_sliced(old_text, old_len, new_text, new_len, p, m))
-        cg_matrix_compare_whole(old_text, old_len, new_text, new_len, p, m);
+    cg_matrix_compare_both(old_text, old_len, new_text, new_len, p, NULL, m);
 }
 
 static void free_list(char **v, size_t n)

@@ -54,6 +54,13 @@ typedef struct cg_matrix {
  * (cg_matrix_compare_sliced), else whole. */
 void cg_matrix_compare(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
                        const cg_model *p, cg_matrix *m);
+/* Runs f(a) and f(b), one after the other or at once (cmd/ gives one that
+ * starts a thread: only cmd/ starts threads). */
+typedef void (*cg_run_both)(void (*f)(void *), void *a, void *b);
+/* cg_matrix_compare, the two texts sliced by `both` (NULL: one after the
+ * other); the result is the same. */
+void cg_matrix_compare_both(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
+                            const cg_model *p, cg_run_both both, cg_matrix *m);
 /* The two readings, for the tests that hold them to the same result.
  * Whole: both texts read as YAML documents (jansson values), each job's
  * entries compared as values.  Sliced: the texts cut into their top-level

@@ -67,8 +67,9 @@ wf_args *cg_report_add_entry(config *c, const char *name, const char *invoke, co
 
 /* Reads text by slicing it into its top-level keys, its workflows and their
  * entries, each kept as text: 0, or -1 when the text is not laid out so
- * that slicing reads it as a YAML parser would (then it is read whole). */
-int cg_report_slice(const char *text, size_t len, const char *what, config *c);
+ * that slicing reads it as a YAML parser would (then it is read whole).
+ * `jobs_hint` (0: none): about how many jobs it has, room made at once. */
+int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_hint, config *c);
 /* Reads an entry's arguments as YAML (w->args): 0, or -1 when it does not
  * read alone. */
 int cg_report_entry_read(config *c, wf_args *w);

@@ -177,11 +177,10 @@ static cg_doc *read_alone(config *c, const char *t, size_t n)
 
 wf_args *cg_report_add_entry(config *c, const char *name, const char *invoke, const char *workflow)
 {
-    size_t k = (size_t)cg_map_get(&c->index, name);
+    size_t k = (size_t)cg_map_put_new(&c->index, name, (void *)(c->n + 1)); /* one lookup */
     if (!k) {
         cg_grow(&c->jobs, &c->cap, c->n + 1, sizeof *c->jobs);
         c->jobs[c->n] = (jobrec){name, invoke, 0, 0};
-        cg_map_put(&c->index, name, (void *)(c->n + 1));
         k = ++c->n;
     }
     jobrec *r = &c->jobs[k - 1];
@@ -342,12 +341,17 @@ static int slice_workflows(config *c, const char *text, size_t start, size_t end
     return rc;
 }
 
-int cg_report_slice(const char *text, size_t len, const char *what, config *c)
+int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_hint, config *c)
 {
     memset(c, 0, sizeof *c);
     c->sliced = true;
     c->what = what;
     cg_map_init(&c->index);
+    if (jobs_hint) { /* no rehashing or copying on the way there */
+        cg_map_reserve(&c->index, jobs_hint);
+        cg_grow(&c->jobs, &c->cap, jobs_hint, sizeof *c->jobs);
+        cg_grow(&c->ents, &c->ecap, jobs_hint, sizeof *c->ents);
+    }
     cg_pool_init(&c->pool);
     cg_strbuf_init(&c->rest);
     cg_strbuf_init(&c->skeleton);

@@ -84,7 +84,8 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
             cg_strbuf_adds(out, "jobs: not compared (over 64 MB); see the differences below\n");
         } else {
             cg_matrix m;
-            cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p->m, &m);
+            cg_matrix_compare_both(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p->m,
+                                   cfg->f.len > ((size_t)1 << 20) ? cg_cli_run_both : NULL, &m);
             cg_matrix_print(&m, out);
             cg_matrix_release(&m);
         }
@@ -160,7 +161,8 @@ static json_t *check_json(cg_project *p, cg_disk *o, bool full)
     const cg_disk_file *cfg = &o->v[0];
     if (cfg->status == CG_OUT_DIFFERS && cfg->old_len <= CG_REPORT_MAX_BYTES && cfg->f.len <= CG_REPORT_MAX_BYTES) {
         cg_matrix m;
-        cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p->m, &m);
+        cg_matrix_compare_both(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p->m,
+                                   cfg->f.len > ((size_t)1 << 20) ? cg_cli_run_both : NULL, &m);
         json_object_set_new(root, "jobs", cg_matrix_json(&m));
         cg_matrix_release(&m);
     } else {

@@ -3,6 +3,7 @@
 #include "cmd/cli.h"
 
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,31 @@ void cg_cli_verbose(const cg_global *g, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+typedef struct both_arg {
+    void (*f)(void *);
+    void *arg;
+} both_arg;
+
+static void *run_second(void *v)
+{
+    both_arg *q = v;
+    q->f(q->arg);
+    return NULL;
+}
+
+void cg_cli_run_both(void (*f)(void *), void *a, void *b)
+{
+    both_arg q = {f, b};
+    pthread_t th;
+    if (!cg_threads_allowed() || pthread_create(&th, NULL, run_second, &q) != 0) {
+        f(a);
+        f(b);
+        return;
+    }
+    f(a);
+    pthread_join(th, NULL);
 }
 
 double cg_cli_now(void)

@@ -89,6 +89,9 @@ int cg_cli_render(const cg_global *g, cg_project *p);
 void cg_cli_verbose(const cg_global *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Seconds on a monotonic clock, for -v's timings. */
 double cg_cli_now(void);
+/* Runs f(a) and f(b) at once, b on a second thread (one after the other
+ * when no thread can start): a cg_run_both (check/report.h). */
+void cg_cli_run_both(void (*f)(void *), void *a, void *b);
 
 /* Prints an error record to stderr. */
 void cg_cli_print_error(const cg_error *err);

@@ -321,7 +321,8 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                            "compared)", cfg->f.rel, marker);
         else {
             cg_matrix m;
-            cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m, &m);
+            cg_matrix_compare_both(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m,
+                                   cfg->f.len > ((size_t)1 << 20) ? cg_cli_run_both : NULL, &m);
             cg_strbuf_adds(&what, "written (");
             if (m.valid) {
                 cg_matrix_summary(&m, &what);
