@@ -653,7 +653,8 @@ START_TEST(streamed_in_chunks_same_bytes)
 END_TEST
 
 /* Without helper threads (as when none can be started) cigen does the same
- * work on one thread: the same files, and check agrees. */
+ * work on one thread: the same files, check agrees, and a drifted check's
+ * report is the same. */
 START_TEST(no_threads_same_bytes)
 {
     char *a = tu_big_project(), *b = tu_big_project();
@@ -663,6 +664,17 @@ START_TEST(no_threads_same_bytes)
     ck_assert_msg(ra.status == 0 && rb.status == 0, "%s%s", ra.err, rb.err);
     char *diff = tu_diff_trees(a, b);
     ck_assert_msg(diff == NULL, "outputs differ without threads: %s", diff ? diff : "");
+    tu_run_free(&ra);
+    tu_run_free(&rb);
+    /* a drifted check (a hand edit and a changed source: the diff and the
+     * old body's digest found at once, the two texts sliced at once) says
+     * the same on one thread */
+    ra = tu_sh(a, "sed -i '60000s/$/x/' p/config.yml && sed -i 's/a15/a15x/' p/dimensions/big.yml && "
+                  "$CIGEN -C p check --full-diff");
+    rb = tu_sh(a, "CIGEN_TEST_NO_THREADS=1 $CIGEN -C p check --full-diff");
+    ck_assert_msg(ra.status == 1 && rb.status == 1, "exit %d, without threads %d: %s", ra.status, rb.status, ra.err);
+    ck_assert_msg(strstr(ra.out, "edited by hand, and its sources changed") != NULL, "%s", ra.out);
+    ck_assert_msg(strcmp(ra.out, rb.out) == 0, "the report differs:\n%s\n---\n%s", ra.out, rb.out);
     tu_run_free(&ra);
     tu_run_free(&rb);
     tu_rm_rf(a);

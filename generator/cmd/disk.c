@@ -13,7 +13,7 @@
 void cg_disk_release(cg_disk *o)
 {
     for (size_t i = 0; i < o->n; i++) {
-        free(o->v[i].old);
+        cg_unmap_output(o->v[i].old, o->v[i].old_len, o->v[i].old_mapped);
         cg_diff_release(&o->v[i].diff);
     }
     free(o->v);
@@ -85,6 +85,37 @@ static void find_stale(cg_project *p, cg_disk *o)
     free(names);
 }
 
+/* What is found of a file that differs: its diff (!header), or what its
+ * digest header says (header). */
+typedef struct differs_task {
+    cg_disk_file *s;
+    const cg_project *p;
+    bool header;
+} differs_task;
+
+static void differs_run(void *v)
+{
+    differs_task *t = v;
+    cg_disk_file *s = t->s;
+    if (!t->header) {
+        cg_diff_compute(s->old, s->old_len, s->f.data, s->f.len, &s->diff);
+        return;
+    }
+    cg_header_info h;
+    cg_header_parse(s->old, s->old_len, &h);
+    s->digest = h.found;
+    for (size_t k = 0; k < h.len; k++)
+        s->header_lines += s->old[k] == '\n';
+    if (h.found) {
+        char body[41];
+        cg_sha256_hex(s->old + h.len, s->old_len - h.len, body, 20);
+        s->hand_edited = strcmp(body, h.body) != 0;
+        s->sources_changed = strcmp(h.sources, t->p->m.sources_digest) != 0;
+    } else {
+        s->hand_edited = true;
+    }
+}
+
 int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream *streamed, cg_error *err)
 {
     size_t max = cg_cli_output_count(p);
@@ -122,7 +153,8 @@ int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream
         bool same;
         int r = cg_output_matches(p->m.root, files[i].rel, &files[i].ref, verb, s->f.data, s->f.len, &same, err);
         if (r == 0 && !same)
-            r = cg_read_output(p->m.root, files[i].rel, &files[i].ref, verb, &s->old, &s->old_len, err);
+            r = cg_map_output(p->m.root, files[i].rel, &files[i].ref, verb, &s->old, &s->old_len, &s->old_mapped,
+                              err);
         if (r < 0) {
             free(files);
             return -1;
@@ -136,23 +168,17 @@ int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream
             continue;
         }
         s->status = CG_OUT_DIFFERS;
-        cg_diff_compute(s->old, s->old_len, s->f.data, s->f.len, &s->diff);
         /* the configs carry a digest header (the continuation and the setup
-         * config of a dynamic pipeline alike); diagrams do not */
+         * config of a dynamic pipeline alike); diagrams do not: the diff
+         * and the old body's digest, at once for a large file */
+        differs_task diff = {s, p, false}, head = {s, p, true};
         if (i == 0 || files[i].rel == p->m.manifest.pipeline.setup) {
-            cg_header_info h;
-            cg_header_parse(s->old, s->old_len, &h);
-            s->digest = h.found;
-            for (size_t k = 0; k < h.len; k++)
-                s->header_lines += s->old[k] == '\n';
-            if (h.found) {
-                char body[41];
-                cg_sha256_hex(s->old + h.len, s->old_len - h.len, body, 20);
-                s->hand_edited = strcmp(body, h.body) != 0;
-                s->sources_changed = strcmp(h.sources, p->m.sources_digest) != 0;
-            } else {
-                s->hand_edited = true;
-            }
+            if (s->old_len > ((size_t)1 << 20))
+                cg_cli_run_both(differs_run, &diff, &head);
+            else
+                differs_run(&diff), differs_run(&head);
+        } else {
+            differs_run(&diff);
         }
     }
     free(files);

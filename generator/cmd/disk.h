@@ -23,6 +23,7 @@ typedef struct cg_disk_file {
     int status;
     char *old;
     size_t old_len;
+    bool old_mapped;      /* old is a mapping of the file (io/fsio.h), not a copy */
     bool digest;          /* the file carries a cigen-digest header */
     bool hand_edited;     /* its body is not what cigen wrote */
     bool sources_changed; /* its sources are not the ones it was made from */

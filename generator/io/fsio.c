@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* MAP_POPULATE */
 #include "io/fsio.h"
 
 #include <dirent.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -389,6 +391,48 @@ int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const c
                    size_t *len, cg_error *err)
 {
     return cg_read_output_head(root, rel, ref, verb, 0, data, len, err);
+}
+
+int cg_map_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
+                  size_t *len, bool *mapped, cg_error *err)
+{
+    *mapped = false;
+    int fd;
+    int rc = cg_output_open(root, rel, ref, verb, &fd, err);
+    if (rc != 0)
+        return rc;
+    struct stat st;
+    long page = sysconf(_SC_PAGESIZE);
+    /* a mapping ends in zeros up to its page's end: only when the file
+     * does not fill its last page does the byte after it read as the NUL
+     * a buffer read has there */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && page > 0 &&
+        (uint64_t)st.st_size < ((uint64_t)1 << 34) && st.st_size % page != 0) {
+        int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+        flags |= MAP_POPULATE; /* one pass over the page cache, not a fault per page */
+#endif
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
+        if (m != MAP_FAILED) {
+            close(fd);
+            *data = m;
+            *len = (size_t)st.st_size;
+            *mapped = true;
+            return 0;
+        }
+    }
+    if (read_fd(fd, (size_t)1 << 34, data, len) != 0)
+        rc = open_error(root, rel, ref, "read", errno, err);
+    close(fd);
+    return rc;
+}
+
+void cg_unmap_output(char *data, size_t len, bool mapped)
+{
+    if (mapped)
+        munmap(data, len);
+    else
+        free(data);
 }
 
 int cg_read_output_head(const char *root, const char *rel, const cg_pos *ref, const char *verb, size_t max,

@@ -40,6 +40,15 @@ int cg_read_source_id(const char *root, const char *rel, const cg_pos *ref, size
  * Errors say "cannot VERB 'rel': ..." at ref (when not NULL). */
 int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
                    size_t *len, cg_error *err);
+/* The same, mapped read-only instead of copied (a large config is not
+ * copied into fresh memory): *mapped says which (a file that fills its last
+ * page is read); either way data[len] is a NUL.  Release with
+ * cg_unmap_output.  (A file truncated by another program while it is
+ * mapped cannot be read: an output is mapped only once it differed, for the
+ * report.) */
+int cg_map_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
+                  size_t *len, bool *mapped, cg_error *err);
+void cg_unmap_output(char *data, size_t len, bool mapped);
 /* Opens an output for reading (never blocking on a FIFO): 0 and *fd, 1
  * when it is missing, -1 (the error said at ref) when it is not a regular
  * file or cannot be opened. */
