@@ -55,9 +55,11 @@ static size_t count_lines(const char *t, size_t len)
         uint64_t w;
         memcpy(&w, t + i, 8);
         w ^= NL8;
-        /* the high bit of each byte set where the byte is not zero */
+        /* the high bit of each byte set where the byte is not zero; those
+         * bits, moved to the low one and summed into the top byte (no
+         * popcount: without -mpopcnt it is a call a word) */
         uint64_t nz = ((w & LOW7) + LOW7) | w;
-        n += 8 - (size_t)__builtin_popcountll(nz & ~LOW7);
+        n += 8 - (size_t)((((nz & ~LOW7) >> 7) * 0x0101010101010101ull) >> 56);
     }
     for (; i < len; i++)
         n += t[i] == '\n';
@@ -521,8 +523,10 @@ void cg_diff_compute_with(const char *a, size_t alen, const char *b, size_t blen
     line *la = NULL, *lb = NULL;
     lines LA, LB;
     if (lazy) {
-        nwa = count_lines(a + wa0, wa1 - wa0);
-        nwb = count_lines(b + wa0, wb1 - wa0);
+        /* the lines split would be: those before the region (it starts a
+         * line), its own, and the margin after it */
+        nwa = r0 + n + count_lines(a + qa, wa1 - qa);
+        nwb = r0 + m + count_lines(b + qb, wb1 - qb);
         lcur ca = lcur_at(a + wa0, wa1 - wa0, r0, pa - wa0), cb = lcur_at(b + wa0, wb1 - wa0, r0, pa - wa0);
         lcur ea = lcur_at(a + wa0, wa1 - wa0, r0 + n, qa - wa0), eb = lcur_at(b + wa0, wb1 - wa0, r0 + m, qb - wa0);
         size_t a0 = r0, b0 = r0;
@@ -563,8 +567,10 @@ void cg_diff_compute_with(const char *a, size_t alen, const char *b, size_t blen
         LA = (lines){la, {{0}}};
         LB = (lines){lb, {{0}}};
     }
-    d->a_lines = base + nwa + count_lines(a + wa1, alen - wa1);
-    d->b_lines = base + nwb + count_lines(b + wb1, blen - wb1);
+    /* past the margin the two texts are the same bytes (their common tail) */
+    size_t after = count_lines(a + wa1, alen - wa1);
+    d->a_lines = base + nwa + after;
+    d->b_lines = base + nwb + after;
     place_blocks(d, &LA, nwa, &LB, nwb);
     free(la);
     free(lb);
