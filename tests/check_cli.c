@@ -577,13 +577,15 @@ END_TEST
  * or a FIFO (never waited on) is merely not the config. */
 START_TEST(streamed_lint_same_report)
 {
-    static const char *const cases[] = {"lint-clean", "lint-json", "lint-undefined-job", "lint-missing-parameter",
-                                        "lint-strict-warning", "lint-unused", "lint-config-size-warning", "e2e-small"};
+    static const char *const cases[] = {"lint-clean", "lint-json", "lint-undefined-job", "lint-strict-warning",
+                                        "e2e-small"};
     static const char *const prep[] = {"", "sed -i '$s/$/ /' p/config.yml", "rm -rf p/config.yml",
                                        "rm -rf p/config.yml && mkdir p/config.yml",
                                        "rm -rf p/config.yml && mkfifo p/config.yml"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (size_t k = 0; k < sizeof prep / sizeof prep[0]; k++) {
+            if (k >= 2 && !cg_streq(cases[i], "lint-json"))
+                continue; /* no config on disk: one case says it */
             char *t = project(cases[i]);
             cg_strbuf path = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT;
             case_dir(&path, cases[i]);
@@ -617,6 +619,11 @@ START_TEST(streamed_lint_same_report)
             tu_rm_rf(t);
             free(t);
         }
+}
+END_TEST
+
+START_TEST(streamed_lint_big_project)
+{
     /* a config over lint's own threshold (1 MB): streamed by default; an
      * unused job makes a finding, which says whether the file is the config */
     char *big = tu_big_project();
@@ -808,6 +815,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, streamed_check_same_report);
     tcase_add_test(tc, fifo_output_refused_not_waited_on);
     tcase_add_test(tc, streamed_lint_same_report);
+    tcase_add_test(tc, streamed_lint_big_project);
     tcase_add_test(tc, streamed_in_chunks_same_bytes);
     tcase_add_test(tc, no_threads_same_bytes);
     tcase_add_test(tc, failed_write_leaves_old_config);
