@@ -190,6 +190,7 @@ typedef struct stdout_sink {
 static void put_stdout(void *ctx, const char *data, size_t len)
 {
     stdout_sink *s = ctx;
+    errno = 0;
     if (!s->err && fwrite(data, 1, len, stdout) != len)
         s->err = errno ? errno : EIO;
 }

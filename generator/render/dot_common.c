@@ -202,6 +202,7 @@ void cg_dot_ids_release(cg_dot_ids *ids)
     cg_pool_release(&ids->pool);
     cg_strbuf_release(ids->scratch);
     free(ids->scratch);
+    cg_strbuf_release(&ids->probe);
 }
 
 /* Ids are compared as C strings (up to a NUL), as a cg_map compares keys. */
@@ -229,14 +230,14 @@ void cg_dot_ids_take(cg_dot_ids *ids, cg_strbuf *id)
 
 void cg_dot_ids_take_name(cg_dot_ids *ids, const char *prefix, const char *s)
 {
-    cg_strbuf id = CG_STRBUF_INIT;
-    cg_strbuf_adds(&id, prefix);
-    cg_strbuf_adds(&id, s);
-    if (id_taken(ids, id.buf))
-        cg_dot_ids_take(ids, &id);
+    cg_strbuf *id = &ids->probe;
+    cg_strbuf_reset(id);
+    cg_strbuf_adds(id, prefix);
+    cg_strbuf_adds(id, s);
+    if (id_taken(ids, id->buf))
+        cg_dot_ids_take(ids, id);
     else
         id_push(ids, prefix, s);
-    cg_strbuf_release(&id);
 }
 
 void cg_dot_quote_id(cg_strbuf *out, const cg_dot_id *id)

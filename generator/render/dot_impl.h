@@ -122,6 +122,7 @@ typedef struct cg_dot_ids {
     cg_index index;
     cg_pool pool;
     cg_strbuf *scratch;     /* a prefixed id, spelt whole for the index */
+    cg_strbuf probe;        /* the id being taken */
 } cg_dot_ids;
 
 void cg_dot_ids_init(cg_dot_ids *ids);
