@@ -570,6 +570,91 @@ START_TEST(streamed_check_same_report)
 }
 END_TEST
 
+/* lint compares a config over its streaming threshold with the file on
+ * disk as it is rendered, keeping none of it: the same findings, word for
+ * word (lines of config.yml named only when the file is this config), as
+ * when it renders it in memory; the file on disk edited, missing, a folder
+ * or a FIFO (never waited on) is merely not the config. */
+START_TEST(streamed_lint_same_report)
+{
+    static const char *const cases[] = {"lint-clean", "lint-json", "lint-undefined-job", "lint-strict-warning",
+                                        "e2e-small"};
+    static const char *const prep[] = {"", "sed -i '$s/$/ /' p/config.yml", "rm -rf p/config.yml",
+                                       "rm -rf p/config.yml && mkdir p/config.yml",
+                                       "rm -rf p/config.yml && mkfifo p/config.yml"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t k = 0; k < sizeof prep / sizeof prep[0]; k++) {
+            if (k >= 2 && !cg_streq(cases[i], "lint-json"))
+                continue; /* no config on disk: one case says it */
+            char *t = project(cases[i]);
+            cg_strbuf path = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT;
+            case_dir(&path, cases[i]);
+            cg_strbuf_adds(&path, "/cmd");
+            char *args = tu_read(path.buf, NULL);
+            ck_assert_msg(args != NULL, "%s: no cmd", cases[i]);
+            args[strcspn(args, "\n")] = '\0';
+            if (strstr(args, "lint") == NULL) {
+                free(args);
+                args = cg_xstrdup("lint --json");
+            }
+            /* a config on disk, this one, unless prep says otherwise */
+            cg_strbuf_addf(&cmd, "$CIGEN -q -C p generate >/dev/null 2>&1; %s%s", prep[k], *prep[k] ? " && " : "");
+            size_t base = cmd.len;
+            cg_strbuf_addf(&cmd, "timeout 20 $CIGEN -C p %s", args);
+            tu_run a = tu_sh(t, cmd.buf);
+            cg_strbuf_truncate(&cmd, base);
+            cg_strbuf_addf(&cmd, "CIGEN_TEST_STREAM_BYTES=1 timeout 20 $CIGEN -C p %s", args);
+            tu_run b = tu_sh(t, cmd.buf);
+            ck_assert_msg(a.status == b.status && a.status != 124, "%s (%s): exit %d, streamed %d", cases[i], prep[k],
+                          a.status, b.status);
+            ck_assert_msg(strcmp(a.out, b.out) == 0, "%s (%s): the findings differ:\n%s\n---\n%s", cases[i], prep[k],
+                          a.out, b.out);
+            ck_assert_msg(strcmp(a.err, b.err) == 0, "%s (%s): stderr differs:\n%s\n---\n%s", cases[i], prep[k], a.err,
+                          b.err);
+            tu_run_free(&a);
+            tu_run_free(&b);
+            free(args);
+            cg_strbuf_release(&path);
+            cg_strbuf_release(&cmd);
+            tu_rm_rf(t);
+            free(t);
+        }
+}
+END_TEST
+
+START_TEST(streamed_lint_big_project)
+{
+    /* a config over lint's own threshold (1 MB): streamed by default; an
+     * unused job makes a finding, which says whether the file is the config */
+    char *big = tu_big_project();
+    tu_run idle = tu_sh(big, "printf '  idle:\\n    docker: [{image: cimg/base:stable}]\\n    steps: [checkout]\\n' "
+                             ">> p/verbatim-sources/jobs.yml");
+    ck_assert_int_eq(idle.status, 0);
+    tu_run_free(&idle);
+    static const char *const big_prep[] = {"", "sed -i '$s/$/ /' p/config.yml"};
+    for (size_t k = 0; k < sizeof big_prep / sizeof big_prep[0]; k++) {
+        cg_strbuf cmd = CG_STRBUF_INIT;
+        cg_strbuf_addf(&cmd, "$CIGEN -q -C p generate >/dev/null 2>&1; %s%s", big_prep[k], *big_prep[k] ? " && " : "");
+        size_t base = cmd.len;
+        cg_strbuf_adds(&cmd, "$CIGEN -C p lint --json");
+        tu_run a = tu_sh(big, cmd.buf);
+        cg_strbuf_truncate(&cmd, base);
+        cg_strbuf_adds(&cmd, "CIGEN_TEST_STREAM_BYTES=1000000000 $CIGEN -C p lint --json");
+        tu_run b = tu_sh(big, cmd.buf);
+        ck_assert_msg(a.status == b.status, "big (%s): exit %d, in memory %d", big_prep[k], a.status, b.status);
+        ck_assert_msg(strcmp(a.out, b.out) == 0 && strcmp(a.err, b.err) == 0, "big (%s): the findings differ",
+                      big_prep[k]);
+        ck_assert_msg(strstr(a.out, k ? "\"config_on_disk\": false" : "\"config_on_disk\": true"), "big (%s): %s",
+                      big_prep[k], a.out);
+        tu_run_free(&a);
+        tu_run_free(&b);
+        cg_strbuf_release(&cmd);
+    }
+    tu_rm_rf(big);
+    free(big);
+}
+END_TEST
+
 /* A config.yml that is a FIFO is refused, never waited on: the same one
  * line whether the config is rendered in memory or streamed. */
 START_TEST(fifo_output_refused_not_waited_on)
@@ -741,6 +826,8 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, streamed_config_same_outcome);
     tcase_add_test(tc, streamed_check_same_report);
     tcase_add_test(tc, fifo_output_refused_not_waited_on);
+    tcase_add_test(tc, streamed_lint_same_report);
+    tcase_add_test(tc, streamed_lint_big_project);
     tcase_add_test(tc, streamed_in_chunks_same_bytes);
     tcase_add_test(tc, no_threads_same_bytes);
     tcase_add_test(tc, failed_write_leaves_old_config);

@@ -303,6 +303,79 @@ static size_t distinct_keys(const cg_project *p, size_t t, const char *const *co
     return count;
 }
 
+/* A diagram handed to a sink as it is drawn is the same bytes, in pieces
+ * (after every node with a chunk of 1 byte), what `out` held before first,
+ * `out` left empty: whole, collapsed, fitted and as a note. */
+typedef struct collect {
+    cg_strbuf all;
+    size_t puts;
+} collect;
+
+static void collect_put(void *ctx, const char *data, size_t len)
+{
+    collect *c = ctx;
+    ck_assert_uint_gt(len, 0);
+    cg_strbuf_add(&c->all, data, len);
+    c->puts++;
+}
+
+static void check_sink(const char *rel)
+{
+    cg_project p;
+    load(&p, rel);
+    for (int variant = 0; variant < 4; variant++) {
+        cg_dot_opts o;
+        cg_dot_opts_init(&o); /* variant 0: fitted to a screen */
+        const char *python[] = {"python"};
+        if (variant == 1)
+            o.max_nodes = 0, o.fit_px = 0; /* whole */
+        if (variant == 2)
+            o.collapse = python, o.ncollapse = 1, o.fit_px = 0;
+        if (variant == 3)
+            o.max_nodes = 1, o.fit_px = 0; /* a note */
+        for (size_t i = 0; i < p.m.ntrees + p.m.manifest.nworkflows; i++) {
+            cg_strbuf whole = CG_STRBUF_INIT, out = CG_STRBUF_INIT;
+            collect c = {CG_STRBUF_INIT, 0};
+            cg_dot_sink sink = {collect_put, &c, 1};
+            cg_strbuf_adds(&out, "before\n");
+            cg_strbuf_adds(&whole, "before\n");
+            bool tree = i < p.m.ntrees;
+            size_t k = tree ? i : i - p.m.ntrees;
+            if (tree)
+                cg_dot_tree(&p.m, k, &o, &whole);
+            else
+                cg_dot_workflow(&p.m, k, &o, &whole);
+            o.sink = &sink;
+            if (tree)
+                cg_dot_tree(&p.m, k, &o, &out);
+            else
+                cg_dot_workflow(&p.m, k, &o, &out);
+            o.sink = NULL;
+            ck_assert_msg(out.len == 0, "%s: diagram %zu: %zu bytes left in out", rel, i, out.len);
+            ck_assert_msg(c.all.len == whole.len && memcmp(c.all.buf, whole.buf, whole.len) == 0,
+                          "%s: diagram %zu (variant %d): the sink got other bytes", rel, i, variant);
+            size_t lines = 0;
+            for (size_t b = 0; b < whole.len; b++)
+                lines += whole.buf[b] == '\n';
+            /* the header lines come in one piece; then a piece a node or edge */
+            ck_assert_msg(variant == 3 || lines < 12 || c.puts > lines / 4, "%s: diagram %zu: %zu pieces for %zu lines",
+                          rel, i, c.puts, lines);
+            cg_strbuf_release(&whole);
+            cg_strbuf_release(&out);
+            cg_strbuf_release(&c.all);
+        }
+    }
+    cg_project_release(&p);
+}
+
+START_TEST(sink_same_bytes)
+{
+    check_sink("tests/bases/graph");
+    check_sink(".");
+    check_sink("tests/golden/graph-limit/in");
+}
+END_TEST
+
 START_TEST(collapse_counts)
 {
     cg_project p;
@@ -568,6 +641,30 @@ START_TEST(cli_output_relative_to_cwd)
 }
 END_TEST
 
+/* DOT on stdout is written as it is drawn: a diagram larger than a chunk
+ * comes out whole (the same bytes as -o writes), and one that cannot be
+ * written is an error, never a silent success. */
+START_TEST(cli_streamed_stdout)
+{
+    char *tmp = tu_big_project();
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "$CIGEN -C p graph --max-nodes 0 --collapse none > out.dot && "
+                         "$CIGEN -C p graph --max-nodes 0 --collapse none -o file.dot && cmp out.dot file.dot && "
+                         "test \"$(wc -c < out.dot)\" -gt %d",
+                   2 * CG_DOT_CHUNK);
+    tu_run r = tu_sh(tmp, cmd.buf);
+    ck_assert_msg(r.status == 0, "status %d: %s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = tu_sh(tmp, "$CIGEN -C p graph --max-nodes 0 --collapse none > /dev/full");
+    ck_assert_msg(r.status == 2, "exit %d", r.status);
+    ck_assert_msg(strstr(r.err, "cigen: error: cannot write the diagram: No space left on device\n"), "%s", r.err);
+    tu_run_free(&r);
+    cg_strbuf_release(&cmd);
+    tu_rm_rf(tmp);
+    free(tmp);
+}
+END_TEST
+
 START_TEST(cli_svg_with_graphviz)
 {
     tu_run probe = tu_sh(NULL, "command -v dot");
@@ -625,6 +722,7 @@ Suite *make_dot_suite(void)
     tcase_add_test(tc, collapse_counts);
     tcase_add_test(tc, node_limit);
     tcase_add_test(tc, byte_stable);
+    tcase_add_test(tc, sink_same_bytes);
     tcase_add_test(tc, outputs);
     suite_add_tcase(s, tc);
     tc = tcase_create("cli");
@@ -633,6 +731,7 @@ Suite *make_dot_suite(void)
     tcase_add_test(tc, cli_usage);
     tcase_add_test(tc, cli_output_relative_to_cwd);
     tcase_add_test(tc, cli_svg_with_graphviz);
+    tcase_add_test(tc, cli_streamed_stdout);
     tcase_add_test(tc, diagrams_fit_a_screen);
     suite_add_tcase(s, tc);
     return s;

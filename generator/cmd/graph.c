@@ -182,6 +182,19 @@ fail:
     return CG_EXIT_ERROR;
 }
 
+/* Standard output as a diagram's sink: the first write error is kept. */
+typedef struct stdout_sink {
+    int err; /* errno of the first failed write; 0: none */
+} stdout_sink;
+
+static void put_stdout(void *ctx, const char *data, size_t len)
+{
+    stdout_sink *s = ctx;
+    errno = 0;
+    if (!s->err && fwrite(data, 1, len, stdout) != len)
+        s->err = errno ? errno : EIO;
+}
+
 static void list_names(cg_strbuf *out, const char *what, const char *const *names, size_t n)
 {
     cg_strbuf_addf(out, "%s:", what);
@@ -342,6 +355,12 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
         free(wnames);
     }
     cg_strbuf dot = CG_STRBUF_INIT, rendered = CG_STRBUF_INIT;
+    /* DOT on stdout is written as it is drawn, never held whole */
+    stdout_sink ss = {0};
+    cg_dot_sink sink = {put_stdout, &ss, 0};
+    bool streamed = cg_streq(format, "dot") && !output;
+    if (streamed)
+        o.sink = &sink;
     if (rc == 0) {
         if (tree >= 0)
             cg_dot_tree(&p.m, (size_t)tree, &o, &dot);
@@ -354,8 +373,9 @@ int cg_cmd_graph(const cg_global *g0, int argc, char **argv)
         const cg_strbuf *bytes = cg_streq(format, "dot") ? &dot : &rendered;
         if (output) {
             rc = cg_disk_write_one(&p, output, cg_strbuf_str(bytes), bytes->len, "the diagram");
-        } else if (fwrite(cg_strbuf_str(bytes), 1, bytes->len, stdout) != bytes->len || fflush(stdout) != 0) {
-            fprintf(stderr, "cigen: error: cannot write the diagram: %s\n", strerror(errno));
+        } else if (fwrite(cg_strbuf_str(bytes), 1, bytes->len, stdout) != bytes->len || fflush(stdout) != 0 ||
+                   ss.err) {
+            fprintf(stderr, "cigen: error: cannot write the diagram: %s\n", strerror(ss.err ? ss.err : errno));
             rc = CG_EXIT_ERROR;
         }
     }

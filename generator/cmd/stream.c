@@ -70,16 +70,39 @@ static int stream_materialize(cg_stream *S, size_t upto, cg_error *err)
     return rc;
 }
 
+/* stream_old(), where (lint) a file that cannot be read is merely not the
+ * config. */
+static int read_old(cg_stream *S, size_t upto, const char *chunk, size_t base, size_t lo, cg_error *err)
+{
+    if (!S->forget)
+        return stream_old(S, upto, chunk, base, lo, err);
+    cg_error ignored;
+    cg_error_init(&ignored);
+    if (stream_old(S, upto, chunk, base, lo, &ignored) != 0)
+        S->differs = true;
+    cg_error_release(&ignored);
+    return 0;
+}
+
 static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
 {
     cg_stream *S = ctx;
     const cg_manifest *m = &S->p->m.manifest;
     if (!S->buf) {
         S->buf = cg_xmalloc(STREAM_BUF);
-        /* a FIFO, a folder, ...: refused as the in-memory path refuses them */
-        if (cg_output_open(S->p->m.root, m->output, &m->output_pos, S->compare_only ? "compare" : "write",
-                           &S->old_fd, err) < 0)
+        /* a FIFO, a folder, ...: refused as the in-memory path refuses them
+         * (lint: not the config, as cg_output_matches says) */
+        cg_error ignored;
+        cg_error_init(&ignored);
+        int orc = cg_output_open(S->p->m.root, m->output, &m->output_pos, S->compare_only ? "compare" : "write",
+                                 &S->old_fd, S->forget ? &ignored : err);
+        cg_error_release(&ignored);
+        if (orc < 0 && S->forget) {
+            S->old_fd = -1;
+            S->differs = true;
+        } else if (orc < 0) {
             return -1;
+        }
         cg_sha256_init(&S->old_body);
         if (S->old_fd >= 0) {
             /* its header, for the digests it records */
@@ -94,14 +117,14 @@ static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
          * are known); nothing is written while they are the same */
         size_t hl = S->p->out.header_len;
         bool was_same = !S->differs;
-        if (stream_old(S, S->off + len, data, S->off, S->off > hl ? S->off : hl, err) != 0)
+        if (read_old(S, S->off + len, data, S->off, S->off > hl ? S->off : hl, err) != 0)
             return -1;
         if (was_same && S->differs && !S->compare_only && stream_materialize(S, S->off, err) != 0)
             return -1;
     }
     if (S->staged >= 0 && cg_outputs_append(S->outs, S->staged, data, len, err) != 0)
         return -1;
-    if (S->compare_only && S->differs) {
+    if (S->compare_only && S->differs && !S->forget) {
         if (!S->keeping)
             S->keeping = true, S->kept_from = S->off;
         cg_strbuf_add(&S->kept, data, len);
@@ -131,7 +154,7 @@ static int stream_finish(void *ctx, cg_error *err)
 static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
 {
     cg_stream *S = ctx;
-    if (S->compare_only)
+    if (S->compare_only && !S->forget)
         cg_strbuf_add(&S->head, data, len);
     if (S->old_fd >= 0 && !(S->compare_only && S->differs)) {
         char *head = cg_xmalloc(len + 1);
@@ -139,7 +162,7 @@ static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
         bool was_same = !S->differs;
         S->differs |= r != (ssize_t)len || memcmp(head, data, len) != 0;
         free(head);
-        if (stream_old(S, SIZE_MAX, NULL, 0, 0, err) != 0) /* the rest of the old body, hashed */
+        if (read_old(S, SIZE_MAX, NULL, 0, 0, err) != 0) /* the rest of the old body, hashed */
             return -1;
         S->differs |= S->old_off != S->off;
         if (was_same && S->differs && !S->compare_only && stream_materialize(S, S->off, err) != 0)

@@ -1,9 +1,10 @@
 /* stream — a large config.yml, compared and written as it is rendered.
  *
- * The stream generate and check give the renderer: chunks are hashed and
- * handed on by a background writer (io/bgwrite.h), compared with the file
- * on disk, and (generate) written to the staged temporary file, so a
- * config of hundreds of megabytes is never held in memory.
+ * The stream generate, check and lint give the renderer: chunks are hashed
+ * and handed on by a background writer (io/bgwrite.h), compared with the
+ * file on disk, and (generate) written to the staged temporary file, so a
+ * config of hundreds of megabytes is never held in memory.  lint only asks
+ * whether the file on disk is the config (`forget`).
  */
 #ifndef CIGEN_STREAM_H
 #define CIGEN_STREAM_H
@@ -40,6 +41,9 @@ typedef struct cg_stream {
     size_t kept_from;       /* the offset of kept's first byte */
     cg_strbuf head;         /* the rendered header */
     bool keeping;
+    bool forget;            /* lint: only whether the file on disk is the
+                             * config (`differs`, `old_fd`): nothing kept, and
+                             * a file that cannot be read merely differs */
     /* the results, once header() ran */
     bool done, hand_edited, sources_changed;
     struct cg_bgwrite *bg;  /* hashes and writes the chunks on a second core */

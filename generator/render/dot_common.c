@@ -14,6 +14,14 @@ bool cg_dot_is_generated(const char *data, size_t len)
     return len >= n && memcmp(data, CG_DOT_HEADER_PREFIX, n) == 0;
 }
 
+void cg_dot_spill(const cg_dot_sink *sink, cg_strbuf *out, bool all)
+{
+    if (sink && out->len && (all || out->len >= (sink->chunk ? sink->chunk : CG_DOT_CHUNK))) {
+        sink->put(sink->ctx, out->buf, out->len);
+        cg_strbuf_reset(out);
+    }
+}
+
 /* ---- escaping ---- */
 
 /* The length of the valid UTF-8 sequence at s, or 0. */
@@ -44,10 +52,9 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-void cg_dot_quote(cg_strbuf *out, const char *s, size_t n)
+static void quote_body(cg_strbuf *out, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
-    cg_strbuf_addc(out, '"');
     for (size_t i = 0; i < n;) {
         unsigned c = u[i];
         if (c == '"' || c == '\\') {
@@ -68,6 +75,12 @@ void cg_dot_quote(cg_strbuf *out, const char *s, size_t n)
             }
         }
     }
+}
+
+void cg_dot_quote(cg_strbuf *out, const char *s, size_t n)
+{
+    cg_strbuf_addc(out, '"');
+    quote_body(out, s, n);
     cg_strbuf_addc(out, '"');
 }
 
@@ -160,14 +173,80 @@ void cg_dot_names_line(cg_strbuf *out, const char *what, const char *const *name
 }
 
 /* Makes `id` unique in `used` (appending #2, #3, ...) and records it. */
-void cg_dot_unique_id(cg_map *used, cg_pool *pool, cg_strbuf *id)
+/* The id as one C string: a prefixed one spelt in the scratch buffer
+ * (valid until the next call). */
+static const char *id_at(const void *ctx, uint32_t i)
+{
+    const cg_dot_ids *ids = ctx;
+    const cg_dot_id *id = &ids->v[i];
+    if (!id->prefix)
+        return id->s;
+    cg_strbuf_reset(ids->scratch);
+    cg_strbuf_adds(ids->scratch, id->prefix);
+    cg_strbuf_adds(ids->scratch, id->s);
+    return ids->scratch->buf;
+}
+
+void cg_dot_ids_init(cg_dot_ids *ids)
+{
+    memset(ids, 0, sizeof *ids);
+    cg_index_init(&ids->index, id_at, ids);
+    cg_pool_init(&ids->pool);
+    ids->scratch = cg_xcalloc(1, sizeof *ids->scratch);
+}
+
+void cg_dot_ids_release(cg_dot_ids *ids)
+{
+    free(ids->v);
+    cg_index_release(&ids->index);
+    cg_pool_release(&ids->pool);
+    cg_strbuf_release(ids->scratch);
+    free(ids->scratch);
+    cg_strbuf_release(&ids->probe);
+}
+
+/* Ids are compared as C strings (up to a NUL), as a cg_map compares keys. */
+static bool id_taken(const cg_dot_ids *ids, const char *s)
+{
+    return cg_index_get(&ids->index, s, strlen(s)) != 0;
+}
+
+static void id_push(cg_dot_ids *ids, const char *prefix, const char *s)
+{
+    cg_grow(&ids->v, &ids->cap, ids->n + 1, sizeof *ids->v);
+    ids->v[ids->n] = (cg_dot_id){prefix, s};
+    cg_index_add(&ids->index, (uint32_t)ids->n++);
+}
+
+void cg_dot_ids_take(cg_dot_ids *ids, cg_strbuf *id)
 {
     size_t base = id->len;
-    for (unsigned k = 2; cg_map_has(used, cg_strbuf_str(id)); k++) {
+    for (unsigned k = 2; id_taken(ids, cg_strbuf_str(id)); k++) {
         cg_strbuf_truncate(id, base);
         cg_strbuf_addf(id, "#%u", k);
     }
-    cg_map_put(used, cg_pool_strndup(pool, cg_strbuf_str(id), id->len), (void *)1);
+    id_push(ids, NULL, cg_pool_strndup(&ids->pool, cg_strbuf_str(id), id->len));
+}
+
+void cg_dot_ids_take_name(cg_dot_ids *ids, const char *prefix, const char *s)
+{
+    cg_strbuf *id = &ids->probe;
+    cg_strbuf_reset(id);
+    cg_strbuf_adds(id, prefix);
+    cg_strbuf_adds(id, s);
+    if (id_taken(ids, id->buf))
+        cg_dot_ids_take(ids, id);
+    else
+        id_push(ids, prefix, s);
+}
+
+void cg_dot_quote_id(cg_strbuf *out, const cg_dot_id *id)
+{
+    cg_strbuf_addc(out, '"');
+    if (id->prefix) /* plain ASCII: quoting the two is quoting each */
+        quote_body(out, id->prefix, strlen(id->prefix));
+    quote_body(out, id->s, strlen(id->s));
+    cg_strbuf_addc(out, '"');
 }
 
 /* A word for a suggested command line, quoted for the shell when needed. */

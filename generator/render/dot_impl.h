@@ -23,6 +23,11 @@
 /* render/dot.h's (not included: a module and its parts never include each
  * other) */
 typedef struct cg_dot_opts cg_dot_opts;
+typedef struct cg_dot_sink cg_dot_sink;
+
+/* Hands `out` to the sink (when there is one) once it holds a chunk, or,
+ * with `all`, whatever it holds. */
+void cg_dot_spill(const cg_dot_sink *sink, cg_strbuf *out, bool all);
 
 /* Fill colours: of a dimension level (by dimension index) in the tree
  * diagram, of a phase (by phase index) in the job graph. */
@@ -103,8 +108,36 @@ void cg_dot_names_line(cg_strbuf *out, const char *what, const char *const *name
 /* "\nwhole: cigen graph --<kind> NAME --collapse none", for a fitted diagram. */
 void cg_dot_whole_line(cg_strbuf *out, const char *kind, const char *name);
 
-/* Makes `id` unique in `used` (appending #2, #3, ...) and records it. */
-void cg_dot_unique_id(cg_map *used, cg_pool *pool, cg_strbuf *id);
+/* A node id: `prefix` (a string constant; NULL: none), then `s`. */
+typedef struct cg_dot_id {
+    const char *prefix, *s;
+} cg_dot_id;
+
+/* The node ids a diagram has taken, each once, in the order taken: a name
+ * the model holds is borrowed (with its prefix), any other id copied into
+ * a pool; an index of them (8 bytes a slot) finds them. */
+typedef struct cg_dot_ids {
+    cg_dot_id *v;
+    size_t n, cap;
+    cg_index index;
+    cg_pool pool;
+    cg_strbuf *scratch;     /* a prefixed id, spelt whole for the index */
+    cg_strbuf probe;        /* the id being taken */
+} cg_dot_ids;
+
+void cg_dot_ids_init(cg_dot_ids *ids);
+void cg_dot_ids_release(cg_dot_ids *ids);
+
+/* Makes `id` unique among the ids taken (appending #2, #3, ...) and takes
+ * it: it is ids->v[ids->n - 1] from now on, a copy. */
+void cg_dot_ids_take(cg_dot_ids *ids, cg_strbuf *id);
+
+/* Takes prefix + s, borrowing s (which must outlive ids) when no id taken
+ * is spelt so; else as cg_dot_ids_take. */
+void cg_dot_ids_take_name(cg_dot_ids *ids, const char *prefix, const char *s);
+
+/* cg_dot_quote() of an id. */
+void cg_dot_quote_id(cg_strbuf *out, const cg_dot_id *id);
 
 /* Which dimensions of a tree the options collapse ([ndims], malloc'd). */
 bool *cg_dot_collapse_mask(const cg_tree *t, const char *const *names, size_t n);

@@ -158,6 +158,11 @@ static void tm_build(tmodel *m, const cg_tree *t, const cg_cells *cells, const b
             m->next_cell[L->last_cell] = (uint32_t)ci;
         L->last_cell = (uint32_t)ci;
     }
+    /* what only building needs */
+    cg_dot_htab_release(&m->nodes);
+    cg_dot_htab_release(&m->seen_tab);
+    free(m->seen);
+    m->seen = NULL;
 }
 
 static void tm_release(tmodel *m)
@@ -390,18 +395,30 @@ typedef struct trender {
     const tmodel *m;
     const bool *mask;
     cg_dot_namer nm;
-    char **paths;          /* [m->n]: "os=linux/package=conda"; "" for the root */
-    cg_map used;           /* leaf ids */
-    cg_pool pool;
+    cg_dot_ids used;       /* leaf ids */
     cg_strbuf *out;
+    const cg_dot_sink *sink;
 } trender;
+
+/* The path of value node i: "os=linux/package=conda"; "" for the root
+ * (spelt when needed, from the root down: never kept per node). */
+static void add_path(const tmodel *m, uint32_t i, cg_strbuf *out, size_t start)
+{
+    if (i == 0)
+        return;
+    const vnode *v = &m->v[i];
+    add_path(m, v->parent, out, start);
+    cg_dot_path_add(out, start, m->t->dims[v->dim], v->value);
+}
 
 static void node_id(const trender *R, uint32_t i, cg_strbuf *id)
 {
-    if (i == 0)
+    if (i == 0) {
         cg_strbuf_adds(id, "root");
-    else
-        cg_strbuf_addf(id, "v:%s", R->paths[i]);
+        return;
+    }
+    cg_strbuf_adds(id, "v:");
+    add_path(R->m, i, id, id->len);
 }
 
 static void emit_edge(cg_strbuf *out, const cg_strbuf *from, const cg_strbuf *to, bool grey)
@@ -482,8 +499,9 @@ static void emit_leaf(trender *R, uint32_t li, bool merged)
         value_label(m, at, &label);
         cg_strbuf_addc(&label, '\n');
     } else {
-        cg_strbuf_addf(&id, "%s:%s", L->group ? "g" : "c", R->paths[L->node]);
-        cg_dot_unique_id(&R->used, &R->pool, &id);
+        cg_strbuf_adds(&id, L->group ? "g:" : "c:");
+        add_path(m, L->node, &id, id.len);
+        cg_dot_ids_take(&R->used, &id);
         node_id(R, L->node, &from);
     }
     cg_dot_namer_name(&R->nm, first, L->ncells > 1 ? R->mask : NULL, -1, &label);
@@ -529,6 +547,7 @@ static void emit_leaf(trender *R, uint32_t li, bool merged)
         cg_strbuf_adds(out, ", peripheries=2");
     cg_strbuf_adds(out, "];\n");
     emit_edge(out, &from, &id, L->nlive == 0);
+    cg_dot_spill(R->sink, out, false);
     cg_strbuf_release(&id);
     cg_strbuf_release(&from);
     cg_strbuf_release(&label);
@@ -569,6 +588,7 @@ static void emit_value(trender *R, uint32_t i)
         emit_edge(out, &from, &id, grey);
         cg_strbuf_release(&from);
     }
+    cg_dot_spill(R->sink, out, false);
     cg_strbuf_release(&id);
     cg_strbuf_release(&label);
     for (uint32_t item = v->first; item != NONE; item = item & 1 ? m->l[item >> 1].next : m->v[item >> 1].next) {
@@ -625,8 +645,9 @@ void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o0, cg_strbuf 
     }
     bool fitted = oo.ncollapse > o0->ncollapse;
     bool *mask = cg_dot_collapse_mask(t, o->collapse, o->ncollapse);
-    /* count first: over the limit, only the note is drawn and no model built */
-    size_t count = tree_nodes(t, cells, mask);
+    /* count first: over the limit, only the note is drawn and no model built
+     * (with no limit and nothing collapsed, the count is not shown) */
+    size_t count = o->max_nodes || o->ncollapse ? tree_nodes(t, cells, mask) : 0;
     bool note = o->max_nodes && count > o->max_nodes;
     tmodel m;
     if (!note)
@@ -644,31 +665,16 @@ void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o0, cg_strbuf 
         tree_counter tc = {p, ti};
         cg_dot_emit_note(out, p, "tree", t->name, o, count, t->dims, t->ndims, tree_count, &tc, &label, what.buf);
     } else {
-        trender R = {.m = &m, .mask = mask, .out = out};
+        trender R = {.m = &m, .mask = mask, .out = out, .sink = o->sink};
         cg_dot_namer_init(&R.nm, t);
-        cg_map_init(&R.used);
-        cg_pool_init(&R.pool);
-        R.paths = cg_xcalloc(m.n + 1, sizeof *R.paths);
-        cg_strbuf path = CG_STRBUF_INIT;
-        R.paths[0] = cg_xstrdup("");
-        for (size_t i = 1; i < m.n; i++) { /* parents come first */
-            const vnode *v = &m.v[i];
-            cg_strbuf_reset(&path);
-            cg_strbuf_adds(&path, R.paths[v->parent]);
-            cg_dot_path_add(&path, 0, t->dims[v->dim], v->value);
-            R.paths[i] = cg_xstrdup(path.buf);
-        }
-        cg_strbuf_release(&path);
+        cg_dot_ids_init(&R.used);
         cg_dot_begin_graph(out, p, what.buf, "tree", t->name, &label);
         emit_value(&R, 0);
         cg_strbuf_adds(out, "}\n");
-        for (size_t i = 0; i < m.n; i++)
-            free(R.paths[i]);
-        free(R.paths);
-        cg_map_release(&R.used);
-        cg_pool_release(&R.pool);
+        cg_dot_ids_release(&R.used);
         cg_dot_namer_release(&R.nm);
     }
+    cg_dot_spill(o->sink, out, true);
     cg_strbuf_release(&label);
     cg_strbuf_release(&what);
     if (!note)

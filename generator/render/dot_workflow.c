@@ -52,8 +52,6 @@ static void masked_path(const cg_tree *t, const bool *mask, const cg_cell *c, cg
 enum { G_STATIC, G_JOB, G_MISSING };
 
 typedef struct gnode {
-    uint8_t kind;
-    bool grouped;          /* JOB: jobs that differ only in collapsed dimensions */
     const char *name;      /* STATIC, MISSING: the job name */
     const char *invokes;   /* STATIC: the job it runs, when `name:` renames it */
     const cg_job *job;     /* JOB: the first job */
@@ -61,6 +59,8 @@ typedef struct gnode {
     uint32_t njobs, ngated;
     uint32_t cluster;      /* index + 1; 0: none */
     uint32_t next;         /* the next node of the same cluster */
+    uint8_t kind;
+    bool grouped;          /* JOB: jobs that differ only in collapsed dimensions */
 } gnode;
 
 typedef struct gcluster {  /* the nodes of a cell (cells, when collapsed) */
@@ -260,6 +260,13 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
         for (uint32_t r = 0; r < j->nrequires; r++)
             gm_edge(G, gm_resolve(G, j->requires[r]), G->job_node[k] - 1);
     }
+    /* what only building needs */
+    cg_dot_htab_release(&G->node_tab);
+    cg_dot_htab_release(&G->cluster_tab);
+    cg_dot_htab_release(&G->edge_tab);
+    cg_map_release(&G->by_name);
+    free(G->job_node);
+    G->job_node = NULL;
 }
 
 static void gm_release(gmodel *G)
@@ -478,9 +485,10 @@ static size_t wf_est(const void *ctx, const char *const *names, size_t n)
 typedef struct grender {
     const gmodel *G;
     cg_dot_namer **namers;        /* [ntrees], made on first use */
-    char **ids;            /* [G->n] */
-    char **cluster_names;  /* [G->nc]: the cell name, '*' for collapsed values */
+    const cg_dot_id *ids;         /* [G->n]: the nodes' (the first ids taken) */
+    const char **cluster_names;   /* [G->nc]: the cell name, '*' for collapsed values */
     cg_strbuf *out;
+    const cg_dot_sink *sink;
 } grender;
 
 static cg_dot_namer *gr_namer(grender *R, uint32_t tree)
@@ -499,7 +507,7 @@ static void emit_job_node(grender *R, uint32_t i, const char *indent)
     cg_strbuf *out = R->out;
     cg_strbuf label = CG_STRBUF_INIT, full = CG_STRBUF_INIT;
     cg_strbuf_adds(out, indent);
-    cg_dot_quotes(out, R->ids[i]);
+    cg_dot_quote_id(out, &R->ids[i]);
     if (v->kind == G_STATIC) {
         cg_strbuf_adds(&label, v->name);
         if (v->invokes)
@@ -546,6 +554,7 @@ static void emit_job_node(grender *R, uint32_t i, const char *indent)
             cg_strbuf_adds(out, ", style=\"rounded,filled,dashed\"");
         cg_strbuf_adds(out, "];\n");
     }
+    cg_dot_spill(R->sink, out, false);
     cg_strbuf_release(&label);
     cg_strbuf_release(&full);
 }
@@ -670,35 +679,30 @@ void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o0, cg_strb
     if (note) {
         cg_dot_emit_note(out, p, "workflow", wd->name, o, count, cands, ncands, workflow_count, &wc, &label, what.buf);
     } else {
-        grender R = {.G = &G, .out = out};
+        grender R = {.G = &G, .out = out, .sink = o->sink};
         R.namers = cg_xcalloc(p->ntrees + 1, sizeof *R.namers);
-        R.ids = cg_xcalloc(G.n + 1, sizeof *R.ids);
         R.cluster_names = cg_xcalloc(G.nc + 1, sizeof *R.cluster_names);
-        cg_map used;
-        cg_pool pool;
-        cg_map_init(&used);
-        cg_pool_init(&pool);
+        cg_dot_ids used;
+        cg_dot_ids_init(&used);
         cg_strbuf id = CG_STRBUF_INIT;
         for (size_t i = 0; i < G.n; i++) {
             const gnode *v = &G.v[i];
-            cg_strbuf_reset(&id);
-            if (v->kind != G_JOB) {
-                cg_strbuf_addf(&id, "j:%s", v->name);
-            } else if (!v->grouped) {
-                cg_strbuf_addf(&id, "j:%s", v->job->name);
-            } else {
-                const cg_tree *t = p->trees[v->tree];
-                cg_strbuf_addf(&id, "g:%s:%s:", t->name, t->phases[v->job->phase].name);
-                masked_path(t, G.masks[v->tree], v->job->cell, &id);
+            if (v->kind != G_JOB || !v->grouped) { /* names the model holds */
+                cg_dot_ids_take_name(&used, "j:", v->kind != G_JOB ? v->name : v->job->name);
+                continue;
             }
-            cg_dot_unique_id(&used, &pool, &id);
-            R.ids[i] = cg_xstrdup(id.buf);
+            const cg_tree *t = p->trees[v->tree];
+            cg_strbuf_reset(&id);
+            cg_strbuf_addf(&id, "g:%s:%s:", t->name, t->phases[v->job->phase].name);
+            masked_path(t, G.masks[v->tree], v->job->cell, &id);
+            cg_dot_ids_take(&used, &id);
         }
+        R.ids = used.v;
         for (size_t c = 0; c < G.nc; c++) {
             const gcluster *C = &G.c[c];
             cg_strbuf_reset(&id);
             cg_dot_namer_name(gr_namer(&R, C->tree), C->job->cell, C->grouped ? G.masks[C->tree] : NULL, -1, &id);
-            R.cluster_names[c] = cg_xstrdup(id.buf);
+            R.cluster_names[c] = cg_pool_strndup(&used.pool, cg_strbuf_str(&id), id.len);
         }
         cg_dot_begin_graph(out, p, what.buf, "workflow", wd->name, &label);
         for (size_t i = 0; i < G.n; i++) {
@@ -714,7 +718,8 @@ void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o0, cg_strb
             cg_strbuf_reset(&id);
             cg_strbuf_addf(&id, "cluster_%s:", t->name);
             masked_path(t, C->grouped ? G.masks[C->tree] : NULL, C->job->cell, &id);
-            cg_dot_unique_id(&used, &pool, &id);
+            cg_dot_ids_take(&used, &id);
+            R.ids = used.v; /* it may have moved */
             cg_strbuf_adds(out, "  subgraph ");
             cg_dot_quote_sb(out, &id);
             cg_strbuf_adds(out, " {\n    graph [style=rounded, color=\"#bbbbbb\", fontsize=10, label=");
@@ -730,29 +735,25 @@ void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o0, cg_strb
         }
         for (size_t e = 0; e < G.ne; e++) {
             cg_strbuf_adds(out, "  ");
-            cg_dot_quotes(out, R.ids[G.e[e].from]);
+            cg_dot_quote_id(out, &R.ids[G.e[e].from]);
             cg_strbuf_adds(out, " -> ");
-            cg_dot_quotes(out, R.ids[G.e[e].to]);
+            cg_dot_quote_id(out, &R.ids[G.e[e].to]);
             cg_strbuf_adds(out, ";\n");
+            cg_dot_spill(o->sink, out, false);
         }
         cg_strbuf_adds(out, "}\n");
         cg_strbuf_release(&id);
-        for (size_t i = 0; i < G.n; i++)
-            free(R.ids[i]);
-        for (size_t c = 0; c < G.nc; c++)
-            free(R.cluster_names[c]);
         for (size_t t = 0; t < p->ntrees; t++)
             if (R.namers[t]) {
                 cg_dot_namer_release(R.namers[t]);
                 free(R.namers[t]);
             }
-        free(R.ids);
         free(R.cluster_names);
         free(R.namers);
-        cg_map_release(&used);
-        cg_pool_release(&pool);
+        cg_dot_ids_release(&used);
         gm_release(&G);
     }
+    cg_dot_spill(o->sink, out, true);
     cg_strbuf_release(&label);
     cg_strbuf_release(&what);
     wf_counter_release(&wc);
