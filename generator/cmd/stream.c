@@ -226,9 +226,28 @@ void cg_stream_start(cg_project *p, cg_stream *S, cg_config_stream *sink, cg_out
     *S = (cg_stream){.p = p, .outs = outs, .staged = -1, .old_fd = -1, .compare_only = outs == NULL,
                      .kept = CG_STRBUF_INIT, .head = CG_STRBUF_INIT};
     /* configs larger than this are streamed while they are rendered (a
-     * test lowers it to stream small ones too) */
+     * test lowers it to stream small ones too): check's report is the same
+     * bytes either way (it keeps what it renders from a difference on), and
+     * a generate with no config on disk has nothing to report, so both
+     * stream any config past a chunk, never holding it whole; a generate
+     * that replaces a config keeps it in memory up to the report's limit,
+     * for the jobs its summary names */
+    size_t threshold = CG_REPORT_MAX_BYTES;
+    if (S->compare_only) {
+        threshold = STREAM_BUF;
+    } else {
+        const cg_manifest *m = &p->m.manifest;
+        cg_error ignored;
+        cg_error_init(&ignored);
+        int fd = -1;
+        if (cg_output_open(p->m.root, m->output, &m->output_pos, "write", &fd, &ignored) == 1)
+            threshold = STREAM_BUF; /* missing (an error is said again when the first chunk opens it) */
+        if (fd >= 0)
+            close(fd);
+        cg_error_release(&ignored);
+    }
     const char *keep = getenv("CIGEN_TEST_STREAM_BYTES");
-    *sink = (cg_config_stream){keep ? (size_t)strtoull(keep, NULL, 10) : CG_REPORT_MAX_BYTES, stream_put,
-                               stream_finish, stream_write, stream_header, S};
+    *sink = (cg_config_stream){keep ? (size_t)strtoull(keep, NULL, 10) : threshold, stream_put, stream_finish,
+                               stream_write, stream_header, S};
     p->stream = sink;
 }
