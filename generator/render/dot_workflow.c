@@ -90,6 +90,7 @@ typedef struct gmodel {
     uint32_t *job_node;    /* [p->jobs.n]: node + 1 of the jobs in the workflow */
     size_t nstatic, njobs, ngated;
     size_t nrequires;      /* requires listed (edges may merge when collapsed) */
+    bool static_job_names; /* a static entry is named as a generated job of the workflow */
 } gmodel;
 
 static bool gnode_eq(const void *ctx, uint32_t a, uint32_t b)
@@ -171,6 +172,16 @@ static uint32_t gm_resolve(gmodel *G, const char *name)
     return gm_add(G, G_MISSING, name);
 }
 
+/* gm_resolve() of a generated job's requires[r], `job` its requires_job[r]:
+ * by index, with no lookup by name, when that job is in the workflow (and
+ * no static entry has a generated job's name, which by_name would find first). */
+static uint32_t gm_resolve_job(gmodel *G, const char *name, int32_t job)
+{
+    if (job >= 0 && G->job_node[job] && !G->static_job_names)
+        return G->job_node[job] - 1;
+    return gm_resolve(G, name);
+}
+
 static void gm_edge(gmodel *G, uint32_t from, uint32_t to)
 {
     G->nrequires++;
@@ -200,6 +211,8 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
             continue;
         uint32_t node = gm_add(G, G_STATIC, name);
         G->v[node].invokes = invokes;
+        const cg_job *same = cg_jobs_find(&p->jobs, name);
+        G->static_job_names |= same && (same->workflows >> w & 1);
     }
     G->nstatic = G->n;
     uint64_t bit = (uint64_t)1 << w;
@@ -258,7 +271,7 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
             continue;
         const cg_job *j = &p->jobs.v[k];
         for (uint32_t r = 0; r < j->nrequires; r++)
-            gm_edge(G, gm_resolve(G, j->requires[r]), G->job_node[k] - 1);
+            gm_edge(G, gm_resolve_job(G, j->requires[r], j->requires_job[r]), G->job_node[k] - 1);
     }
     /* what only building needs */
     cg_dot_htab_release(&G->node_tab);
