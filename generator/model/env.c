@@ -207,6 +207,39 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     return cg_env_get(env, id, s, n, typed);
 }
 
+/* Appends v[0..n) with the tree's job-name replacements made: at each
+ * offset the first of them that matches, else the byte itself.  Only the
+ * bytes that start a replaced string (none is empty) are looked at closer;
+ * the runs between them are copied whole. */
+static void add_replaced(cg_strbuf *out, const char *v, size_t n, const cg_tree *t)
+{
+    bool starts[256] = {false};
+    for (size_t r = 0; r < t->nreplace; r++)
+        starts[(unsigned char)t->replace_from[r][0]] = true;
+    size_t run = 0;
+    for (size_t k = 0; k < n;) {
+        if (!starts[(unsigned char)v[k]]) {
+            k++;
+            continue;
+        }
+        size_t r = 0, fl = 0;
+        for (; r < t->nreplace; r++) {
+            fl = strlen(t->replace_from[r]);
+            if (fl <= n - k && memcmp(v + k, t->replace_from[r], fl) == 0)
+                break;
+        }
+        if (r == t->nreplace) {
+            k++;
+            continue;
+        }
+        cg_strbuf_add(out, v + run, k - run);
+        cg_strbuf_adds(out, t->replace_to[r]);
+        k += fl;
+        run = k;
+    }
+    cg_strbuf_add(out, v + run, n - run);
+}
+
 static bool is_separator(char c, enum cg_expand_mode mode)
 {
     return c == '_' || c == '-' || c == '.' || (mode == CG_EXPAND_VAR && c == ' ');
@@ -274,19 +307,7 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const
         }
         drop_next_sep = false;
         if (replace && replace->nreplace) {
-            for (size_t k = 0; k < n;) {
-                bool hit = false;
-                for (size_t r = 0; r < replace->nreplace && !hit; r++) {
-                    size_t fl = strlen(replace->replace_from[r]);
-                    if (fl <= n - k && memcmp(v + k, replace->replace_from[r], fl) == 0) {
-                        cg_strbuf_adds(out, replace->replace_to[r]);
-                        k += fl;
-                        hit = true;
-                    }
-                }
-                if (!hit)
-                    cg_strbuf_addc(out, v[k++]);
-            }
+            add_replaced(out, v, n, replace);
         } else {
             cg_strbuf_add(out, v, n);
         }

@@ -281,6 +281,20 @@ int cg_model_template_path(const cg_model *p, const cg_job *j, cg_env *env, cg_s
     return cg_env_expand(env, &ph->template_path, CG_EXPAND_PLAIN, NULL, out, &src, "the template path");
 }
 
+/* "TREE:PATH", the key of p->templates (without printf: it is made for
+ * every job, twice). */
+static void template_key(cg_strbuf *key, size_t tree, const cg_strbuf *path)
+{
+    char d[24];
+    size_t i = sizeof d;
+    do
+        d[--i] = (char)('0' + tree % 10);
+    while ((tree /= 10) != 0);
+    cg_strbuf_add(key, d + i, sizeof d - i);
+    cg_strbuf_addc(key, ':');
+    cg_strbuf_add(key, cg_strbuf_str(path), path->len);
+}
+
 /* Loads and compiles the template of a job bound to a workflow (once per
  * path and tree). */
 static int load_template(cg_model *p, const cg_job *j, cg_env *env, cg_error *err)
@@ -306,7 +320,7 @@ static int load_template(cg_model *p, const cg_job *j, cg_env *env, cg_error *er
         return -1;
     }
     cg_strbuf key = CG_STRBUF_INIT;
-    cg_strbuf_addf(&key, "%zu:%s", t->index, path.buf);
+    template_key(&key, t->index, &path);
     cg_template *tpl = cg_map_get(&p->templates, key.buf);
     if (!tpl && cg_check_project_path(path.buf, &ph->template_pos, "the template path", err) == 0) {
         const cg_doc *doc = model_doc(p, path.buf, &ph->template_pos, err);
@@ -365,7 +379,7 @@ const cg_template *cg_model_template(const cg_model *p, const cg_job *j, cg_env 
     const cg_template *tpl = NULL;
     if (cg_model_template_path(p, j, env, &path, err) == 0) {
         cg_strbuf key = CG_STRBUF_INIT;
-        cg_strbuf_addf(&key, "%zu:%s", t->index, path.buf);
+        template_key(&key, t->index, &path);
         tpl = cg_map_get(&p->templates, key.buf);
         if (!tpl)
             cg_error_plain(err, "template '%s' of job '%s' was not loaded (the job is in no workflow)", path.buf,
