@@ -178,8 +178,13 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     cg_grow(&env->expanding, &env->expanding_cap, env->nexpanding + 1, sizeof *env->expanding);
     env->expanding[env->nexpanding++] = id;
     cg_strbuf out = CG_STRBUF_INIT;
-    char what[200];
-    snprintf(what, sizeof what, "variable '%s'", t->names[id]);
+    char what[200]; /* "variable 'NAME'", for an error (no printf: made for every variable of every cell) */
+    size_t len = strlen(t->names[id]), nl = len < sizeof what - 11 ? len : sizeof what - 11;
+    memcpy(what, "variable '", 10); /* cut as snprintf would cut it */
+    memcpy(what + 10, t->names[id], nl);
+    what[10 + nl] = '\0';
+    if (10 + len + 1 < sizeof what)
+        memcpy(what + 10 + nl, "'", 2);
     cg_src src = {t->doc, d->path, d->pos};
     int rc = cg_env_expand(env, &d->text, CG_EXPAND_VAR, NULL, &out, &src, what);
     env->nexpanding--;
@@ -319,7 +324,8 @@ static bool glob_match(const cg_glob *g, cg_env *env, int id, const char *v)
 {
     bool m;
     if (g->kind == CG_GLOB_TEXT) {
-        m = fnmatch(g->text, v, 0) == 0;
+        /* a glob without wildcards or escapes matches itself only */
+        m = strpbrk(g->text, "*?[\\") ? fnmatch(g->text, v, 0) == 0 : strcmp(g->text, v) == 0;
     } else {
         const char *first, *last;
         m = cg_cell_value_ends(env->cell, id, &first, &last) &&

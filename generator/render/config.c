@@ -287,16 +287,20 @@ int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg
         }
         /* from the header itself: a streamed config's buffer holds only its tail */
         uint32_t header_lines = (uint32_t)cg_count_newlines(header.buf, header.len);
-        cg_linemap_release(&out->linemap);
-        uint32_t l = 1;
-        cg_linemap_add(&out->linemap, &l, header.buf, header.len, NULL, 0, -1, -1);
         cg_strbuf_release(&header);
-        for (size_t e = 0; e < bmap.n; e++) {
-            cg_linemap_entry x = bmap.v[e];
-            x.out_line += header_lines;
-            cg_grow(&out->linemap.v, &out->linemap.cap, out->linemap.n + 1, sizeof *out->linemap.v);
-            out->linemap.v[out->linemap.n++] = x;
+        /* the body's map, moved down by the header's lines, under the
+         * header's entry: in place, not copied */
+        for (size_t e = 0; e < bmap.n; e++)
+            bmap.v[e].out_line += header_lines;
+        if (header_lines) {
+            cg_grow(&bmap.v, &bmap.cap, bmap.n + 1, sizeof *bmap.v);
+            memmove(bmap.v + 1, bmap.v, bmap.n * sizeof *bmap.v);
+            bmap.v[0] = (cg_linemap_entry){1, header_lines, NULL, 0, -1, -1};
+            bmap.n++;
         }
+        cg_linemap_release(&out->linemap);
+        out->linemap = bmap;
+        memset(&bmap, 0, sizeof bmap);
     }
     cg_linemap_release(&bmap);
     return rc;
