@@ -162,34 +162,56 @@ bool cg_yaml_wants_literal(const char *s, size_t n)
     return literal_ok(s, n);
 }
 
-void cg_yw_key_text(cg_yw *w, const char *text, size_t n)
+/* Where a key's text goes: the line and indentation of the top frame. */
+static cg_yw_frame *begin_key(cg_yw *w)
 {
     cg_yw_frame *f = top(w);
     if (f) {
         first_child(w, f);
         pad_to(w, f->indent);
     }
+    return f;
+}
+
+/* Ends the key whose text was just written at out[at..], straight into the
+ * output (no copy): its colon, or for a long key "? key" and the colon on
+ * the next line. */
+static void end_key(cg_yw *w, cg_yw_frame *f, size_t at)
+{
+    size_t n = w->out->len - at;
     if (n > CG_YAML_MAX_IMPLICIT_KEY) {
         /* YAML limits implicit keys to 1024 characters: use "? key" */
+        char *text = cg_xstrndup(w->out->buf + at, n);
+        cg_strbuf_truncate(w->out, at);
         put(w, "? ", 2);
         put(w, text, n);
         put(w, "\n", 1);
         if (f)
             pad_to(w, f->indent);
         put(w, ":", 1);
+        free(text);
     } else {
-        put(w, text, n);
+        if (n) /* as put() would have counted it */
+            w->col = w->out->buf[w->out->len - 1] == '\n' ? 0 : w->col + 1;
         put(w, ":", 1);
     }
     w->key_pending = true;
 }
 
+void cg_yw_key_text(cg_yw *w, const char *text, size_t n)
+{
+    cg_yw_frame *f = begin_key(w);
+    size_t at = w->out->len;
+    cg_strbuf_add(w->out, text, n);
+    end_key(w, f, at);
+}
+
 void cg_yw_key(cg_yw *w, const char *k, size_t n)
 {
-    cg_strbuf tmp = CG_STRBUF_INIT;
-    scalar_text(&tmp, k, n);
-    cg_yw_key_text(w, tmp.buf ? tmp.buf : "", tmp.len);
-    cg_strbuf_release(&tmp);
+    cg_yw_frame *f = begin_key(w);
+    size_t at = w->out->len;
+    scalar_text(w->out, k, n);
+    end_key(w, f, at);
 }
 
 void cg_yw_keys(cg_yw *w, const char *k) { cg_yw_key(w, k, strlen(k)); }
@@ -237,14 +259,12 @@ static void scalar(cg_yw *w, const char *s, size_t n, bool raw)
     if (!raw && literal_ok(s, n)) {
         write_literal(w, s, n, indent);
     } else {
-        cg_strbuf tmp = CG_STRBUF_INIT;
+        /* straight into the output, not through a copy */
         if (raw)
-            cg_strbuf_add(&tmp, s, n);
+            cg_strbuf_add(w->out, s, n);
         else
-            scalar_text(&tmp, s, n);
-        cg_strbuf_addc(&tmp, '\n');
-        put(w, tmp.buf, tmp.len);
-        cg_strbuf_release(&tmp);
+            scalar_text(w->out, s, n);
+        put(w, "\n", 1);
     }
     after_value(w);
 }
