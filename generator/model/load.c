@@ -55,6 +55,7 @@ void cg_model_release(cg_model *p)
     for (size_t i = 0; p->phase_templates && i < p->ntrees; i++)
         free(p->phase_templates[i]);
     free(p->phase_templates);
+    free(p->job_templates);
     cg_warnings_release(&p->warnings);
     cg_selection_release(&p->selection);
     free(p->statics);
@@ -295,6 +296,23 @@ static void template_key(cg_strbuf *key, size_t tree, const cg_strbuf *path)
     cg_strbuf_add(key, cg_strbuf_str(path), path->len);
 }
 
+/* The template at `path` for j's tree: loaded and compiled the first time. */
+static const cg_template *template_at(cg_model *p, const cg_job *j, const cg_strbuf *path, cg_error *err)
+{
+    const cg_tree *t = j->tree;
+    const cg_phase *ph = &t->phases[j->phase];
+    cg_strbuf key = CG_STRBUF_INIT;
+    template_key(&key, t->index, path);
+    cg_template *tpl = cg_map_get(&p->templates, key.buf);
+    if (!tpl && cg_check_project_path(path->buf, &ph->template_pos, "the template path", err) == 0) {
+        const cg_doc *doc = model_doc(p, path->buf, &ph->template_pos, err);
+        if (doc && (tpl = cg_template_compile(doc, t, &p->pool, err)))
+            cg_map_put(&p->templates, cg_intern(&p->pool, key.buf), tpl);
+    }
+    cg_strbuf_release(&key);
+    return tpl;
+}
+
 /* Loads and compiles the template of a job bound to a workflow (once per
  * path and tree). */
 static int load_template(cg_model *p, const cg_job *j, cg_env *env, cg_error *err)
@@ -319,19 +337,46 @@ static int load_template(cg_model *p, const cg_job *j, cg_env *env, cg_error *er
         cg_strbuf_release(&path);
         return -1;
     }
-    cg_strbuf key = CG_STRBUF_INIT;
-    template_key(&key, t->index, &path);
-    cg_template *tpl = cg_map_get(&p->templates, key.buf);
-    if (!tpl && cg_check_project_path(path.buf, &ph->template_pos, "the template path", err) == 0) {
-        const cg_doc *doc = model_doc(p, path.buf, &ph->template_pos, err);
-        if (doc && (tpl = cg_template_compile(doc, t, &p->pool, err)))
-            cg_map_put(&p->templates, cg_intern(&p->pool, key.buf), tpl);
-    }
-    cg_strbuf_release(&key);
+    const cg_template *tpl = template_at(p, j, &path, err);
     cg_strbuf_release(&path);
     if (cached)
         *cached = tpl;
     return tpl ? 0 : -1;
+}
+
+/* A template path naming dimensions only ("templates/{{ os }}.yml") is the
+ * same in every workflow and needs no variable: made from the cell's
+ * values alone, without binding the job, once per job (for both passes of
+ * load_templates() and for rendering, p->job_templates).  1 when it cannot
+ * be (a group's job, a value missing: the bound path says why), else 0, or
+ * -1 after an error. */
+static int dims_template(cg_model *p, const cg_job *j, cg_error *err)
+{
+    const cg_tree *t = j->tree;
+    const cg_pstr *s = &t->phases[j->phase].template_path;
+    if (j->nmembers || j->cell->group || !t->phases[j->phase].template_raw)
+        return 1;
+    for (size_t i = 0; i < s->nsegs; i++)
+        if (s->segs[i].kind != CG_SEG_TEXT && !cg_tree_is_dim(t, s->segs[i].id))
+            return 1;
+    cg_error scratch;
+    cg_error_init(&scratch);
+    cg_env e;
+    memset(&e, 0, sizeof e);
+    e.t = t;
+    e.cell = j->cell;
+    e.err = &scratch;
+    cg_strbuf path = CG_STRBUF_INIT;
+    bool made = cg_model_template_path(p, j, &e, &path, &scratch) == 0 && !scratch.set;
+    cg_error_release(&scratch);
+    const cg_template *tpl = made ? template_at(p, j, &path, err) : NULL;
+    cg_strbuf_release(&path);
+    if (!made)
+        return 1;
+    if (!tpl)
+        return -1;
+    p->job_templates[j->index] = tpl;
+    return 0;
 }
 
 /* Every template a workflow entry uses, in the order the config renders
@@ -340,6 +385,8 @@ static int load_templates(cg_model *p, cg_error *err)
 {
     if (!p->phase_templates)
         p->phase_templates = cg_xcalloc(p->ntrees + 1, sizeof *p->phase_templates);
+    if (!p->job_templates) /* the jobs stay the same between the two passes */
+        p->job_templates = cg_xcalloc(p->jobs.n + 1, sizeof *p->job_templates);
     cg_env *envs = cg_xcalloc(p->ntrees + 1, sizeof *envs);
     for (size_t i = 0; i < p->ntrees; i++)
         cg_env_init(&envs[i], p->trees[i], err);
@@ -354,6 +401,11 @@ static int load_templates(cg_model *p, cg_error *err)
             if (!ph->template_path.has_names && p->phase_templates[j->tree->index] &&
                 p->phase_templates[j->tree->index][j->phase])
                 continue;
+            if (p->job_templates[k])
+                continue;
+            if (ph->template_path.has_names && (rc = dims_template(p, j, err)) != 1)
+                continue;
+            rc = 0;
             cg_env *env = &envs[j->tree->index];
             if ((rc = cg_model_bind_job(p, env, j, (int)w)) == 0)
                 rc = load_template(p, j, env, err);
@@ -368,6 +420,8 @@ static int load_templates(cg_model *p, cg_error *err)
 const cg_template *cg_model_template(const cg_model *p, const cg_job *j, cg_env *env, cg_error *err)
 {
     const cg_tree *t = j->tree;
+    if (p->job_templates && p->job_templates[j->index])
+        return p->job_templates[j->index];
     if (!t->phases[j->phase].template_path.has_names && p->phase_templates && p->phase_templates[t->index] &&
         p->phase_templates[t->index][j->phase])
         return p->phase_templates[t->index][j->phase];

@@ -97,6 +97,7 @@ typedef struct cg_model {
     cg_wf_order *orders;      /* [nworkflows]: each workflow's entries, in order */
     cg_map templates;         /* "tree-index:path" -> cg_template* */
     const cg_template ***phase_templates; /* [tree][phase]: for constant template paths */
+    const cg_template **job_templates; /* [jobs.n]: a job's template, when its path names dimensions only */
     cg_warnings warnings;     /* what load found questionable */
     cg_selection selection;   /* the special-PR selection in force (may be empty) */
     cg_static_job *statics;   /* every workflow's static entries, in order; copies a
