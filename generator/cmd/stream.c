@@ -208,6 +208,7 @@ int cg_stream_text(cg_stream *S, cg_strbuf *out, cg_error *err)
     if (skip < S->kept.len)
         cg_strbuf_add(out, S->kept.buf + skip, S->kept.len - skip);
     out->buf[out->len] = '\0';
+    cg_strbuf_release(&S->kept); /* in *out now: never held twice while the report is made */
     return 0;
 }
 

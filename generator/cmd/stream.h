@@ -56,7 +56,8 @@ void cg_stream_start(cg_project *p, cg_stream *S, cg_config_stream *sink, cg_out
 void cg_stream_release(cg_stream *S);
 /* check, once a streamed config differed: the whole rendered config (the
  * old file's bytes up to the first difference, then the bytes kept), into
- * *out.  0, or -1 with err set (the old file could not be read again). */
+ * *out (the bytes kept are freed).  0, or -1 with err set (the old file
+ * could not be read again). */
 int cg_stream_text(cg_stream *S, cg_strbuf *out, cg_error *err);
 
 #endif
