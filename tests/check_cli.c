@@ -719,18 +719,14 @@ START_TEST(streamed_in_chunks_same_bytes)
     tu_run_free(&ra);
     ra = tu_sh(a, "sed -i 's/a29/a29y/' p/dimensions/big.yml && " MEM "$CIGEN -C p check");
     rb = tu_sh(a, "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -C p check");
-    tu_run rc = tu_sh(a, "$CIGEN -C p check"); /* the default: streamed past 1 MB */
-    ck_assert_msg(ra.status == 1 && rb.status == 1 && rc.status == 1, "exit %d, streamed %d, %d", ra.status,
-                  rb.status, rc.status);
+    ck_assert_msg(ra.status == 1 && rb.status == 1, "exit %d, streamed %d", ra.status, rb.status);
     ck_assert_msg(strcmp(ra.out, rb.out) == 0, "the report differs:\n%s\n---\n%s", ra.out, rb.out);
-    ck_assert_msg(strcmp(ra.out, rc.out) == 0, "the report differs:\n%s\n---\n%s", ra.out, rc.out);
     tu_run_free(&ra);
     tu_run_free(&rb);
-    tu_run_free(&rc);
     /* a hand edit deep in the config (the streamed check keeps what it
      * renders from there on, and takes the bytes before from the file) */
     ra = tu_sh(a, "$CIGEN -q -C p generate && sed -i '60000s/$/x/' p/config.yml && " MEM "$CIGEN -C p check");
-    rb = tu_sh(a, "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -C p check");
+    rb = tu_sh(a, "$CIGEN -C p check"); /* by default: streamed past 1 MB */
     ck_assert_msg(ra.status == 1 && rb.status == 1, "exit %d, streamed %d", ra.status, rb.status);
     ck_assert_msg(strstr(ra.out, "edited by hand at line 60000") != NULL, "%s", ra.out);
     ck_assert_msg(strcmp(ra.out, rb.out) == 0, "the report differs:\n%s\n---\n%s", ra.out, rb.out);
