@@ -208,6 +208,27 @@ static void solve(search *S, size_t a0, size_t n, size_t b0, size_t m)
     solve(S, a0 + (size_t)u, n - (size_t)u, b0 + (size_t)v, m - (size_t)v);
 }
 
+/* After a window of wn x wm lines at (a0 + *i, b0 + *j) was searched into
+ * `part` (released here): when the sides met again inside it (or it reached
+ * both ends, `all`), its first change (or all of them) goes into d and the
+ * walk moves past it: true.  False: widen the window. */
+static bool take_window(cg_diff *part, bool all, size_t a0, size_t b0, size_t n, size_t m, size_t wn, size_t wm,
+                        size_t *i, size_t *j, cg_diff *d)
+{
+    const cg_hunk *h = &part->hunks[0]; /* a[i] and b[j] differ: there is one */
+    bool met = h->a_start + h->a_len < a0 + *i + wn && h->b_start + h->b_len < b0 + *j + wm;
+    if (met || all) {
+        size_t upto = all ? part->n : 1;
+        for (size_t k = 0; k < upto; k++)
+            add_hunk(d, part->hunks[k].a_start, part->hunks[k].a_len, part->hunks[k].b_start, part->hunks[k].b_len);
+        const cg_hunk *last = &part->hunks[upto - 1];
+        *i = all ? n : last->a_start + last->a_len - a0;
+        *j = all ? m : last->b_start + last->b_len - b0;
+    }
+    cg_diff_release(part);
+    return met || all;
+}
+
 /* A region of more lines than the shortest script can be searched for in
  * time (a template edit that changes every tenth line of a 60 MB config):
  * from its first difference on, the shortest script of a window of lines
@@ -237,20 +258,8 @@ static void solve_windows(search *S, size_t a0, size_t n, size_t b0, size_t m)
             solve(&T, a0 + i, wn, b0 + j, wm);
             free(T.vf);
             free(T.vb);
-            const cg_hunk *h = &part.hunks[0]; /* a[i] and b[j] differ: there is one */
-            bool met = h->a_start + h->a_len < a0 + i + wn && h->b_start + h->b_len < b0 + j + wm;
-            if (met || all) {
-                size_t upto = all ? part.n : 1;
-                for (size_t k = 0; k < upto; k++)
-                    add_hunk(S->d, part.hunks[k].a_start, part.hunks[k].a_len, part.hunks[k].b_start,
-                             part.hunks[k].b_len);
-                const cg_hunk *last = &part.hunks[upto - 1];
-                i = all ? n : last->a_start + last->a_len - a0;
-                j = all ? m : last->b_start + last->b_len - b0;
-                cg_diff_release(&part);
+            if (take_window(&part, all, a0, b0, n, m, wn, wm, &i, &j, S->d))
                 break;
-            }
-            cg_diff_release(&part);
         }
     }
     if (i < n || j < m)
@@ -443,20 +452,8 @@ static void solve_windows_lazy(lcur *ca, lcur *cb, size_t a0, size_t n, size_t b
             memset(&part, 0, sizeof part);
             solve_split(ca->t + ca->at, ca->len - ca->at, wn, cb->t + cb->at, cb->len - cb->at, wm, a0 + i, b0 + j,
                         true, large, &part);
-            const cg_hunk *h = &part.hunks[0]; /* a[i] and b[j] differ: there is one */
-            bool met = h->a_start + h->a_len < a0 + i + wn && h->b_start + h->b_len < b0 + j + wm;
-            if (met || all) {
-                size_t upto = all ? part.n : 1;
-                for (size_t k = 0; k < upto; k++)
-                    add_hunk(d, part.hunks[k].a_start, part.hunks[k].a_len, part.hunks[k].b_start,
-                             part.hunks[k].b_len);
-                const cg_hunk *last = &part.hunks[upto - 1];
-                i = all ? n : last->a_start + last->a_len - a0;
-                j = all ? m : last->b_start + last->b_len - b0;
-                cg_diff_release(&part);
+            if (take_window(&part, all, a0, b0, n, m, wn, wm, &i, &j, d))
                 break;
-            }
-            cg_diff_release(&part);
         }
     }
     if (i < n || j < m)

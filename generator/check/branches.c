@@ -62,27 +62,6 @@ static int filter_state(const char *branch, json_t *filters, cg_strbuf *why)
     return CG_RUNS;
 }
 
-/* The parameters' defaults, typed as the config declares them. */
-static json_t *parameter_defaults(const cg_doc *doc)
-{
-    json_t *out = json_object();
-    const char *name;
-    json_t *d;
-    json_object_foreach(json_object_get(cg_doc_root(doc), "parameters"), name, d) {
-        json_t *def = json_is_object(d) ? json_object_get(d, "default") : NULL;
-        const char *type = json_string_value(json_object_get(d, "type"));
-        if (!def)
-            continue;
-        cg_strbuf path = CG_STRBUF_INIT;
-        cg_path_join_key(&path, "/parameters", name);
-        cg_path_push_key(&path, "default");
-        bool typed = type && (cg_streq(type, "boolean") || cg_streq(type, "integer"));
-        json_object_set_new(out, name, typed ? cg_doc_typed(doc, path.buf, def) : json_incref(def));
-        cg_strbuf_release(&path);
-    }
-    return out;
-}
-
 static int simulate_workflow(const cg_doc *doc, const cg_pipeline_values *pv, const char *branch, const char *wname,
                              json_t *wf, cg_branch_run *out)
 {
@@ -181,7 +160,8 @@ int cg_branch_simulate(const char *file, const char *text, size_t len, const cha
     if (!doc)
         return -1;
     json_t *wfs = json_object_get(cg_doc_root(doc), "workflows");
-    json_t *params = parameter_defaults(doc);
+    json_t *params = json_object();
+    cg_parameter_defaults(doc, params);
     cg_pipeline_values pv = {params, "", branch, ""};
     const char *wname;
     json_t *wf;

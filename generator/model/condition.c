@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "lang/yaml_path.h"
 
 /* The first reason wins: the caller reports one. */
 static void because(cg_strbuf *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -196,4 +197,23 @@ int cg_condition_eval(json_t *stmt, const cg_pipeline_values *pv, cg_strbuf *why
     }
     because(why, "'%s' is not evaluated by cigen", op);
     return CG_COND_UNKNOWN;
+}
+
+void cg_parameter_defaults(const cg_doc *doc, json_t *into)
+{
+    const char *name;
+    json_t *d;
+    cg_strbuf path = CG_STRBUF_INIT;
+    json_object_foreach(json_object_get(cg_doc_root(doc), "parameters"), name, d) {
+        json_t *def = json_is_object(d) ? json_object_get(d, "default") : NULL;
+        const char *type = json_string_value(json_object_get(d, "type"));
+        if (!def)
+            continue;
+        cg_strbuf_reset(&path);
+        cg_path_join_key(&path, "/parameters", name);
+        cg_path_push_key(&path, "default");
+        bool typed = type && (cg_streq(type, "boolean") || cg_streq(type, "integer"));
+        json_object_set_new(into, name, typed ? cg_doc_typed(doc, path.buf, def) : json_incref(def));
+    }
+    cg_strbuf_release(&path);
 }

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "base/strbuf.h"
+#include "lang/yamlload.h"
 
 typedef struct cg_pipeline_values {
     json_t *parameters;      /* name -> value (given, else the default); borrowed */
@@ -25,6 +26,11 @@ typedef struct cg_pipeline_values {
     const char *branch;      /* "" when none (a tag) */
     const char *tag;         /* "" when none */
 } cg_pipeline_values;
+
+/* Adds to `into` the default of each pipeline parameter `doc` declares
+ * (its top-level `parameters:`), typed as its declaration says: a boolean's
+ * or an integer's as YAML reads it, every other as the text written. */
+void cg_parameter_defaults(const cg_doc *doc, json_t *into);
 
 enum { CG_COND_FALSE = 0, CG_COND_TRUE = 1, CG_COND_UNKNOWN = -1 };
 

@@ -479,26 +479,11 @@ static int pipeline_values(rules *R, const cg_pipeline_input *in, cg_pipeline_va
     json_t *decls = json_object(); /* name -> declaration (borrowed) */
     pv->parameters = json_object();
     R->run->parameters = json_object();
-    cg_strbuf path = CG_STRBUF_INIT;
     for (size_t f = 0; f < m->nfragments; f++) {
         const cg_doc *doc = m->fragments[f].doc;
-        json_t *params = json_object_get(cg_doc_root(doc), "parameters");
-        const char *name;
-        json_t *d;
-        json_object_foreach(params, name, d) {
-            json_object_set(decls, name, d);
-            json_t *def = json_is_object(d) ? json_object_get(d, "default") : NULL;
-            const char *type = json_string_value(json_object_get(d, "type"));
-            if (!def)
-                continue;
-            cg_strbuf_reset(&path);
-            cg_path_join_key(&path, "/parameters", name);
-            cg_path_push_key(&path, "default");
-            bool typed = type && (cg_streq(type, "boolean") || cg_streq(type, "integer"));
-            json_object_set_new(pv->parameters, name, typed ? cg_doc_typed(doc, path.buf, def) : json_incref(def));
-        }
+        json_object_update(decls, json_object_get(cg_doc_root(doc), "parameters"));
+        cg_parameter_defaults(doc, pv->parameters);
     }
-    cg_strbuf_release(&path);
     int rc = 0;
     for (size_t i = 0; i < in->nparams && rc == 0; i++) {
         const char *name = in->param_names[i], *text = in->param_values[i];
