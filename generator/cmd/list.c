@@ -356,15 +356,49 @@ static const char *cell_value(const cg_job *j, cg_env *env, const char *col, boo
     return v;
 }
 
-/* A row of the table as printed: names and values come from the sources,
- * so a control character or escape sequence in one is shown escaped
- * (cg_escape_line), as in messages. */
+/* A name or value of the table as shown: it comes from the sources, so a
+ * tab (which would break the columns), a control character or an escape
+ * sequence in it is written escaped, as in messages.  Into *buf, which it
+ * returns the text of. */
+static const char *shown(cg_strbuf *buf, const char *s)
+{
+    cg_strbuf tabs = CG_STRBUF_INIT;
+    cg_add_tabs_shown(&tabs, s);
+    cg_strbuf_reset(buf);
+    cg_escape_line(buf, tabs.buf ? tabs.buf : "", tabs.len);
+    cg_strbuf_release(&tabs);
+    return cg_strbuf_str(buf);
+}
+
+/* The columns a shown text takes: one per character (UTF-8 continuation
+ * bytes take none), so that a value with accents stays aligned. */
+static size_t columns(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* Appends text shown, padded to width columns. */
+static void add_cell(cg_strbuf *line, cg_strbuf *buf, const char *text, size_t width, bool pad)
+{
+    const char *t = shown(buf, text);
+    cg_strbuf_adds(line, t);
+    if (pad)
+        cg_strbuf_addspaces(line, width - columns(t));
+}
+
+static void widen(size_t *width, cg_strbuf *buf, const char *text)
+{
+    size_t n = columns(shown(buf, text));
+    if (n > *width)
+        *width = n;
+}
+
 static void put_row(const cg_strbuf *line)
 {
-    cg_strbuf shown = CG_STRBUF_INIT;
-    cg_escape_line(&shown, cg_strbuf_str(line), line->len);
-    puts(cg_strbuf_str(&shown));
-    cg_strbuf_release(&shown);
+    puts(cg_strbuf_str(line));
 }
 
 int cg_cmd_list(const cg_global *g0, int argc, char **argv)
@@ -400,7 +434,8 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                  "--where all apply; one on a variable adds a column with its value.  Static\n"
                  "entries and fragment jobs match only job names and 'workflow'.  A backslash\n"
                  "escapes the next character, so a value holding a comma is selected with\n"
-                 "os=linux\\,arm (also \\* \\? \\[ \\\\).\n"
+                 "os=linux\\,arm (also \\* \\? \\[ \\\\).  A tab or control character in a name\n"
+                 "or value is shown escaped (\\t, \\n, \\x1b), so the columns stay aligned.\n"
                  "Exit status: 0, or 2 for bad sources or usage.\n"
                  "--json prints an array of objects (name, tree, phase, dimensions, variables,\n"
                  "workflows, tiers, requires, source; for a phase with 'per' also per, cells;\n"
@@ -493,9 +528,10 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                 add_column(&cols, &ncols, &cap, q.groups[i].terms[k].name);
     size_t *width = cg_xcalloc(ncols + 2, sizeof *width);
     bool *keep = cg_xcalloc(p.m.jobs.n + 1, sizeof *keep);
+    cg_strbuf buf = CG_STRBUF_INIT;
     width[0] = 3; /* "JOB" */
     for (size_t c2 = 0; c2 < ncols; c2++)
-        width[c2 + 1] = strlen(cols[c2]);
+        widen(&width[c2 + 1], &buf, cols[c2]);
     for (size_t k = 0; k < p.m.jobs.n && rc == 0; k++) {
         const cg_job *j = &p.m.jobs.v[k];
         if (!j->workflows)
@@ -513,13 +549,9 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         keep[k] = m;
         if (!keep[k])
             continue;
-        if (strlen(j->name) > width[0])
-            width[0] = strlen(j->name);
-        for (size_t c2 = 0; c2 < ncols; c2++) {
-            const char *v = cell_value(j, env, cols[c2], c2 >= ndimcols);
-            if (strlen(v) > width[c2 + 1])
-                width[c2 + 1] = strlen(v);
-        }
+        widen(&width[0], &buf, j->name);
+        for (size_t c2 = 0; c2 < ncols; c2++)
+            widen(&width[c2 + 1], &buf, cell_value(j, env, cols[c2], c2 >= ndimcols));
     }
     /* static entries and jobs of fragments no entry runs */
     other_row *others = NULL;
@@ -530,8 +562,8 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     keep_other = cg_xcalloc(nothers + 1, sizeof *keep_other);
     for (size_t k = 0; k < nothers && rc == 0; k++) {
         keep_other[k] = other_matches(&q, &p.m, &others[k]);
-        if (keep_other[k] && strlen(others[k].name) > width[0])
-            width[0] = strlen(others[k].name);
+        if (keep_other[k])
+            widen(&width[0], &buf, others[k].name);
     }
     if (rc == 0 && json) {
         /* one object at a time: the array never has to be held in memory */
@@ -567,9 +599,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         cg_strbuf_addspaces(&line, width[0] - 3);
         for (size_t c2 = 0; c2 < ncols; c2++) {
             cg_strbuf_adds(&line, "  ");
-            cg_strbuf_adds(&line, cols[c2]);
-            if (c2 + 1 < ncols || p.m.marks)
-                cg_strbuf_addspaces(&line, width[c2 + 1] - strlen(cols[c2]));
+            add_cell(&line, &buf, cols[c2], width[c2 + 1], c2 + 1 < ncols || p.m.marks);
         }
         if (p.m.marks)
             cg_strbuf_adds(&line, "  SELECTION");
@@ -579,17 +609,14 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                 continue;
             const cg_job *j = &p.m.jobs.v[k];
             cg_strbuf_reset(&line);
-            cg_strbuf_adds(&line, j->name);
-            cg_strbuf_addspaces(&line, width[0] - strlen(j->name));
+            add_cell(&line, &buf, j->name, width[0], true);
             cg_env *env = &envs[j->tree->index];
             if (ncols > ndimcols)
                 cg_model_bind_job(&p.m, env, j, -1);
             for (size_t c2 = 0; c2 < ncols; c2++) {
-                const char *v = cell_value(j, env, cols[c2], c2 >= ndimcols);
                 cg_strbuf_adds(&line, "  ");
-                cg_strbuf_adds(&line, v);
-                if (c2 + 1 < ncols || p.m.marks)
-                    cg_strbuf_addspaces(&line, width[c2 + 1] - strlen(v));
+                add_cell(&line, &buf, cell_value(j, env, cols[c2], c2 >= ndimcols), width[c2 + 1],
+                         c2 + 1 < ncols || p.m.marks);
             }
             if (p.m.marks) {
                 cg_strbuf_adds(&line, "  ");
@@ -605,8 +632,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             if (!keep_other[k])
                 continue;
             cg_strbuf_reset(&line);
-            cg_strbuf_adds(&line, others[k].name);
-            cg_strbuf_addspaces(&line, width[0] - strlen(others[k].name));
+            add_cell(&line, &buf, others[k].name, width[0], true);
             for (size_t c2 = 0; c2 < ncols; c2++) {
                 cg_strbuf_adds(&line, "  -");
                 if (c2 + 1 < ncols || p.m.marks)
@@ -634,6 +660,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     free(cols);
     free(width);
     free(keep);
+    cg_strbuf_release(&buf);
     cg_error_release(&err);
     cg_project_release(&p);
     cg_query_release(&q);
