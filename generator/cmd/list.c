@@ -362,6 +362,11 @@ static const char *cell_value(const cg_job *j, cg_env *env, const char *col, boo
  * returns the text of. */
 static const char *shown(cg_strbuf *buf, const char *s)
 {
+    const unsigned char *c = (const unsigned char *)s;
+    while (*c >= 0x20 && *c < 0x7f)
+        c++;
+    if (!*c)
+        return s; /* printable ASCII, as nearly every value is */
     cg_strbuf tabs = CG_STRBUF_INIT;
     cg_add_tabs_shown(&tabs, s);
     cg_strbuf_reset(buf);
