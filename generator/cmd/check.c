@@ -7,6 +7,7 @@
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
+#include "cmd/stamp.h"
 #include "cmd/stream.h"
 #include "io/fsio.h"
 #include "render/header.h"
@@ -180,6 +181,19 @@ static json_t *check_json(cg_project *p, cg_disk *o, bool full)
     return root;
 }
 
+/* The stamp of a check that found p's outputs in sync (cmd/stamp.h). */
+static void store_stamp(cg_stamp *stamp, cg_project *p, cg_disk *o)
+{
+    const char **rels = cg_xcalloc(o->n + 1, sizeof *rels);
+    for (size_t i = 0; i < o->n; i++)
+        rels[i] = o->v[i].f.rel;
+    cg_strbuf message = CG_STRBUF_INIT;
+    check_text(p, o, false, &message);
+    cg_stamp_store(stamp, p->m.root, rels, o->n, p->m.manifest.diagrams, message.buf);
+    cg_strbuf_release(&message);
+    free(rels);
+}
+
 int cg_cmd_check(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -187,10 +201,11 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                                              {"json", no_argument, NULL, 'j'},
                                              {"allow-special", no_argument, NULL, 'S'},
                                              {"branch", required_argument, NULL, 'B'},
+                                             {"no-cache", no_argument, NULL, 'N'},
                                              CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     int c;
-    bool full = false, json = false, allow_special = false;
+    bool full = false, json = false, allow_special = false, no_cache = false;
     const char *branch = NULL;
     cg_global local = *g0, *g = &local;
     cg_selection sel, fallback;
@@ -206,6 +221,10 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         }
         if (c == 'B') {
             branch = optarg;
+            continue;
+        }
+        if (c == 'N') {
+            no_cache = true;
             continue;
         }
         if (c == 'h') {
@@ -228,11 +247,18 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                  "and the selection recorded in its header, read again from the overlay file the\n"
                  "header names (a config whose overlay file is gone is out of sync).  The\n"
                  "current branch is --branch NAME, else $CIRCLE_BRANCH.\n\n"
+                 "A check that finds everything in sync leaves a stamp (in $CIGEN_CACHE_DIR, else\n"
+                 "$XDG_CACHE_HOME/cigen, else ~/.cache/cigen): the digests of every source it read,\n"
+                 "of every output and diagram, and which cigen binary ran.  The next check finds\n"
+                 "them all unchanged and says in sync without rendering (-v says so); any change\n"
+                 "and it checks in full.  A fresh clone has no stamp.  CIGEN_CACHE_DIR=off or\n"
+                 "--no-cache: no stamp is read or written.\n\n"
                  "options:\n"
                  "  --full-diff       show the whole diff\n"
                  "  --json            the report as one JSON object\n"
                  "  --allow-special   accept a special-PR config on the branch it is for\n"
                  "  --branch NAME     the branch being checked (default: $CIRCLE_BRANCH)\n"
+                 "  --no-cache        check in full, even when a stamp says nothing changed\n"
                  CG_SELECTION_HELP
                  "\nExit status: 0 in sync, 1 out of sync, 2 broken sources or bad usage.");
             cg_selection_release(&sel);
@@ -251,6 +277,34 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         fprintf(stderr, "cigen: error: check takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
         cg_selection_release(&sel);
         return CG_EXIT_ERROR;
+    }
+    /* a check of the plain config (no selection, no JSON) may be answered
+     * by the stamp of an earlier one, when nothing it read has changed */
+    cg_stamp stamp;
+    memset(&stamp, 0, sizeof stamp);
+    bool stampable = !no_cache && !json && !g->opt.selection && !g->opt.overlay;
+    if (stampable) {
+        cg_strbuf why = CG_STRBUF_INIT, message = CG_STRBUF_INIT, opts = CG_STRBUF_INIT;
+        cg_strbuf_addf(&opts, "check strict=%d", g->opt.strict);
+        cg_stamp_init(&stamp, g->opt.dir, g->opt.manifest, opts.buf, &why);
+        bool holds = cg_stamp_holds(&stamp, &message, &why);
+        if (holds)
+            cg_cli_verbose(g, "in sync by the stamp %s: no source, output or cigen changed since a check "
+                           "verified them (--no-cache checks in full)", stamp.path);
+        else
+            cg_cli_verbose(g, "checking in full: %s", why.len ? why.buf : "stamps are off");
+        if (holds && !g->quiet)
+            fwrite(message.buf, 1, message.len, stdout);
+        cg_strbuf_release(&why);
+        cg_strbuf_release(&message);
+        cg_strbuf_release(&opts);
+        if (holds) {
+            cg_stamp_release(&stamp);
+            cg_selection_release(&sel);
+            cg_selection_release(&fallback);
+            return 0;
+        }
+        cg_stamp_watch(&stamp);
     }
     cg_project p;
     cg_project_init(&p);
@@ -314,6 +368,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         cg_selection_release(&sel);
         cg_selection_release(&fallback);
         free(overlay_gone);
+        cg_stamp_release(&stamp);
         return rc;
     }
     size_t nbad = p.lint.nerrors + (g->opt.strict ? p.lint.nwarnings : 0);
@@ -329,6 +384,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         cg_selection_release(&sel);
         cg_selection_release(&fallback);
         free(overlay_gone);
+        cg_stamp_release(&stamp);
         return CG_EXIT_ERROR;
     }
     bool special_active = !cg_selection_empty(&p.m.selection);
@@ -432,7 +488,11 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             fwrite(cg_strbuf_str(&out), 1, out.len, stdout); /* whatever bytes it holds */
             cg_strbuf_release(&out);
         }
+        /* in sync, plain, no warning about the sources: stamped */
+        if (stampable && rc == 0 && !special_active && !committed_special && !overlay_gone && !p.m.warnings.count)
+            store_stamp(&stamp, &p, &o);
     }
+    cg_stamp_release(&stamp);
     cg_disk_release(&o);
     cg_error_release(&err);
     cg_project_release(&p);

@@ -1,0 +1,578 @@
+/* stamp — what a check already verified (stamp.h).
+ *
+ * The stamp file, one line each (words %XX-escaped: no blank, no control
+ * byte, no '%'):
+ *
+ *   cigen-stamp 1
+ *   binary HEX yaml=V jansson=V nettle=V   the cigen that checked, and its libraries
+ *   key HEX                                the folder, manifest and options
+ *   source STATUS MAX ALIAS DIGEST REL     each source read, in order
+ *   output STATUS ALIAS DIGEST REL         each output and diagram file
+ *   listing DIGEST DIR                     the diagrams folder's .dot names
+ *   message TEXT                           what the check printed
+ *   end
+ *
+ * STATUS 0 read, 1 missing; ALIAS the index of the first file read that is
+ * the same file (a link), or its own; DIGEST "-" for a missing file.
+ */
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#include "cmd/stamp.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <link.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <nettle/version.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "base/alloc.h"
+#include "base/diag.h"
+#include "base/digest.h"
+#include "io/fsio.h"
+
+typedef struct cg_stamp_ids {
+    cg_file_id *v;
+    size_t n, cap;
+} cg_stamp_ids;
+
+/* the index of the first identity equal to id, after adding it */
+static size_t alias_of(cg_stamp_ids *ids, const cg_file_id *id)
+{
+    size_t k = 0;
+    while (k < ids->n && !(ids->v[k].dev == id->dev && ids->v[k].ino == id->ino))
+        k++;
+    cg_grow(&ids->v, &ids->cap, ids->n + 1, sizeof *ids->v);
+    ids->v[ids->n++] = *id;
+    return k;
+}
+
+/* a word of a stamp line: %XX for blanks, controls, '%' and DEL */
+static void put_word(cg_strbuf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= 0x20 || c == '%' || c == 0x7f)
+            cg_strbuf_addf(out, "%%%02X", c);
+        else
+            cg_strbuf_addc(out, (char)c);
+    }
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Decodes the next word of *p (up to a blank or the end) into out. */
+static bool get_word(char **p, cg_strbuf *out)
+{
+    cg_strbuf_reset(out);
+    char *s = *p;
+    while (*s == ' ')
+        s++;
+    if (!*s)
+        return false;
+    for (; *s && *s != ' '; s++) {
+        if (*s != '%') {
+            cg_strbuf_addc(out, *s);
+            continue;
+        }
+        int h = hexval(s[1]), l = h < 0 ? -1 : hexval(s[2]);
+        if (l < 0)
+            return false;
+        cg_strbuf_addc(out, (char)(h * 16 + l));
+        s += 2;
+    }
+    *p = s;
+    return true;
+}
+
+static void digest_hex(const void *data, size_t n, char hex[65])
+{
+    cg_sha256_hex(data, n, hex, 32);
+}
+
+/* The linker's build ID of the program (a digest of the linked binary,
+ * `-Wl,--build-id`), found in its notes: nothing to read from disk. */
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    cg_strbuf *out = ctx;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+            const char *name = p + sizeof *nh;
+            const unsigned char *desc = (const unsigned char *)name + ((nh->n_namesz + 3) & ~3u);
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+                (const char *)desc + nh->n_descsz <= end && nh->n_descsz >= 16) {
+                char hex[2 * 64 + 1];
+                size_t n = nh->n_descsz > 64 ? 64 : nh->n_descsz;
+                cg_hex(desc, n, hex);
+                cg_strbuf_addf(out, "build-id:%s", hex);
+                return 1;
+            }
+            p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+    return 1; /* the program comes first: the libraries are not searched */
+}
+
+/* Which cigen runs, exactly: its build ID (else the digest of its own
+ * executable), and the versions of the libraries that parse and print
+ * (computed once). */
+static const char *binary_line(void)
+{
+    static char *line;
+    static bool tried;
+    if (tried)
+        return line;
+    tried = true;
+    cg_strbuf id = CG_STRBUF_INIT;
+    dl_iterate_phdr(find_build_id, &id);
+    if (!id.len) {
+        int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return NULL;
+        cg_sha256 s;
+        cg_sha256_init(&s);
+        char buf[1 << 16];
+        ssize_t r;
+        while ((r = read(fd, buf, sizeof buf)) > 0)
+            cg_sha256_update(&s, buf, (size_t)r);
+        close(fd);
+        if (r < 0)
+            return NULL;
+        unsigned char d[32];
+        char hex[65];
+        cg_sha256_final(&s, d);
+        cg_hex(d, 32, hex);
+        cg_strbuf_addf(&id, "sha256:%s", hex);
+    }
+    cg_strbuf sb = CG_STRBUF_INIT;
+    cg_strbuf_addf(&sb, "binary %s yaml=", id.buf);
+    cg_strbuf_release(&id);
+    const char *yv = yaml_get_version_string();
+    put_word(&sb, yv, strlen(yv));
+    cg_strbuf_adds(&sb, " jansson=");
+    const char *jv = jansson_version_str();
+    put_word(&sb, jv, strlen(jv));
+    cg_strbuf_addf(&sb, " nettle=%d.%d", nettle_version_major(), nettle_version_minor());
+    line = cg_strbuf_detach(&sb, NULL);
+    return line;
+}
+
+/* $CIGEN_CACHE_DIR, else $XDG_CACHE_HOME/cigen, else ~/.cache/cigen. */
+static char *cache_dir(cg_strbuf *why)
+{
+    const char *env = getenv("CIGEN_CACHE_DIR");
+    if (env) {
+        if (!*env || strcmp(env, "off") == 0) {
+            cg_strbuf_adds(why, "CIGEN_CACHE_DIR is off");
+            return NULL;
+        }
+        return cg_xstrdup(env);
+    }
+    cg_strbuf sb = CG_STRBUF_INIT;
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        cg_strbuf_addf(&sb, "%s/cigen", xdg);
+    else if (home && home[0] == '/')
+        cg_strbuf_addf(&sb, "%s/.cache/cigen", home);
+    else {
+        cg_strbuf_adds(why, "no $HOME or $XDG_CACHE_HOME for the stamps");
+        return NULL;
+    }
+    return cg_strbuf_detach(&sb, NULL);
+}
+
+void cg_stamp_init(cg_stamp *s, const char *dir, const char *manifest, const char *options, cg_strbuf *why)
+{
+    memset(s, 0, sizeof *s);
+    s->ids = cg_xcalloc(1, sizeof *s->ids);
+    if (!(s->dir = cache_dir(why)))
+        return;
+    if (!binary_line()) {
+        cg_strbuf_adds(why, "cigen cannot read its own executable (/proc/self/exe)");
+        free(s->dir);
+        s->dir = NULL;
+        return;
+    }
+    cg_error err;
+    cg_error_init(&err);
+    char *root = cg_realdir(dir ? dir : ".", &err);
+    cg_error_release(&err);
+    if (!root) {
+        free(s->dir);
+        s->dir = NULL;
+        return;
+    }
+    /* the key: where the project is, which manifest, which options */
+    cg_strbuf key = CG_STRBUF_INIT;
+    cg_strbuf_addf(&key, "%s", root);
+    cg_strbuf_addc(&key, '\0');
+    cg_strbuf_adds(&key, manifest ? manifest : "cigen.yml");
+    cg_strbuf_addc(&key, '\0');
+    cg_strbuf_adds(&key, options);
+    char hex[65];
+    digest_hex(key.buf, key.len, hex);
+    cg_strbuf_release(&key);
+    s->real = root;
+    cg_strbuf path = CG_STRBUF_INIT;
+    cg_strbuf_addf(&path, "%s/%.40s.stamp", s->dir, hex);
+    s->path = cg_strbuf_detach(&path, NULL);
+}
+
+void cg_stamp_release(cg_stamp *s)
+{
+    cg_stamp_stop(s);
+    free(s->dir);
+    free(s->path);
+    free(s->real);
+    cg_strbuf_release(&s->log);
+    if (s->ids)
+        free(s->ids->v);
+    free(s->ids);
+    memset(s, 0, sizeof *s);
+}
+
+static void key_line(const cg_stamp *s, cg_strbuf *out)
+{
+    /* the file's name is the key's digest: the line guards against a
+     * stamp copied under another name */
+    const char *slash = strrchr(s->path, '/');
+    cg_strbuf_addf(out, "key %.40s", slash ? slash + 1 : s->path);
+}
+
+static void on_source(void *ctx, const char *root, const char *rel, size_t max, int status, const char *data,
+                      size_t len, const cg_file_id *id)
+{
+    cg_stamp *s = ctx;
+    if (status < 0 || strcmp(root, s->real) != 0) {
+        s->unusable = true;
+        return;
+    }
+    char hex[65] = "-";
+    if (status == 0)
+        digest_hex(data, len, hex);
+    size_t alias = status == 0 ? alias_of(s->ids, id) : (size_t)-1;
+    cg_strbuf_addf(&s->log, "source %d %zu %zd %s ", status, max, status == 0 ? (ssize_t)alias : (ssize_t)-1, hex);
+    put_word(&s->log, rel, strlen(rel));
+    cg_strbuf_addc(&s->log, '\n');
+    s->nread++;
+}
+
+void cg_stamp_watch(cg_stamp *s)
+{
+    if (!s->dir)
+        return;
+    s->watching = true;
+    cg_watch_sources(on_source, s);
+}
+
+void cg_stamp_stop(cg_stamp *s)
+{
+    if (s->watching)
+        cg_watch_sources(NULL, NULL);
+    s->watching = false;
+}
+
+/* An output's state: 0 and its digest and identity, 1 missing, -1 it
+ * cannot be read as an output (a link, a folder, an error). */
+static int output_state(const char *root, const char *rel, char hex[65], cg_file_id *id)
+{
+    cg_error err;
+    cg_error_init(&err);
+    int fd;
+    int rc = cg_output_open(root, rel, NULL, "read", &fd, &err);
+    cg_error_release(&err);
+    strcpy(hex, "-");
+    if (rc != 0)
+        return rc;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return -1;
+    }
+    *id = (cg_file_id){st.st_dev, st.st_ino};
+    cg_sha256 sh;
+    cg_sha256_init(&sh);
+    size_t cap = 1 << 20;
+    char *buf = cg_xmalloc(cap);
+    ssize_t r;
+    while ((r = read(fd, buf, cap)) > 0)
+        cg_sha256_update(&sh, buf, (size_t)r);
+    free(buf);
+    close(fd);
+    if (r < 0)
+        return -1;
+    unsigned char d[32];
+    cg_sha256_final(&sh, d);
+    cg_hex(d, 32, hex);
+    return 0;
+}
+
+/* The .dot names in root/dir, sorted, one a line: their digest ("-" when
+ * the folder is missing), and the names (malloc'd, NULL-ended) if asked. */
+static void listing(const char *root, const char *dir, char hex[65], char ***names_out)
+{
+    cg_strbuf path = CG_STRBUF_INIT;
+    cg_strbuf_addf(&path, "%s/%s", root, dir);
+    DIR *d = opendir(path.buf);
+    cg_strbuf_release(&path);
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t len = strlen(e->d_name);
+            if (len < 5 || strcmp(e->d_name + len - 4, ".dot") != 0)
+                continue;
+            cg_grow(&names, &cap, n + 2, sizeof *names);
+            names[n++] = cg_xstrdup(e->d_name);
+        }
+        closedir(d);
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    cg_strbuf all = CG_STRBUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        cg_strbuf_adds(&all, names[i]);
+        cg_strbuf_addc(&all, '\n');
+    }
+    if (d)
+        digest_hex(all.buf ? all.buf : "", all.len, hex);
+    else
+        strcpy(hex, "-");
+    cg_strbuf_release(&all);
+    if (names_out) {
+        if (names)
+            names[n] = NULL;
+        *names_out = names;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
+    }
+}
+
+static void output_line(cg_strbuf *out, cg_stamp_ids *ids, const char *root, const char *rel, bool *ok)
+{
+    char hex[65];
+    cg_file_id id;
+    int st = output_state(root, rel, hex, &id);
+    if (st < 0) {
+        *ok = false;
+        return;
+    }
+    cg_strbuf_addf(out, "output %d %zd %s ", st, st == 0 ? (ssize_t)alias_of(ids, &id) : (ssize_t)-1, hex);
+    put_word(out, rel, strlen(rel));
+    cg_strbuf_addc(out, '\n');
+}
+
+void cg_stamp_store(cg_stamp *s, const char *root, const char *const *outputs, size_t noutputs,
+                    const char *diagrams, const char *message)
+{
+    bool watched = s->watching;
+    cg_stamp_stop(s);
+    if (!s->dir || !watched || s->unusable || strcmp(root, s->real) != 0)
+        return;
+    cg_strbuf text = CG_STRBUF_INIT;
+    cg_strbuf_addf(&text, "cigen-stamp 1\n%s\n", binary_line());
+    key_line(s, &text);
+    cg_strbuf_addc(&text, '\n');
+    cg_strbuf_add(&text, s->log.buf ? s->log.buf : "", s->log.len);
+    bool ok = true;
+    for (size_t i = 0; i < noutputs; i++)
+        output_line(&text, s->ids, root, outputs[i], &ok);
+    if (diagrams) {
+        char hex[65];
+        char **names = NULL;
+        listing(root, diagrams, hex, &names);
+        /* every .dot there: one no longer produced would be stale */
+        for (size_t i = 0; names && names[i]; i++) {
+            cg_strbuf rel = CG_STRBUF_INIT;
+            cg_strbuf_addf(&rel, "%s/%s", diagrams, names[i]);
+            bool produced = false;
+            for (size_t k = 0; k < noutputs && !produced; k++)
+                produced = strcmp(outputs[k], rel.buf) == 0;
+            if (!produced)
+                output_line(&text, s->ids, root, rel.buf, &ok);
+            cg_strbuf_release(&rel);
+            free(names[i]);
+        }
+        free(names);
+        cg_strbuf_adds(&text, "listing ");
+        cg_strbuf_adds(&text, hex);
+        cg_strbuf_addc(&text, ' ');
+        put_word(&text, diagrams, strlen(diagrams));
+        cg_strbuf_addc(&text, '\n');
+    }
+    cg_strbuf_adds(&text, "message ");
+    put_word(&text, message, strlen(message));
+    cg_strbuf_adds(&text, "\nend\n");
+    /* written aside, then renamed: a reader sees a whole stamp or none */
+    if (ok && (mkdir(s->dir, 0700) == 0 || errno == EEXIST)) {
+        cg_strbuf tmp = CG_STRBUF_INIT;
+        cg_strbuf_addf(&tmp, "%s.XXXXXX", s->path);
+        int fd = mkstemp(tmp.buf);
+        if (fd >= 0) {
+            bool written = (size_t)write(fd, text.buf, text.len) == text.len;
+            written = close(fd) == 0 && written;
+            if (!written || rename(tmp.buf, s->path) != 0)
+                unlink(tmp.buf);
+        }
+        cg_strbuf_release(&tmp);
+    }
+    cg_strbuf_release(&text);
+}
+
+/* Replays one "source" line: the same read, the same answer. */
+static bool source_holds(cg_stamp_ids *ids, const char *root, char *p, cg_strbuf *w)
+{
+    if (!get_word(&p, w))
+        return false;
+    int status = atoi(w->buf);
+    if (!get_word(&p, w))
+        return false;
+    size_t max = strtoull(w->buf, NULL, 10);
+    if (!get_word(&p, w))
+        return false;
+    long alias = atol(w->buf);
+    if (!get_word(&p, w))
+        return false;
+    char digest[65];
+    snprintf(digest, sizeof digest, "%s", w->buf);
+    if (!get_word(&p, w))
+        return false;
+    char *data = NULL;
+    size_t len = 0;
+    cg_file_id id;
+    cg_error err;
+    cg_error_init(&err);
+    int rc = cg_read_source_id(root, w->buf, NULL, max, &data, &len, true, &id, &err);
+    cg_error_release(&err);
+    char hex[65] = "-";
+    if (rc == 0)
+        digest_hex(data, len, hex);
+    free(data);
+    if (rc != status || strcmp(hex, digest) != 0)
+        return false;
+    return rc != 0 ? alias == -1 : (long)alias_of(ids, &id) == alias;
+}
+
+static bool output_holds(cg_stamp_ids *ids, const char *root, char *p, cg_strbuf *w)
+{
+    if (!get_word(&p, w))
+        return false;
+    int status = atoi(w->buf);
+    if (!get_word(&p, w))
+        return false;
+    long alias = atol(w->buf);
+    if (!get_word(&p, w))
+        return false;
+    char digest[65];
+    snprintf(digest, sizeof digest, "%s", w->buf);
+    if (!get_word(&p, w))
+        return false;
+    char hex[65];
+    cg_file_id id;
+    int st = output_state(root, w->buf, hex, &id);
+    if (st != status || strcmp(hex, digest) != 0)
+        return false;
+    return st != 0 ? alias == -1 : (long)alias_of(ids, &id) == alias;
+}
+
+bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
+{
+    if (!s->dir)
+        return false;
+    FILE *f = fopen(s->path, "r");
+    if (!f) {
+        cg_strbuf_adds(why, "no stamp of an earlier check");
+        return false;
+    }
+    cg_strbuf line = CG_STRBUF_INIT, w = CG_STRBUF_INIT, expect = CG_STRBUF_INIT;
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int state = 0; /* 0 header, 1 binary, 2 key, 3 body, 4 end seen */
+    bool ok = true, have_message = false;
+    cg_stamp_ids ids = {0};
+    while (ok && (n = getline(&buf, &cap, f)) > 0) {
+        if (buf[n - 1] != '\n') {
+            ok = false;
+            break;
+        }
+        buf[n - 1] = '\0';
+        char *p = buf;
+        if (state == 0)
+            ok = strcmp(buf, "cigen-stamp 1") == 0, state = 1;
+        else if (state == 1) {
+            ok = strcmp(buf, binary_line()) == 0, state = 2;
+            if (!ok)
+                cg_strbuf_adds(why, "the stamp is from another cigen binary or library");
+        } else if (state == 2) {
+            cg_strbuf_reset(&expect);
+            key_line(s, &expect);
+            ok = strcmp(buf, expect.buf) == 0, state = 3;
+        } else if (state == 4) {
+            ok = false;
+        } else if (strcmp(buf, "end") == 0) {
+            state = 4;
+        } else {
+            if (!get_word(&p, &w)) {
+                ok = false;
+                break;
+            }
+            if (strcmp(w.buf, "source") == 0)
+                ok = source_holds(&ids, s->real, p, &w);
+            else if (strcmp(w.buf, "output") == 0)
+                ok = output_holds(&ids, s->real, p, &w);
+            else if (strcmp(w.buf, "listing") == 0) {
+                char digest[65], hex[65];
+                ok = get_word(&p, &w);
+                snprintf(digest, sizeof digest, "%s", ok ? w.buf : "");
+                ok = ok && get_word(&p, &w);
+                if (ok) {
+                    listing(s->real, w.buf, hex, NULL);
+                    ok = strcmp(hex, digest) == 0;
+                }
+            } else if (strcmp(w.buf, "message") == 0) {
+                ok = get_word(&p, &w) && !have_message;
+                if (ok) {
+                    cg_strbuf_reset(message);
+                    cg_strbuf_add(message, w.buf, w.len);
+                    have_message = true;
+                }
+            } else
+                ok = false;
+            if (!ok && !why->len)
+                cg_strbuf_adds(why, "a file it names changed");
+        }
+    }
+    ok = ok && state == 4 && have_message && !ferror(f);
+    if (!ok && !why->len)
+        cg_strbuf_adds(why, "the stamp is unreadable");
+    fclose(f);
+    free(buf);
+    free(ids.v);
+    cg_strbuf_release(&line);
+    cg_strbuf_release(&w);
+    cg_strbuf_release(&expect);
+    return ok;
+}

@@ -1,0 +1,61 @@
+/* stamp — what a check already verified, so that the next one can tell
+ * "nothing changed" without rendering the whole config again.
+ *
+ * A check that finds every output in sync (and nothing to warn about)
+ * records a stamp: which cigen binary and libraries ran, the options, every
+ * source the run read (its digest, or that it was missing, and which
+ * names were the same file), every output and every diagram file (its
+ * digest), and the diagrams folder's listing.  The run's result is a
+ * function of exactly these, so a later check that finds all of them the
+ * same — reading each through the same safe reads as a full run — knows the
+ * result without rendering.  Anything different, unreadable or unusual
+ * (a special-PR selection, --json, a warning) and the check runs in full.
+ *
+ * Stamps live in $CIGEN_CACHE_DIR, else $XDG_CACHE_HOME/cigen, else
+ * ~/.cache/cigen, one per project folder and options (CIGEN_CACHE_DIR=off
+ * or `check --no-cache`: none).  A fresh clone in CI has none: its first
+ * check is always a full one.
+ */
+#ifndef CIGEN_STAMP_H
+#define CIGEN_STAMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/strbuf.h"
+
+typedef struct cg_stamp {
+    char *dir;        /* the cache folder; NULL: stamps are off */
+    char *path;       /* this project's stamp file */
+    cg_strbuf log;    /* the sources read, as stamp lines */
+    size_t nread;     /* sources read */
+    bool unusable;    /* a read failed or left the project: no stamp */
+    bool watching;
+    char *real;       /* the project folder, resolved (every read is beneath it) */
+    struct cg_stamp_ids *ids; /* the identities of the files read */
+} cg_stamp;
+
+/* Prepares a stamp for the project folder `dir` (-C), manifest and option
+ * words (what else decides the result): s->dir NULL when stamps are off
+ * (CIGEN_CACHE_DIR=off, no home, or the binary cannot be read).  why says
+ * so, for -v. */
+void cg_stamp_init(cg_stamp *s, const char *dir, const char *manifest, const char *options, cg_strbuf *why);
+void cg_stamp_release(cg_stamp *s);
+
+/* Whether the stamp on disk still holds: every file it names is as it was.
+ * Then *message is the in-sync line the full check printed.  why says why
+ * not (for -v). */
+bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why);
+
+/* Watches the sources read from now on (until cg_stamp_stop). */
+void cg_stamp_watch(cg_stamp *s);
+void cg_stamp_stop(cg_stamp *s);
+
+/* Writes the stamp of a check that found everything in sync: the sources
+ * watched, the outputs (relative to root, the project folder the check
+ * resolved), the diagrams folder (or NULL) and the message printed.
+ * Quietly does nothing when it cannot. */
+void cg_stamp_store(cg_stamp *s, const char *root, const char *const *outputs, size_t noutputs,
+                    const char *diagrams, const char *message);
+
+#endif

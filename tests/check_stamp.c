@@ -1,0 +1,123 @@
+/* check's stamps (generator/cmd/stamp.h): a check answered by the stamp of
+ * an earlier one says what the full check says, and any change to what the
+ * full check read — a source, an output, a diagram, a file appearing where
+ * one was looked for, a link, another cigen — makes it check in full. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "base/util.h"
+
+/* Runs script in a fresh, generated copy of tests/bases/graph (a project
+ * with diagrams), as p/, with stamps kept in ../stamps. */
+static tu_run in_project(const char *script)
+{
+    char *tmp = tu_mkdtemp();
+    cg_strbuf from = CG_STRBUF_INIT, dir = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&from, "%s/tests/bases/graph", tu_srcdir());
+    cg_strbuf_addf(&dir, "%s/p", tmp);
+    tu_copy_tree(from.buf, dir.buf);
+    cg_strbuf_addf(&cmd, "export CIGEN_CACHE_DIR=\"$PWD/../stamps\"; $CIGEN -q generate || exit 99; %s", script);
+    tu_run r = tu_sh(dir.buf, cmd.buf);
+    tu_rm_rf(tmp);
+    free(tmp);
+    cg_strbuf_release(&from);
+    cg_strbuf_release(&dir);
+    cg_strbuf_release(&cmd);
+    return r;
+}
+
+#define STAMPED "in sync by the stamp"
+#define IN_FULL "checking in full"
+
+/* The second check is answered by the stamp the first wrote, and prints
+ * the same line. */
+START_TEST(second_check_uses_the_stamp)
+{
+    tu_run r = in_project("$CIGEN -v check 2>&1 && ls ../stamps | wc -l && $CIGEN -v check 2>&1");
+    ck_assert_msg(r.status == 0, "%d: %s", r.status, r.out);
+    const char *first = strstr(r.out, IN_FULL), *second = strstr(r.out, STAMPED);
+    ck_assert_msg(first && second && first < second, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "\n1\n"), "one stamp: %s", r.out);
+    /* the same in-sync line both times */
+    const char *line = "cigen: in sync: config.yml and ";
+    const char *a = strstr(r.out, line), *b = a ? strstr(a + 1, line) : NULL;
+    ck_assert_msg(a && b && strncmp(a, b, strcspn(a, "\n") + 1) == 0, "%s", r.out);
+    tu_run_free(&r);
+    /* -q prints nothing, either way */
+    r = in_project("$CIGEN -q check && $CIGEN -q check");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_uint_eq(r.out_len, 0);
+    tu_run_free(&r);
+}
+END_TEST
+
+/* Each change to what the check read: the next check is a full one, and
+ * finds what a check without stamps finds. */
+START_TEST(any_change_checks_in_full)
+{
+    static const char *const changes[] = {
+        "printf '# an edit\\n' >> t.yml",                                      /* a source */
+        "sed -i 's/^jobs:/jobs: # by hand/' config.yml",                       /* the config */
+        "f=$(ls diagrams/*.dot | head -n 1); printf '// x\\n' >> \"$f\"",       /* a diagram */
+        "f=$(ls diagrams/*.dot | head -n 1); cp \"$f\" diagrams/old.dot",      /* a stale diagram */
+        "rm \"$(ls diagrams/*.dot | head -n 1)\"",                             /* a missing diagram */
+        "printf 'only: [\"*\"]\\n' > special-pr.yml",                          /* a file looked for */
+        "mv t.yml ../t.yml && ln -s ../t.yml t.yml",                           /* a link out */
+        "sed -i 's/^binary .*/binary build-id:00 yaml=0 jansson=0 nettle=0/' ../stamps/*.stamp", /* another cigen */
+        "sed -i '/^end$/d' ../stamps/*.stamp",                                 /* a cut stamp */
+        "sed -i 's/^message .*/message forged/' ../stamps/*.stamp && sed -i 's/^key .*/key 00/' ../stamps/*.stamp",
+    };
+    for (size_t i = 0; i < sizeof changes / sizeof *changes; i++) {
+        cg_strbuf script = CG_STRBUF_INIT;
+        /* the expected outcome: a check with no stamp, after the change
+         * (kept aside), then the stamped project changed the same way */
+        cg_strbuf_addf(&script,
+                       "$CIGEN check >/dev/null || exit 98; %s; "
+                       "CIGEN_CACHE_DIR=off $CIGEN check >../want 2>&1; echo $? >>../want; "
+                       "$CIGEN -v check >../got.v 2>&1; echo $? >>../got.v; "
+                       "grep -q '" IN_FULL "' ../got.v || { echo NOT-IN-FULL; cat ../got.v; exit 97; }; "
+                       "grep -v '^cigen: verbose:' ../got.v | cmp -s - ../want || "
+                       "{ echo DIFFER; cat ../want; echo ---; cat ../got.v; exit 96; }",
+                       changes[i]);
+        tu_run r = in_project(script.buf);
+        ck_assert_msg(r.status == 0, "change %zu (%s): status %d\n%s%s", i, changes[i], r.status, r.out, r.err);
+        tu_run_free(&r);
+        cg_strbuf_release(&script);
+    }
+}
+END_TEST
+
+/* No stamp is written or read with --no-cache or CIGEN_CACHE_DIR=off, nor
+ * for a check that is not in sync, has a special-PR selection, prints JSON
+ * or warns about the sources. */
+START_TEST(when_no_stamp_is_kept)
+{
+    tu_run r = in_project("$CIGEN check --no-cache >/dev/null && CIGEN_CACHE_DIR=off $CIGEN check >/dev/null && "
+                          "$CIGEN check --json >/dev/null && $CIGEN check --only 'linux*' >/dev/null; "
+                          "ls ../stamps 2>/dev/null | wc -l");
+    ck_assert_msg(r.status == 0 && strcmp(r.out, "0\n") == 0, "%d: %s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    /* a stamp there, but --no-cache and --json check in full */
+    r = in_project("$CIGEN check >/dev/null && $CIGEN -v check --no-cache 2>&1 | grep -c '" STAMPED "'; "
+                   "$CIGEN -v check --json 2>&1 >/dev/null | grep -c '" STAMPED "'");
+    ck_assert_msg(strcmp(r.out, "0\n0\n") == 0, "%s%s", r.out, r.err);
+    tu_run_free(&r);
+    /* out of sync: none */
+    r = in_project("printf '# x\\n' >> t.yml; $CIGEN check >/dev/null; ls ../stamps 2>/dev/null | wc -l");
+    ck_assert_msg(strcmp(r.out, "0\n") == 0, "%s%s", r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
+Suite *make_stamp_suite(void)
+{
+    Suite *s = suite_create("stamp");
+    TCase *tc = tcase_create("stamp");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, second_check_uses_the_stamp);
+    tcase_add_test(tc, any_change_checks_in_full);
+    tcase_add_test(tc, when_no_stamp_is_kept);
+    suite_add_tcase(s, tc);
+    return s;
+}
