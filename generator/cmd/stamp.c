@@ -384,6 +384,23 @@ static void output_line(cg_strbuf *out, cg_stamp_ids *ids, const char *root, con
     cg_strbuf_addc(out, '\n');
 }
 
+/* mkdir -p, private: the stamps say what this user's checks verified */
+static bool make_dirs(const char *dir)
+{
+    char *p = cg_xstrdup(dir);
+    for (char *slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+            free(p);
+            return false;
+        }
+        *slash = '/';
+    }
+    bool ok = mkdir(p, 0700) == 0 || errno == EEXIST;
+    free(p);
+    return ok;
+}
+
 void cg_stamp_store(cg_stamp *s, const char *root, const char *const *outputs, size_t noutputs,
                     const char *diagrams, const char *message)
 {
@@ -426,7 +443,7 @@ void cg_stamp_store(cg_stamp *s, const char *root, const char *const *outputs, s
     put_word(&text, message, strlen(message));
     cg_strbuf_adds(&text, "\nend\n");
     /* written aside, then renamed: a reader sees a whole stamp or none */
-    if (ok && (mkdir(s->dir, 0700) == 0 || errno == EEXIST)) {
+    if (ok && make_dirs(s->dir)) {
         cg_strbuf tmp = CG_STRBUF_INIT;
         cg_strbuf_addf(&tmp, "%s.XXXXXX", s->path);
         int fd = mkstemp(tmp.buf);
@@ -501,12 +518,20 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
 {
     if (!s->dir)
         return false;
-    FILE *f = fopen(s->path, "r");
+    /* a regular file only (a FIFO there would block) */
+    int fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    FILE *f = NULL;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        f = fdopen(fd, "r");
     if (!f) {
+        if (fd >= 0)
+            close(fd);
         cg_strbuf_adds(why, "no stamp of an earlier check");
         return false;
     }
-    cg_strbuf line = CG_STRBUF_INIT, w = CG_STRBUF_INIT, expect = CG_STRBUF_INIT;
+    cg_strbuf w = CG_STRBUF_INIT, expect = CG_STRBUF_INIT;
+    size_t nsources = 0, noutputs = 0;
     char *buf = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -540,9 +565,9 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
                 break;
             }
             if (strcmp(w.buf, "source") == 0)
-                ok = source_holds(&ids, s->real, p, &w);
+                ok = source_holds(&ids, s->real, p, &w), nsources++;
             else if (strcmp(w.buf, "output") == 0)
-                ok = output_holds(&ids, s->real, p, &w);
+                ok = output_holds(&ids, s->real, p, &w), noutputs++;
             else if (strcmp(w.buf, "listing") == 0) {
                 char digest[65], hex[65];
                 ok = get_word(&p, &w);
@@ -565,13 +590,13 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
                 cg_strbuf_adds(why, "a file it names changed");
         }
     }
-    ok = ok && state == 4 && have_message && !ferror(f);
+    /* a check reads its manifest and compares its config, at least */
+    ok = ok && state == 4 && have_message && nsources && noutputs && !ferror(f);
     if (!ok && !why->len)
         cg_strbuf_adds(why, "the stamp is unreadable");
     fclose(f);
     free(buf);
     free(ids.v);
-    cg_strbuf_release(&line);
     cg_strbuf_release(&w);
     cg_strbuf_release(&expect);
     return ok;
