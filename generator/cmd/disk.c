@@ -45,30 +45,9 @@ static void find_stale(cg_project *p, cg_disk *o)
     const char *dir = p->m.manifest.diagrams;
     if (!dir)
         return;
-    cg_strbuf path = CG_STRBUF_INIT;
-    cg_strbuf_addf(&path, "%s/%s", p->m.root, dir);
-    DIR *d = opendir(path.buf);
-    cg_strbuf_release(&path);
-    if (!d)
-        return;
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 4, ".dot") != 0)
-            continue;
-        cg_grow(&names, &cap, n + 1, sizeof *names);
-        names[n++] = cg_xstrdup(e->d_name);
-    }
-    closedir(d);
-    /* sorted: the report must not depend on the directory order */
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-        }
+    char **names;
+    size_t n;
+    cg_list_names(p->m.root, dir, ".dot", &names, &n);
     for (size_t i = 0; i < n; i++) {
         cg_strbuf rel = CG_STRBUF_INIT;
         cg_strbuf_addf(&rel, "%s/%s", dir, names[i]);

@@ -18,7 +18,6 @@
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "cmd/stamp.h"
 
-#include <dirent.h>
 #include <elf.h>
 #include <link.h>
 #include <errno.h>
@@ -323,50 +322,27 @@ static int output_state(const char *root, const char *rel, char hex[65], cg_file
 }
 
 /* The .dot names in root/dir, sorted, one a line: their digest ("-" when
- * the folder is missing), and the names (malloc'd, NULL-ended) if asked. */
-static void listing(const char *root, const char *dir, char hex[65], char ***names_out)
+ * the folder is missing); the names themselves in *names if asked. */
+static void listing(const char *root, const char *dir, char hex[65], char ***names, size_t *n)
 {
-    cg_strbuf path = CG_STRBUF_INIT;
-    cg_strbuf_addf(&path, "%s/%s", root, dir);
-    DIR *d = opendir(path.buf);
-    cg_strbuf_release(&path);
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            size_t len = strlen(e->d_name);
-            if (len < 5 || strcmp(e->d_name + len - 4, ".dot") != 0)
-                continue;
-            cg_grow(&names, &cap, n + 2, sizeof *names);
-            names[n++] = cg_xstrdup(e->d_name);
-        }
-        closedir(d);
-    }
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-        }
+    char **v;
+    size_t nv;
+    int rc = cg_list_names(root, dir, ".dot", &v, &nv);
     cg_strbuf all = CG_STRBUF_INIT;
-    for (size_t i = 0; i < n; i++) {
-        cg_strbuf_adds(&all, names[i]);
+    for (size_t i = 0; i < nv; i++) {
+        cg_strbuf_adds(&all, v[i]);
         cg_strbuf_addc(&all, '\n');
     }
-    if (d)
+    if (rc == 0)
         digest_hex(all.buf ? all.buf : "", all.len, hex);
     else
         strcpy(hex, "-");
     cg_strbuf_release(&all);
-    if (names_out) {
-        if (names)
-            names[n] = NULL;
-        *names_out = names;
+    if (names) {
+        *names = v;
+        *n = nv;
     } else {
-        for (size_t i = 0; i < n; i++)
-            free(names[i]);
-        free(names);
+        cg_free_names(v, nv);
     }
 }
 
@@ -418,10 +394,11 @@ void cg_stamp_store(cg_stamp *s, const char *root, const char *const *outputs, s
         output_line(&text, s->ids, root, outputs[i], &ok);
     if (diagrams) {
         char hex[65];
-        char **names = NULL;
-        listing(root, diagrams, hex, &names);
+        char **names;
+        size_t n;
+        listing(root, diagrams, hex, &names, &n);
         /* every .dot there: one no longer produced would be stale */
-        for (size_t i = 0; names && names[i]; i++) {
+        for (size_t i = 0; i < n; i++) {
             cg_strbuf rel = CG_STRBUF_INIT;
             cg_strbuf_addf(&rel, "%s/%s", diagrams, names[i]);
             bool produced = false;
@@ -430,9 +407,8 @@ void cg_stamp_store(cg_stamp *s, const char *root, const char *const *outputs, s
             if (!produced)
                 output_line(&text, s->ids, root, rel.buf, &ok);
             cg_strbuf_release(&rel);
-            free(names[i]);
         }
-        free(names);
+        cg_free_names(names, n);
         cg_strbuf_adds(&text, "listing ");
         cg_strbuf_adds(&text, hex);
         cg_strbuf_addc(&text, ' ');
@@ -458,60 +434,68 @@ void cg_stamp_store(cg_stamp *s, const char *root, const char *const *outputs, s
     cg_strbuf_release(&text);
 }
 
-/* Replays one "source" line: the same read, the same answer. */
-static bool source_holds(cg_stamp_ids *ids, const char *root, char *p, cg_strbuf *w)
-{
-    if (!get_word(&p, w))
-        return false;
-    int status = atoi(w->buf);
-    if (!get_word(&p, w))
-        return false;
-    size_t max = strtoull(w->buf, NULL, 10);
-    if (!get_word(&p, w))
-        return false;
-    long alias = atol(w->buf);
-    if (!get_word(&p, w))
-        return false;
+/* The words of a "source" or "output" line after its kind. */
+typedef struct entry {
+    int status;
+    size_t max;     /* sources only */
+    long alias;
     char digest[65];
-    snprintf(digest, sizeof digest, "%s", w->buf);
-    if (!get_word(&p, w))
+} entry;
+
+static bool parse_entry(char *p, bool with_max, entry *e, cg_strbuf *rel)
+{
+    cg_strbuf w = CG_STRBUF_INIT;
+    bool ok = get_word(&p, &w);
+    e->status = ok ? atoi(w.buf) : -1;
+    if (ok && with_max && (ok = get_word(&p, &w)))
+        e->max = strtoull(w.buf, NULL, 10);
+    if (ok && (ok = get_word(&p, &w)))
+        e->alias = atol(w.buf);
+    if (ok && (ok = get_word(&p, &w)))
+        snprintf(e->digest, sizeof e->digest, "%s", w.buf);
+    ok = ok && get_word(&p, rel);
+    cg_strbuf_release(&w);
+    return ok;
+}
+
+/* Whether a file found now (status, digest, identity) is the one an entry
+ * recorded, and names the same file as the same earlier ones. */
+static bool entry_matches(const entry *e, cg_stamp_ids *ids, int status, const char *hex, const cg_file_id *id)
+{
+    if (status != e->status || strcmp(hex, e->digest) != 0)
+        return false;
+    return status != 0 ? e->alias == -1 : (long)alias_of(ids, id) == e->alias;
+}
+
+/* Replays one "source" line: the same read, the same answer. */
+static bool source_holds(cg_stamp_ids *ids, const char *root, char *p, cg_strbuf *rel)
+{
+    entry e;
+    if (!parse_entry(p, true, &e, rel))
         return false;
     char *data = NULL;
     size_t len = 0;
     cg_file_id id;
     cg_error err;
     cg_error_init(&err);
-    int rc = cg_read_source_id(root, w->buf, NULL, max, &data, &len, true, &id, &err);
+    int rc = cg_read_source_id(root, rel->buf, NULL, e.max, &data, &len, true, &id, &err);
     cg_error_release(&err);
     char hex[65] = "-";
     if (rc == 0)
         digest_hex(data, len, hex);
     free(data);
-    if (rc != status || strcmp(hex, digest) != 0)
-        return false;
-    return rc != 0 ? alias == -1 : (long)alias_of(ids, &id) == alias;
+    return entry_matches(&e, ids, rc, hex, &id);
 }
 
-static bool output_holds(cg_stamp_ids *ids, const char *root, char *p, cg_strbuf *w)
+static bool output_holds(cg_stamp_ids *ids, const char *root, char *p, cg_strbuf *rel)
 {
-    if (!get_word(&p, w))
-        return false;
-    int status = atoi(w->buf);
-    if (!get_word(&p, w))
-        return false;
-    long alias = atol(w->buf);
-    if (!get_word(&p, w))
-        return false;
-    char digest[65];
-    snprintf(digest, sizeof digest, "%s", w->buf);
-    if (!get_word(&p, w))
+    entry e;
+    if (!parse_entry(p, false, &e, rel))
         return false;
     char hex[65];
     cg_file_id id;
-    int st = output_state(root, w->buf, hex, &id);
-    if (st != status || strcmp(hex, digest) != 0)
-        return false;
-    return st != 0 ? alias == -1 : (long)alias_of(ids, &id) == alias;
+    int st = output_state(root, rel->buf, hex, &id);
+    return entry_matches(&e, ids, st, hex, &id);
 }
 
 bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
@@ -574,7 +558,7 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
                 snprintf(digest, sizeof digest, "%s", ok ? w.buf : "");
                 ok = ok && get_word(&p, &w);
                 if (ok) {
-                    listing(s->real, w.buf, hex, NULL);
+                    listing(s->real, w.buf, hex, NULL, NULL);
                     ok = strcmp(hex, digest) == 0;
                 }
             } else if (strcmp(w.buf, "message") == 0) {

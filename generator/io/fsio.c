@@ -755,18 +755,62 @@ static bool is_temp_name(const char *name)
     return name[0] == '.' && mark && n >= 14 && (size_t)(name + n - mark) == 13;
 }
 
-void cg_remove_stale_temps(const char *root, const char *dir)
+/* Folder root/dir, resolved beneath root, open for listing (NULL: missing
+ * or not readable); *dfd its descriptor. */
+static DIR *open_dir_beneath(const char *root, const char *dir, int *dfd)
 {
     int rootfd = open_root(root);
-    int dfd = rootfd < 0 ? -1 : cg_open_beneath(rootfd, dir && *dir ? dir : ".", O_RDONLY | O_DIRECTORY, 0);
+    *dfd = rootfd < 0 ? -1 : cg_open_beneath(rootfd, dir && *dir ? dir : ".", O_RDONLY | O_DIRECTORY, 0);
     if (rootfd >= 0)
         close(rootfd);
-    DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-    if (!d) {
-        if (dfd >= 0)
-            close(dfd);
-        return;
+    DIR *d = *dfd < 0 ? NULL : fdopendir(*dfd);
+    if (!d && *dfd >= 0)
+        close(*dfd);
+    return d;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cg_list_names(const char *root, const char *dir, const char *suffix, char ***names, size_t *n)
+{
+    *names = NULL;
+    *n = 0;
+    int dfd;
+    DIR *d = open_dir_beneath(root, dir, &dfd);
+    if (!d)
+        return 1;
+    size_t cap = 0, slen = strlen(suffix);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len <= slen || strcmp(e->d_name + len - slen, suffix) != 0)
+            continue;
+        cg_grow(names, &cap, *n + 1, sizeof **names);
+        (*names)[(*n)++] = cg_xstrdup(e->d_name);
     }
+    closedir(d);
+    /* sorted: nothing may depend on the folder's order */
+    if (*n > 1)
+        qsort(*names, *n, sizeof **names, by_name);
+    return 0;
+}
+
+void cg_free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+void cg_remove_stale_temps(const char *root, const char *dir)
+{
+    int dfd;
+    DIR *d = open_dir_beneath(root, dir, &dfd);
+    if (!d)
+        return;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!is_temp_name(e->d_name))

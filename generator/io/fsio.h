@@ -106,6 +106,12 @@ int cg_outputs_commit(cg_outputs *o, cg_error *err);
 /* Removes the staged temporary files (when not committed). */
 void cg_outputs_release(cg_outputs *o);
 
+/* The names in folder root/dir (resolved beneath root) ending in suffix,
+ * sorted (bytewise), as a malloc'd array of *n malloc'd strings: 0, or 1
+ * when the folder is missing or cannot be read (*names NULL, *n 0). */
+int cg_list_names(const char *root, const char *dir, const char *suffix, char ***names, size_t *n);
+void cg_free_names(char **names, size_t n);
+
 /* Removes leftover temporary files of killed runs in root/dir. */
 void cg_remove_stale_temps(const char *root, const char *dir);
 
