@@ -88,6 +88,61 @@ START_TEST(any_change_checks_in_full)
 }
 END_TEST
 
+/* A file changed after the check compared it, before the stamp was
+ * written (CIGEN_TEST_PAUSE=stamp stops it there): the stamp records what
+ * was compared, or nothing, never the changed file as verified. */
+START_TEST(a_change_while_stamping_is_not_verified)
+{
+    static const char *const changes[] = {
+        "sed -i 's/^jobs:/jobs: # by hand/' config.yml",
+        "f=$(ls diagrams/*.dot | head -n 1); cp \"$f\" diagrams/old.dot",
+    };
+    for (int stream = 0; stream < 2; stream++)
+        for (size_t i = 0; i < sizeof changes / sizeof *changes; i++) {
+            cg_strbuf script = CG_STRBUF_INIT;
+            cg_strbuf_addf(&script,
+                           "%s"
+                           "CIGEN_TEST_PAUSE=stamp $CIGEN check >/dev/null 2>&1 & pid=$!; n=0; "
+                           "until [ \"$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null)\" = T ]; do "
+                           "n=$((n + 1)); [ $n -lt 1000 ] || { echo NOT-STOPPED; exit 95; }; sleep 0.01; done; "
+                           "%s; kill -CONT $pid; wait $pid || exit 94; "
+                           "$CIGEN -v check >../got.v 2>&1; echo \"exit $?\" >>../got.v; "
+                           "grep -q '" IN_FULL "' ../got.v && grep -q 'exit 1' ../got.v || { cat ../got.v; exit 93; }",
+                           stream ? "export CIGEN_TEST_STREAM_BYTES=1; " : "", changes[i]);
+            tu_run r = in_project(script.buf);
+            ck_assert_msg(r.status == 0, "change %zu (%s), streamed %d: status %d\n%s%s", i, changes[i], stream,
+                          r.status, r.out, r.err);
+            tu_run_free(&r);
+            cg_strbuf_release(&script);
+        }
+}
+END_TEST
+
+/* A config too large to hold is compared as it is rendered (streamed): its
+ * stamp holds, and a hand edit still checks in full. */
+START_TEST(streamed_config)
+{
+    tu_run r = in_project("export CIGEN_TEST_STREAM_BYTES=1; $CIGEN check >/dev/null && $CIGEN -v check 2>&1 | "
+                          "grep -c '" STAMPED "' && sed -i 's/^jobs:/jobs: # by hand/' config.yml && "
+                          "{ $CIGEN -v check 2>&1; echo \"exit $?\"; }");
+    ck_assert_msg(strncmp(r.out, "1\n", 2) == 0 && strstr(r.out, IN_FULL) && strstr(r.out, "edited by hand") &&
+                      strstr(r.out, "exit 1"), "%s%s", r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
+/* A stamp others may write is not read; CIGEN_CACHE_DIR must be absolute. */
+START_TEST(only_private_stamps)
+{
+    tu_run r = in_project("$CIGEN check >/dev/null && chmod g+w ../stamps/*.stamp && $CIGEN -v check 2>&1 | "
+                          "grep -c 'not a private file'; chmod g-w ../stamps/*.stamp; chmod 777 ../stamps; "
+                          "$CIGEN -v check 2>&1 | grep -c 'not a private file'; "
+                          "CIGEN_CACHE_DIR=stamps $CIGEN -v check 2>&1 | grep -c 'not an absolute path'");
+    ck_assert_msg(strcmp(r.out, "1\n1\n1\n") == 0, "%s%s", r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 /* No stamp is written or read with --no-cache or CIGEN_CACHE_DIR=off, nor
  * for a check that is not in sync, has a special-PR selection, prints JSON
  * or warns about the sources. */
@@ -107,6 +162,12 @@ START_TEST(when_no_stamp_is_kept)
     r = in_project("printf '# x\\n' >> t.yml; $CIGEN check >/dev/null; ls ../stamps 2>/dev/null | wc -l");
     ck_assert_msg(strcmp(r.out, "0\n") == 0, "%s%s", r.out, r.err);
     tu_run_free(&r);
+    /* a warning about the sources (a filter matching no cell): none,
+     * so that every check prints it */
+    r = in_project("sed -i 's/^exclude:/exclude:\\n  - {os: nosuch}/' matrix.yml && $CIGEN -q generate && "
+                   "$CIGEN check 2>&1 | grep -c warning; ls ../stamps 2>/dev/null | wc -l");
+    ck_assert_msg(strcmp(r.out, "1\n0\n") == 0, "%s%s", r.out, r.err);
+    tu_run_free(&r);
 }
 END_TEST
 
@@ -118,6 +179,9 @@ Suite *make_stamp_suite(void)
     tcase_add_test(tc, second_check_uses_the_stamp);
     tcase_add_test(tc, any_change_checks_in_full);
     tcase_add_test(tc, when_no_stamp_is_kept);
+    tcase_add_test(tc, a_change_while_stamping_is_not_verified);
+    tcase_add_test(tc, streamed_config);
+    tcase_add_test(tc, only_private_stamps);
     suite_add_tcase(s, tc);
     return s;
 }

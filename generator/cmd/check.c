@@ -10,6 +10,7 @@
 #include "cmd/stamp.h"
 #include "cmd/stream.h"
 #include "io/fsio.h"
+#include "render/dot.h"
 #include "render/header.h"
 
 static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
@@ -181,17 +182,29 @@ static json_t *check_json(cg_project *p, cg_disk *o, bool full)
     return root;
 }
 
-/* The stamp of a check that found p's outputs in sync (cmd/stamp.h). */
-static void store_stamp(cg_stamp *stamp, cg_project *p, cg_disk *o)
+static bool stale_if_owned(void *ctx, const char *data, size_t len)
 {
-    const char **rels = cg_xcalloc(o->n + 1, sizeof *rels);
-    for (size_t i = 0; i < o->n; i++)
-        rels[i] = o->v[i].f.rel;
+    return cg_dot_is_generated_by(&((const cg_project *)ctx)->m, data, len);
+}
+
+/* The stamp of a check that found p's outputs in sync (cmd/stamp.h): each
+ * output with the bytes it was compared with (a streamed config: its
+ * generated header and body digest). */
+static void store_stamp(cg_stamp *stamp, cg_project *p, cg_disk *o, const cg_stream *streamed)
+{
+    cg_stamp_output *outs = cg_xcalloc(o->n + 1, sizeof *outs);
+    for (size_t i = 0; i < o->n; i++) {
+        const cg_output_file *f = &o->v[i].f;
+        outs[i] = (cg_stamp_output){.rel = f->rel, .data = f->data, .len = f->len};
+        if (i == 0 && streamed)
+            outs[i] = (cg_stamp_output){.rel = f->rel, .head = streamed->head.buf, .head_len = streamed->head.len,
+                                        .body_digest = p->out.body_digest};
+    }
     cg_strbuf message = CG_STRBUF_INIT;
     check_text(p, o, false, &message);
-    cg_stamp_store(stamp, p->m.root, rels, o->n, p->m.manifest.diagrams, message.buf);
+    cg_stamp_store(stamp, p->m.root, outs, o->n, p->m.manifest.diagrams, stale_if_owned, p, message.buf);
     cg_strbuf_release(&message);
-    free(rels);
+    free(outs);
 }
 
 int cg_cmd_check(const cg_global *g0, int argc, char **argv)
@@ -249,7 +262,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                  "current branch is --branch NAME, else $CIRCLE_BRANCH.\n\n"
                  "A check that finds everything in sync leaves a stamp (in $CIGEN_CACHE_DIR, else\n"
                  "$XDG_CACHE_HOME/cigen, else ~/.cache/cigen): the digests of every source it read,\n"
-                 "of every output and diagram, and which cigen binary ran.  The next check finds\n"
+                 "of every output and diagram it compared, and which cigen binary and libraries ran.  The next check finds\n"
                  "them all unchanged and says in sync without rendering (-v says so); any change\n"
                  "and it checks in full.  A fresh clone has no stamp.  CIGEN_CACHE_DIR=off or\n"
                  "--no-cache: no stamp is read or written.\n\n"
@@ -490,7 +503,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         }
         /* in sync, plain, no warning about the sources: stamped */
         if (stampable && rc == 0 && !special_active && !committed_special && !overlay_gone && !p.m.warnings.count)
-            store_stamp(&stamp, &p, &o);
+            store_stamp(&stamp, &p, &o, streamed);
     }
     cg_stamp_release(&stamp);
     cg_disk_release(&o);

@@ -98,12 +98,21 @@ static void digest_hex(const void *data, size_t n, char hex[65])
     cg_sha256_hex(data, n, hex, 32);
 }
 
-/* The linker's build ID of the program (a digest of the linked binary,
- * `-Wl,--build-id`), found in its notes: nothing to read from disk. */
-static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
+/* The build IDs of the program and of every library loaded (the linker's
+ * digest of each linked file, `-Wl,--build-id`), read from their notes:
+ * nothing to read from disk.  `missing` counts the objects without one. */
+typedef struct build_ids {
+    cg_strbuf ids;
+    int missing;
+    bool first;
+} build_ids;
+
+static int add_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
 {
     (void)size;
-    cg_strbuf *out = ctx;
+    build_ids *b = ctx;
+    bool program = !b->first;
+    b->first = true;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_NOTE)
@@ -116,20 +125,26 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
             if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
                 (const char *)desc + nh->n_descsz <= end && nh->n_descsz >= 16) {
                 char hex[2 * 64 + 1];
-                size_t n = nh->n_descsz > 64 ? 64 : nh->n_descsz;
-                cg_hex(desc, n, hex);
-                cg_strbuf_addf(out, "build-id:%s", hex);
-                return 1;
+                cg_hex(desc, nh->n_descsz > 64 ? 64 : nh->n_descsz, hex);
+                cg_strbuf_addf(&b->ids, "%s%s", b->ids.len ? "," : "build-id:", hex);
+                return 0;
             }
             p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
         }
     }
-    return 1; /* the program comes first: the libraries are not searched */
+    /* the program may lack one (then its file is hashed); a library may
+     * not (the kernel's vDSO, unnamed, aside) */
+    if (program)
+        cg_strbuf_addf(&b->ids, "%s", b->ids.len ? ",-" : "build-id:-");
+    else if (info->dlpi_name && *info->dlpi_name && !strstr(info->dlpi_name, "vdso"))
+        b->missing++;
+    return 0;
 }
 
-/* Which cigen runs, exactly: its build ID (else the digest of its own
- * executable), and the versions of the libraries that parse and print
- * (computed once). */
+/* Which cigen runs, exactly: the build IDs of the program and its loaded
+ * libraries (the program's file hashed when it has none), and the
+ * versions of the libraries that parse and print (computed once).  NULL:
+ * it cannot be told (a library without a build ID). */
 static const char *binary_line(void)
 {
     static char *line;
@@ -137,12 +152,18 @@ static const char *binary_line(void)
     if (tried)
         return line;
     tried = true;
-    cg_strbuf id = CG_STRBUF_INIT;
-    dl_iterate_phdr(find_build_id, &id);
-    if (!id.len) {
+    build_ids b = {CG_STRBUF_INIT, 0, false};
+    dl_iterate_phdr(add_build_id, &b);
+    if (b.missing || !b.ids.len) {
+        cg_strbuf_release(&b.ids);
+        return NULL;
+    }
+    if (strncmp(b.ids.buf, "build-id:-", 10) == 0) {
         int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
+        if (fd < 0) {
+            cg_strbuf_release(&b.ids);
             return NULL;
+        }
         cg_sha256 s;
         cg_sha256_init(&s);
         char buf[1 << 16];
@@ -150,17 +171,21 @@ static const char *binary_line(void)
         while ((r = read(fd, buf, sizeof buf)) > 0)
             cg_sha256_update(&s, buf, (size_t)r);
         close(fd);
-        if (r < 0)
+        if (r < 0) {
+            cg_strbuf_release(&b.ids);
             return NULL;
+        }
         unsigned char d[32];
         char hex[65];
         cg_sha256_final(&s, d);
         cg_hex(d, 32, hex);
-        cg_strbuf_addf(&id, "sha256:%s", hex);
+        cg_strbuf_addf(&b.ids, " sha256:%s", hex);
     }
     cg_strbuf sb = CG_STRBUF_INIT;
-    cg_strbuf_addf(&sb, "binary %s yaml=", id.buf);
-    cg_strbuf_release(&id);
+    cg_strbuf_adds(&sb, "binary ");
+    put_word(&sb, b.ids.buf, b.ids.len);
+    cg_strbuf_release(&b.ids);
+    cg_strbuf_adds(&sb, " yaml=");
     const char *yv = yaml_get_version_string();
     put_word(&sb, yv, strlen(yv));
     cg_strbuf_adds(&sb, " jansson=");
@@ -176,8 +201,10 @@ static char *cache_dir(cg_strbuf *why)
 {
     const char *env = getenv("CIGEN_CACHE_DIR");
     if (env) {
-        if (!*env || strcmp(env, "off") == 0) {
-            cg_strbuf_adds(why, "CIGEN_CACHE_DIR is off");
+        if (!*env || strcmp(env, "off") == 0 || env[0] != '/') {
+            cg_strbuf_adds(why, env[0] && env[0] != '/' && strcmp(env, "off") != 0
+                                    ? "CIGEN_CACHE_DIR is not an absolute path: stamps are off"
+                                    : "CIGEN_CACHE_DIR is off");
             return NULL;
         }
         return cg_xstrdup(env);
@@ -202,7 +229,7 @@ void cg_stamp_init(cg_stamp *s, const char *dir, const char *manifest, const cha
     if (!(s->dir = cache_dir(why)))
         return;
     if (!binary_line()) {
-        cg_strbuf_adds(why, "cigen cannot read its own executable (/proc/self/exe)");
+        cg_strbuf_adds(why, "which cigen runs cannot be told (a library without a build ID, or no /proc/self/exe)");
         free(s->dir);
         s->dir = NULL;
         return;
@@ -286,9 +313,62 @@ void cg_stamp_stop(cg_stamp *s)
     s->watching = false;
 }
 
+/* What an output's bytes must be, checked as they are hashed (NULL: any). */
+typedef struct expectation {
+    const cg_stamp_output *out;      /* produced: its bytes or its header and body digest */
+    bool (*owned)(void *ctx, const char *data, size_t len); /* not produced: stale if owned */
+    void *ctx;
+    size_t at;                       /* bytes seen */
+    bool same;
+    cg_sha256 body;                  /* a streamed config's body */
+    char head[4096];                 /* a file not produced: its first bytes */
+    size_t head_len;
+} expectation;
+
+static void expect_bytes(expectation *x, const char *buf, size_t n)
+{
+    const cg_stamp_output *o = x->out;
+    size_t at = x->at;
+    x->at += n;
+    if (!o) {
+        size_t k = n < sizeof x->head - x->head_len ? n : sizeof x->head - x->head_len;
+        memcpy(x->head + x->head_len, buf, k);
+        x->head_len += k;
+        return;
+    }
+    if (!x->same)
+        return;
+    if (o->data) {
+        x->same = at + n <= o->len && memcmp(o->data + at, buf, n) == 0;
+        return;
+    }
+    /* a streamed config: its header byte for byte, then its body hashed */
+    size_t h = at < o->head_len ? (o->head_len - at < n ? o->head_len - at : n) : 0;
+    if (h && memcmp(o->head + at, buf, h) != 0)
+        x->same = false;
+    cg_sha256_update(&x->body, buf + h, n - h);
+}
+
+static bool expect_met(expectation *x)
+{
+    const cg_stamp_output *o = x->out;
+    if (!o)
+        return !x->owned || !x->owned(x->ctx, x->head, x->head_len);
+    if (!x->same)
+        return false;
+    if (o->data)
+        return x->at == o->len;
+    unsigned char d[32];
+    char hex[65];
+    cg_sha256_final(&x->body, d);
+    cg_hex(d, 32, hex);
+    return x->at >= o->head_len && strncmp(hex, o->body_digest, 40) == 0;
+}
+
 /* An output's state: 0 and its digest and identity, 1 missing, -1 it
- * cannot be read as an output (a link, a folder, an error). */
-static int output_state(const char *root, const char *rel, char hex[65], cg_file_id *id)
+ * cannot be read as an output (a link, a folder, an error) or is not what
+ * x expects. */
+static int output_state(const char *root, const char *rel, char hex[65], cg_file_id *id, expectation *x)
 {
     cg_error err;
     cg_error_init(&err);
@@ -297,7 +377,7 @@ static int output_state(const char *root, const char *rel, char hex[65], cg_file
     cg_error_release(&err);
     strcpy(hex, "-");
     if (rc != 0)
-        return rc;
+        return rc == 1 && x && x->out ? -1 : rc; /* a produced output is there */
     struct stat st;
     if (fstat(fd, &st) != 0) {
         close(fd);
@@ -309,11 +389,14 @@ static int output_state(const char *root, const char *rel, char hex[65], cg_file
     size_t cap = 1 << 20;
     char *buf = cg_xmalloc(cap);
     ssize_t r;
-    while ((r = read(fd, buf, cap)) > 0)
+    while ((r = read(fd, buf, cap)) > 0) {
         cg_sha256_update(&sh, buf, (size_t)r);
+        if (x)
+            expect_bytes(x, buf, (size_t)r);
+    }
     free(buf);
     close(fd);
-    if (r < 0)
+    if (r < 0 || (x && !expect_met(x)))
         return -1;
     unsigned char d[32];
     cg_sha256_final(&sh, d);
@@ -346,11 +429,11 @@ static void listing(const char *root, const char *dir, char hex[65], char ***nam
     }
 }
 
-static void output_line(cg_strbuf *out, cg_stamp_ids *ids, const char *root, const char *rel, bool *ok)
+static void output_line(cg_strbuf *out, cg_stamp_ids *ids, const char *root, const char *rel, expectation *x, bool *ok)
 {
     char hex[65];
     cg_file_id id;
-    int st = output_state(root, rel, hex, &id);
+    int st = output_state(root, rel, hex, &id, x);
     if (st < 0) {
         *ok = false;
         return;
@@ -358,6 +441,13 @@ static void output_line(cg_strbuf *out, cg_stamp_ids *ids, const char *root, con
     cg_strbuf_addf(out, "output %d %zd %s ", st, st == 0 ? (ssize_t)alias_of(ids, &id) : (ssize_t)-1, hex);
     put_word(out, rel, strlen(rel));
     cg_strbuf_addc(out, '\n');
+}
+
+enum { STAMP_MAX_BYTES = 64 << 20 };
+
+static bool private_to_me(const struct stat *st)
+{
+    return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /* mkdir -p, private: the stamps say what this user's checks verified */
@@ -377,35 +467,43 @@ static bool make_dirs(const char *dir)
     return ok;
 }
 
-void cg_stamp_store(cg_stamp *s, const char *root, const char *const *outputs, size_t noutputs,
-                    const char *diagrams, const char *message)
+void cg_stamp_store(cg_stamp *s, const char *root, const cg_stamp_output *outputs, size_t noutputs,
+                    const char *diagrams, bool (*owned)(void *ctx, const char *data, size_t len), void *ctx,
+                    const char *message)
 {
     bool watched = s->watching;
     cg_stamp_stop(s);
     if (!s->dir || !watched || s->unusable || strcmp(root, s->real) != 0)
         return;
+    cg_test_pause("stamp"); /* the outputs were compared; a test may change them now */
     cg_strbuf text = CG_STRBUF_INIT;
     cg_strbuf_addf(&text, "cigen-stamp 1\n%s\n", binary_line());
     key_line(s, &text);
     cg_strbuf_addc(&text, '\n');
     cg_strbuf_add(&text, s->log.buf ? s->log.buf : "", s->log.len);
     bool ok = true;
-    for (size_t i = 0; i < noutputs; i++)
-        output_line(&text, s->ids, root, outputs[i], &ok);
-    if (diagrams) {
+    /* each output still the bytes the check compared: what is recorded is
+     * what was verified, whatever changed on disk since */
+    for (size_t i = 0; i < noutputs && ok; i++) {
+        expectation x = {.out = &outputs[i], .same = true};
+        cg_sha256_init(&x.body);
+        output_line(&text, s->ids, root, outputs[i].rel, &x, &ok);
+    }
+    if (diagrams && ok) {
         char hex[65];
         char **names;
         size_t n;
         listing(root, diagrams, hex, &names, &n);
-        /* every .dot there: one no longer produced would be stale */
-        for (size_t i = 0; i < n; i++) {
+        /* every .dot there: one cigen made and no longer produces is stale */
+        for (size_t i = 0; i < n && ok; i++) {
             cg_strbuf rel = CG_STRBUF_INIT;
             cg_strbuf_addf(&rel, "%s/%s", diagrams, names[i]);
             bool produced = false;
             for (size_t k = 0; k < noutputs && !produced; k++)
-                produced = strcmp(outputs[k], rel.buf) == 0;
+                produced = strcmp(outputs[k].rel, rel.buf) == 0;
+            expectation x = {.owned = owned, .ctx = ctx};
             if (!produced)
-                output_line(&text, s->ids, root, rel.buf, &ok);
+                output_line(&text, s->ids, root, rel.buf, &x, &ok);
             cg_strbuf_release(&rel);
         }
         cg_free_names(names, n);
@@ -419,7 +517,8 @@ void cg_stamp_store(cg_stamp *s, const char *root, const char *const *outputs, s
     put_word(&text, message, strlen(message));
     cg_strbuf_adds(&text, "\nend\n");
     /* written aside, then renamed: a reader sees a whole stamp or none */
-    if (ok && make_dirs(s->dir)) {
+    struct stat dst;
+    if (ok && make_dirs(s->dir) && stat(s->dir, &dst) == 0 && private_to_me(&dst)) {
         cg_strbuf tmp = CG_STRBUF_INIT;
         cg_strbuf_addf(&tmp, "%s.XXXXXX", s->path);
         int fd = mkstemp(tmp.buf);
@@ -494,7 +593,7 @@ static bool output_holds(cg_stamp_ids *ids, const char *root, char *p, cg_strbuf
         return false;
     char hex[65];
     cg_file_id id;
-    int st = output_state(root, rel->buf, hex, &id);
+    int st = output_state(root, rel->buf, hex, &id, NULL);
     return entry_matches(&e, ids, st, hex, &id);
 }
 
@@ -502,16 +601,20 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
 {
     if (!s->dir)
         return false;
-    /* a regular file only (a FIFO there would block) */
+    /* a regular file only (a FIFO there would block), of a stamp's size,
+     * in a folder and a file that are the user's and no one else may write:
+     * a stamp is trusted */
     int fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
+    struct stat st, dst;
     FILE *f = NULL;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= STAMP_MAX_BYTES &&
+        private_to_me(&st) && stat(s->dir, &dst) == 0 && private_to_me(&dst))
         f = fdopen(fd, "r");
     if (!f) {
+        cg_strbuf_adds(why, fd < 0 ? "no stamp of an earlier check"
+                                   : "the stamp is not a private file of this user (or is too large): not read");
         if (fd >= 0)
             close(fd);
-        cg_strbuf_adds(why, "no stamp of an earlier check");
         return false;
     }
     cg_strbuf w = CG_STRBUF_INIT, expect = CG_STRBUF_INIT;

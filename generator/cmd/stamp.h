@@ -12,9 +12,10 @@
  * (a special-PR selection, --json, a warning) and the check runs in full.
  *
  * Stamps live in $CIGEN_CACHE_DIR, else $XDG_CACHE_HOME/cigen, else
- * ~/.cache/cigen, one per project folder and options (CIGEN_CACHE_DIR=off
- * or `check --no-cache`: none).  A fresh clone in CI has none: its first
- * check is always a full one.
+ * ~/.cache/cigen (absolute paths), one per project folder and options
+ * (CIGEN_CACHE_DIR=off or `check --no-cache`: none); a stamp or folder that
+ * is not the user's own, or that others may write, is not read.  A fresh
+ * clone in CI has none: its first check is always a full one.
  */
 #ifndef CIGEN_STAMP_H
 #define CIGEN_STAMP_H
@@ -51,11 +52,27 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why);
 void cg_stamp_watch(cg_stamp *s);
 void cg_stamp_stop(cg_stamp *s);
 
+/* An output a check found in sync, and the bytes it was compared with:
+ * `data` when held whole, else (a streamed config) its generated header
+ * and the digest of its body the header records. */
+typedef struct cg_stamp_output {
+    const char *rel;
+    const char *data;
+    size_t len;
+    const char *head;
+    size_t head_len;
+    const char *body_digest;  /* 40 hex */
+} cg_stamp_output;
+
 /* Writes the stamp of a check that found everything in sync: the sources
  * watched, the outputs (relative to root, the project folder the check
- * resolved), the diagrams folder (or NULL) and the message printed.
- * Quietly does nothing when it cannot. */
-void cg_stamp_store(cg_stamp *s, const char *root, const char *const *outputs, size_t noutputs,
-                    const char *diagrams, const char *message);
+ * resolved), the diagrams folder (or NULL) and the message printed.  What
+ * it records of an output is what was compared: a file that is no longer
+ * those bytes, or a .dot file in the diagrams folder that `owned` says
+ * cigen made (a stale one), and no stamp is written.  Quietly does nothing
+ * when it cannot. */
+void cg_stamp_store(cg_stamp *s, const char *root, const cg_stamp_output *outputs, size_t noutputs,
+                    const char *diagrams, bool (*owned)(void *ctx, const char *data, size_t len), void *ctx,
+                    const char *message);
 
 #endif

@@ -537,7 +537,7 @@ void cg_outputs_init(cg_outputs *o, const char *root)
     o->root = root;
 }
 
-static void test_pause(const char *point)
+void cg_test_pause(const char *point)
 {
     const char *p = getenv("CIGEN_TEST_PAUSE");
     if (p && cg_streq(p, point))
@@ -643,7 +643,7 @@ int cg_outputs_append(cg_outputs *o, int i, const void *data, size_t len, cg_err
         s->written += (size_t)w;
         if (pause && len - left >= half) {
             pause = false;
-            test_pause("write"); /* half of the first output is in its temporary file */
+            cg_test_pause("write"); /* half of the first output is in its temporary file */
         }
     }
     return 0;
@@ -703,7 +703,7 @@ int cg_outputs_commit(cg_outputs *o, cg_error *err)
         close(s->fd); /* fsync'ed already: nothing left to report */
         s->fd = -1;
         if (i == 0)
-            test_pause("commit"); /* the first output is new, the others still old */
+            cg_test_pause("commit"); /* the first output is new, the others still old */
     }
     int rootfd = o->nremovals ? open_root(o->root) : -1;
     for (size_t i = 0; i < o->nremovals; i++) {

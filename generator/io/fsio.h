@@ -115,6 +115,10 @@ void cg_free_names(char **names, size_t n);
 /* Removes leftover temporary files of killed runs in root/dir. */
 void cg_remove_stale_temps(const char *root, const char *dir);
 
+/* Stops this process (SIGSTOP) when CIGEN_TEST_PAUSE names `point`: a test
+ * hook. */
+void cg_test_pause(const char *point);
+
 /* A test hook: CIGEN_TEST_PAUSE=write stops the writer (SIGSTOP) halfway
  * through writing the first temporary file, CIGEN_TEST_PAUSE=commit between
  * two renames, so a test can kill it mid-transaction. */
