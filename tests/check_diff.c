@@ -242,7 +242,7 @@ START_TEST(diff_lazy_same_as_tables)
         if ((r >> 52) % 3 == 0)
             cg_strbuf_adds(&b, pool[5]);
         size_t margin = (r >> 54) % 5 == 4 ? SIZE_MAX : (r >> 54) % 5;
-        cg_diff_opts lazy = {margin, 2 + (size_t)run % 59, false}, tables = lazy;
+        cg_diff_opts lazy = {margin, 2 + (size_t)run % 59, false, 0}, tables = lazy;
         tables.tables = true;
         cg_diff x, y;
         cg_diff_compute_with(a.buf ? a.buf : "", a.len, b.buf ? b.buf : "", b.len, &tables, &x);
@@ -254,6 +254,65 @@ START_TEST(diff_lazy_same_as_tables)
         ck_assert_uint_eq(x.added, y.added);
         for (size_t i = 0; i < x.n; i++)
             ck_assert_msg(memcmp(&x.hunks[i], &y.hunks[i], sizeof *x.hunks) == 0, "run %d hunk %zu", run, i);
+        cg_diff_release(&x);
+        cg_diff_release(&y);
+        cg_strbuf_release(&a);
+        cg_strbuf_release(&b);
+    }
+}
+END_TEST
+
+/* A text read through a callback, a few bytes at a time. */
+static void mem_read(void *ctx, size_t off, char *buf, size_t n)
+{
+    memcpy(buf, (const char *)ctx + off, n);
+}
+
+/* Texts read a window at a time (of 1 to 40 bytes: lines cross windows)
+ * give the hunks and the unified diff of the texts held whole: windowed
+ * regions and split ones, margins of 0 to 3 lines and every line. */
+START_TEST(diff_src_same_as_memory)
+{
+    static const char *const pool[] = {"      - build:\n", "          name: x\n", "  - a\n", "\n", "b\n", "c"};
+    unsigned long r = 24681357;
+    for (int run = 0; run < 1500; run++) {
+        cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+        size_t n = 1 + (r = r * 6364136223846793005ul + 1442695040888963407ul) % 120;
+        for (size_t i = 0; i < n; i++) {
+            r = r * 6364136223846793005ul + 1442695040888963407ul;
+            const char *l = pool[(r >> 33) % 5];
+            cg_strbuf_adds(&a, l);
+            switch ((r >> 40) % 12) {
+            case 0: break;
+            case 1: cg_strbuf_adds(&b, l); cg_strbuf_adds(&b, pool[(r >> 20) % 5]); break;
+            case 2: cg_strbuf_adds(&b, pool[(r >> 20) % 5]); break;
+            default: cg_strbuf_adds(&b, l); break;
+            }
+        }
+        if ((r >> 50) % 3 == 0)
+            cg_strbuf_adds(&a, pool[5]);
+        if ((r >> 52) % 3 == 0)
+            cg_strbuf_adds(&b, pool[5]);
+        size_t margin = (r >> 54) % 5 == 4 ? SIZE_MAX : (r >> 54) % 5;
+        cg_diff_opts o = {margin, run % 3 == 0 ? 0 : 2 + (size_t)run % 59, false, 1 + (size_t)run % 40};
+        const char *ta = a.buf ? a.buf : "", *tb = b.buf ? b.buf : "";
+        cg_diff_src sa = {a.len, mem_read, (void *)ta}, sb = {b.len, mem_read, (void *)tb};
+        cg_diff x, y;
+        cg_diff_compute_with(ta, a.len, tb, b.len, &o, &x);
+        cg_diff_compute_src(&sa, &sb, &o, &y);
+        ck_assert_uint_eq(x.n, y.n);
+        ck_assert_uint_eq(x.a_lines, y.a_lines);
+        ck_assert_uint_eq(x.b_lines, y.b_lines);
+        ck_assert_uint_eq(x.removed, y.removed);
+        ck_assert_uint_eq(x.added, y.added);
+        for (size_t i = 0; i < x.n; i++)
+            ck_assert_msg(memcmp(&x.hunks[i], &y.hunks[i], sizeof *x.hunks) == 0, "run %d hunk %zu", run, i);
+        cg_strbuf ux = CG_STRBUF_INIT, uy = CG_STRBUF_INIT;
+        cg_diff_unified(&x, ta, a.len, tb, b.len, "a", "b", 3, run % 2 ? 5 : 0, &ux);
+        cg_diff_unified_src(&y, &sa, &sb, o.window, "a", "b", 3, run % 2 ? 5 : 0, &uy);
+        ck_assert_str_eq(cg_strbuf_str(&ux), cg_strbuf_str(&uy));
+        cg_strbuf_release(&ux);
+        cg_strbuf_release(&uy);
         cg_diff_release(&x);
         cg_diff_release(&y);
         cg_strbuf_release(&a);
@@ -303,6 +362,7 @@ Suite *make_diff_suite(void)
     tcase_add_test(tc, diff_margin_same_as_whole);
     tcase_add_test(tc, diff_large_scattered_changes);
     tcase_add_test(tc, diff_lazy_same_as_tables);
+    tcase_add_test(tc, diff_src_same_as_memory);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -41,9 +41,24 @@ typedef struct cg_diff_opts {
     size_t margin;
     size_t large_region;
     bool tables;
+    size_t window;           /* a text read through a callback: bytes read at a time (0: 1 MB) */
 } cg_diff_opts;
 void cg_diff_compute_with(const char *a, size_t alen, const char *b, size_t blen, const cg_diff_opts *o, cg_diff *d);
 void cg_diff_release(cg_diff *d);
+
+/* A text never held whole: `read` copies its bytes [off, off + n) into buf
+ * (0 < n, off + n <= len).  It cannot fail: a reader that meets an error
+ * fills buf with something and remembers the error for its caller. */
+typedef struct cg_diff_src {
+    size_t len;
+    void (*read)(void *ctx, size_t off, char *buf, size_t n);
+    void *ctx;
+} cg_diff_src;
+/* cg_diff_compute_with over two texts read a window at a time: the same
+ * hunks, in memory of the lines around the changes (a region searched a
+ * window at a time is read where it is; a smaller one is read whole, as
+ * the lines it splits).  o NULL: as cg_diff_compute. */
+void cg_diff_compute_src(const cg_diff_src *a, const cg_diff_src *b, const cg_diff_opts *o, cg_diff *d);
 
 /* A line of a cut diff shows at most this many bytes (then says how many
  * more it has). */
@@ -58,5 +73,9 @@ void cg_diff_release(cg_diff *d);
 void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b, size_t blen,
                      const char *a_name, const char *b_name, unsigned context, size_t max_lines,
                      cg_strbuf *out);
+/* The same, of two texts read through callbacks (window: as cg_diff_opts'). */
+void cg_diff_unified_src(const cg_diff *d, const cg_diff_src *a, const cg_diff_src *b, size_t window,
+                         const char *a_name, const char *b_name, unsigned context, size_t max_lines,
+                         cg_strbuf *out);
 
 #endif
