@@ -171,6 +171,33 @@ static void mutate(char ***v, size_t *n, size_t *cap)
     }
 }
 
+static void mem_read(void *ctx, size_t off, char *buf, size_t n)
+{
+    memcpy(buf, (const char *)ctx + off, n);
+}
+
+/* The report read a window at a time (cg_matrix_compare_src), told that
+ * the texts are the same bytes in their common head and tail (whole lines):
+ * NULL when it declined. */
+static char *report_src(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t min = alen < blen ? alen : blen, h = 0, t = 0;
+    while (h < min && a[h] == b[h])
+        h++;
+    while (h > 0 && a[h - 1] != '\n')
+        h--;
+    while (t < min - h && a[alen - 1 - t] == b[blen - 1 - t])
+        t++;
+    while (t > 0 && a[alen - t - 1] != '\n')
+        t--;
+    cg_report_run runs[2] = {{0, 0, h}, {blen - t, alen - t, t}};
+    cg_diff_src sa = {alen, mem_read, (void *)a}, sb = {blen, mem_read, (void *)b};
+    cg_matrix m;
+    if (!cg_matrix_compare_src(&sa, &sb, runs, 2, NULL, NULL, &m))
+        return NULL;
+    return report_text(&m);
+}
+
 START_TEST(report_sliced_random_edits)
 {
     char path[4096];
@@ -178,7 +205,7 @@ START_TEST(report_sliced_random_edits)
     size_t len;
     char *text = tu_read(path, &len);
     ck_assert_ptr_nonnull(text);
-    size_t nsliced = 0, nvalid = 0, runs = 300;
+    size_t nsliced = 0, nvalid = 0, nsrc = 0, runs = 300;
     for (size_t r = 0; r < runs; r++) {
         char **v = NULL;
         size_t n = 0, cap = 0;
@@ -215,6 +242,14 @@ START_TEST(report_sliced_random_edits)
                                  r, dir ? "edited generated" : "edited committed");
                 }
             }
+            /* read a window at a time, the same jobs left out: the same report */
+            char *c = dir == 0 ? report_src(ed.buf, ed.len, text, len) : report_src(text, len, ed.buf, ed.len);
+            if (c) {
+                nsrc++;
+                ck_assert_msg(s != NULL && strcmp(c, s) == 0, "run %zu (%s): the report read in parts differs:\n%s\n---\n%s",
+                              r, dir ? "edited generated" : "edited committed", c, s ? s : "(slicing declined)");
+            }
+            free(c);
             free(s);
             free(w);
         }
@@ -224,6 +259,8 @@ START_TEST(report_sliced_random_edits)
      * would prove nothing */
     fprintf(stderr, "report: sliced %zu of %zu comparisons, %zu of them valid YAML\n", nsliced, 2 * runs, nvalid);
     ck_assert_msg(nsliced * 10 > nvalid * 8, "sliced only %zu of %zu valid", nsliced, nvalid);
+    fprintf(stderr, "report: read in parts %zu of %zu sliced\n", nsrc, nsliced);
+    ck_assert_msg(nsrc * 10 > nsliced * 8, "read in parts only %zu of %zu sliced", nsrc, nsliced);
     free(text);
 }
 END_TEST

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,12 @@ static jobrec *config_find(const config *c, const char *name)
 {
     size_t k = (size_t)cg_map_get(&c->index, name);
     return k ? &c->jobs[k - 1] : NULL;
+}
+
+/* Whether c holds the job: read, or left out as the same on both sides. */
+static bool has_job(const config *c, const char *name)
+{
+    return config_find(c, name) || (c->shared && ((uintptr_t)cg_map_get(c->shared, name) & 1));
 }
 
 static char *show(json_t *v)
@@ -307,7 +314,7 @@ static const char *best_combo(const cg_model *p, const config *oldc, char **left
     size_t work = 0;
     for (size_t k = 0; k < p->jobs.n && work < ((size_t)1 << 24); k++) {
         const cg_job *j = &p->jobs.v[k];
-        if (!config_find(oldc, j->name))
+        if (!has_job(oldc, j->name))
             continue;
         size_t np = job_pairs(j, pairs, 70);
         work += np * np;
@@ -347,7 +354,7 @@ static void group_added(cg_matrix *m, const cg_model *p, const config *oldc)
     cg_pool_init(&pool);
     for (size_t k = 0; p && n > 0 && k < p->jobs.n; k++) { /* (none needed when none was added) */
         const cg_job *j = &p->jobs.v[k];
-        if (!config_find(oldc, j->name))
+        if (!has_job(oldc, j->name))
             continue;
         char pairs[70][256];
         size_t np = job_pairs(j, pairs, 70);
@@ -449,9 +456,9 @@ static void group_removed(cg_matrix *m, const cg_model *p, const config *newc)
     cg_map_init(&now);
     cg_pool pool;
     cg_pool_init(&pool);
-    for (size_t i = 0; n > 1 && i < newc->n; i++) { /* (only grouping two or more needs them) */
+    for (size_t i = 0; n > 1 && i < newc->n + newc->nshared; i++) { /* (only grouping two or more needs them) */
         char tok[64][128];
-        size_t nt = tokens(newc->jobs[i].name, tok, 64);
+        size_t nt = tokens(i < newc->n ? newc->jobs[i].name : newc->shared_names[i - newc->n], tok, 64);
         for (size_t k = 0; k < nt; k++)
             cg_map_put(&now, cg_intern(&pool, tok[k]), (void *)1);
     }
@@ -565,7 +572,7 @@ static const char *explain_group(const cg_model *p, const config *oldc, const co
         }
         for (size_t k = 0; k < p->jobs.n && ok; k++) {
             const cg_job *jk = &p->jobs.v[k];
-            if (cg_map_has(&in, jk->name) || !config_find(oldc, jk->name) || !config_find(newc, jk->name))
+            if (cg_map_has(&in, jk->name) || !has_job(oldc, jk->name) || !has_job(newc, jk->name))
                 continue;
             ok = !has_pair(jk, pairs[q]);
         }
@@ -658,8 +665,7 @@ static int sliced_rest(config *a, config *b)
     return rc;
 }
 
-/* The jobs of two read configs: 0, or -1 when a sliced reading fell short. */
-static int compare_configs(config *a, config *b, const cg_model *p, cg_matrix *m)
+int cg_report_compare_configs(config *a, config *b, const cg_model *p, cg_matrix *m)
 {
     m->valid = true;
     for (size_t i = 0; i < b->n; i++) {
@@ -714,7 +720,7 @@ void cg_matrix_compare_whole(const char *old_text, size_t old_len, const char *n
         cg_report_config_release(&b);
         return;
     }
-    compare_configs(&a, &b, p, m);
+    cg_report_compare_configs(&a, &b, p, m);
     cg_report_config_release(&a);
     cg_report_config_release(&b);
 }
@@ -747,14 +753,14 @@ static bool compare_sliced(const char *old_text, size_t old_len, const char *new
     bool ok;
     if (both) {
         both(slice_one, &ja, &jb);
-        ok = ja.rc == 0 && jb.rc == 0 && compare_configs(&a, &b, p, m) == 0;
+        ok = ja.rc == 0 && jb.rc == 0 && cg_report_compare_configs(&a, &b, p, m) == 0;
         cg_report_config_release(&b);
     } else {
         slice_one(&ja);
         ok = ja.rc == 0;
         if (ok) {
             slice_one(&jb);
-            ok = jb.rc == 0 && compare_configs(&a, &b, p, m) == 0;
+            ok = jb.rc == 0 && cg_report_compare_configs(&a, &b, p, m) == 0;
             cg_report_config_release(&b);
         }
     }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/diff.h"
 #include "model/model.h"
 
 typedef struct cg_field_change {
@@ -71,6 +72,19 @@ void cg_matrix_compare_whole(const char *old_text, size_t old_len, const char *n
                              const cg_model *p, cg_matrix *m);
 bool cg_matrix_compare_sliced(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
                               const cg_model *p, cg_matrix *m);
+/* Where the generated config is the same bytes as the committed one: its
+ * bytes [new_at, new_at + len) are the committed config's from old_at. */
+typedef struct cg_report_run {
+    size_t new_at, old_at, len;
+} cg_report_run;
+/* The result of cg_matrix_compare_both, the configs never held whole: each
+ * read through a callback (base/diff.h), `runs` (in order) saying where
+ * they are the same bytes.  The jobs whose entries lie there on both sides
+ * are left out of the comparison (named only), the rest compared as whole
+ * configs are.  False (m empty) when it cannot tell the same result: the
+ * caller then reads both configs whole. */
+bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, const cg_report_run *runs,
+                           size_t nruns, const cg_model *p, cg_run_both both, cg_matrix *m);
 void cg_matrix_release(cg_matrix *m);
 /* How the jobs changed, as generate ("written (+2 jobs, 1 changed)") and
  * check ("jobs: -1 job") print it, only the parts that are not zero: "+3

@@ -11,7 +11,10 @@
 #include "base/util.h"
 #include "lang/yamlload.h"
 
+#include "model/model.h"
+
 typedef struct cg_job_change cg_job_change; /* check/report.h */
+typedef struct cg_matrix cg_matrix;
 
 /* One workflow entry of a job. */
 typedef struct wf_args {
@@ -49,6 +52,12 @@ typedef struct config {
     cg_strbuf rest;      /* the text besides `workflows:` */
     cg_strbuf skeleton;  /* `workflows:` without its jobs' entries */
     bool anchors;        /* `workflows:` holds something like an anchor or an alias */
+    /* read in parts (report_compact.c): the jobs both configs hold the
+     * same, left out of both: those `shared` maps to an odd value (NULL:
+     * none), and their names */
+    const cg_map *shared;
+    const char **shared_names;
+    size_t nshared;
 } config;
 
 void cg_report_config_release(config *c);
@@ -70,6 +79,18 @@ wf_args *cg_report_add_entry(config *c, const char *name, const char *invoke, co
  * that slicing reads it as a YAML parser would (then it is read whole).
  * `jobs_hint` (0: none): about how many jobs it has, room made at once. */
 int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_hint, config *c);
+/* A workflow entry t[0, n) (its "- " at column E) as slicing reads it
+ * without YAML: 1, "- job" alone (*invoke and *name that job); 2, "- job:"
+ * with its arguments one plain key a line at *args_indent (*name the value
+ * of its `name:`, NULL when it has none); 0, read as YAML. */
+int cg_report_entry_plain(const char *t, size_t n, size_t E, const char **invoke, size_t *invoke_len,
+                          const char **name, size_t *name_len, size_t *args_indent);
+/* Something like an anchor (&a) or an alias (*a) in t[0, len). */
+bool cg_report_anchor_like(const char *t, size_t len);
+/* The jobs of two read configs (report.c): 0, or -1 when a sliced
+ * reading fell short (m then holds part of a result, for
+ * cg_matrix_release). */
+int cg_report_compare_configs(config *a, config *b, const cg_model *p, cg_matrix *m);
 /* Reads an entry's arguments as YAML (w->args): 0, or -1 when it does not
  * read alone. */
 int cg_report_entry_read(config *c, wf_args *w);

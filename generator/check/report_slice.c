@@ -141,7 +141,7 @@ static bool inline_ok(const char *t, size_t r, size_t e)
 /* Something like an anchor (&a) or an alias (*a): the sign after a space,
  * a line start or a flow indicator, and a name after it.  Cron fields and
  * globs ("5 * * * *", "a*") are not. */
-static bool anchor_like(const char *t, size_t len)
+bool cg_report_anchor_like(const char *t, size_t len)
 {
     static const char signs[] = "&*";
     for (size_t s = 0; s < 2; s++) {
@@ -216,9 +216,8 @@ static bool entry_of(json_t *e, const char **invoke, const char **name, json_t *
     return true;
 }
 
-/* One entry: "- job" alone, "- job:" with its arguments one key a line
- * (plain), or anything else, read alone as YAML. */
-static int slice_entry(config *c, const char *wname, const char *t, size_t n, size_t E)
+int cg_report_entry_plain(const char *t, size_t n, size_t E, const char **invoke, size_t *invoke_len,
+                          const char **name, size_t *name_len, size_t *args_indent)
 {
     size_t e1 = eol(t, n, 0), C = E + 1;
     while (C < e1 && t[C] == ' ')
@@ -227,15 +226,14 @@ static int slice_entry(config *c, const char *wname, const char *t, size_t n, si
     size_t kl = plain_key(t, C, e1, &rest);
     span v;
     if (kl == 0 && after == n && plain_value(t, C, e1, &v)) {
-        const char *name = cg_pool_strndup(&c->pool, v.s, v.n);
-        wf_args *w = cg_report_add_entry(c, name, name, wname);
-        w->text = t, w->len = n, w->read = true;
-        return 0;
+        *invoke = *name = v.s;
+        *invoke_len = *name_len = v.n;
+        return 1;
     }
     if (kl && rest == e1 && after < n) {
         size_t J = indent_at(t, after, eol(t, n, after));
         bool plain = J > C;
-        span name = {NULL, 0};
+        span nm = {NULL, 0};
         for (size_t i = after; i < n && plain;) {
             size_t e = eol(t, n, i), ind = indent_at(t, i, e);
             if (no_content(t, i, e) || ind > J) {
@@ -246,18 +244,39 @@ static int slice_entry(config *c, const char *wname, const char *t, size_t n, si
             plain = kl2 != 0;
             if (plain && kl2 == 4 && memcmp(t + i + J, "name", 4) == 0) {
                 size_t nx = next_content(t, n, next_line(n, e));
-                plain = !name.s && plain_value(t, r2, e, &name) &&
+                plain = !nm.s && plain_value(t, r2, e, &nm) &&
                         (nx == n || indent_at(t, nx, eol(t, n, nx)) <= J);
             }
             i = next_line(n, e);
         }
         if (plain) {
-            const char *invoke = cg_internn(&c->pool, t + C, kl);
-            wf_args *w = cg_report_add_entry(c, name.s ? cg_pool_strndup(&c->pool, name.s, name.n) : invoke, invoke,
-                                             wname);
-            w->text = t, w->len = n, w->args_indent = J, w->plain = true;
-            return 0;
+            *invoke = t + C, *invoke_len = kl;
+            *name = nm.s, *name_len = nm.n;
+            *args_indent = J;
+            return 2;
         }
+    }
+    return 0;
+}
+
+/* One entry: "- job" alone, "- job:" with its arguments one key a line
+ * (plain), or anything else, read alone as YAML. */
+static int slice_entry(config *c, const char *wname, const char *t, size_t n, size_t E)
+{
+    const char *inv, *nm;
+    size_t il, nl, J;
+    int kind = cg_report_entry_plain(t, n, E, &inv, &il, &nm, &nl, &J);
+    if (kind == 1) {
+        const char *name = cg_pool_strndup(&c->pool, inv, il);
+        wf_args *w = cg_report_add_entry(c, name, name, wname);
+        w->text = t, w->len = n, w->read = true;
+        return 0;
+    }
+    if (kind == 2) {
+        const char *invoke = cg_internn(&c->pool, inv, il);
+        wf_args *w = cg_report_add_entry(c, nm ? cg_pool_strndup(&c->pool, nm, nl) : invoke, invoke, wname);
+        w->text = t, w->len = n, w->args_indent = J, w->plain = true;
+        return 0;
     }
     cg_doc *d = read_alone(c, t, n);
     json_t *root = d ? cg_doc_root(d) : NULL;
@@ -402,7 +421,7 @@ int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_
     cg_strbuf_add(&c->rest, text + wf_end, len - wf_end);
     if (wf_start == len)
         return 0;
-    c->anchors = anchor_like(text + wf_start, wf_end - wf_start);
+    c->anchors = cg_report_anchor_like(text + wf_start, wf_end - wf_start);
     if (c->anchors)
         return -1; /* an entry's value may come from elsewhere */
     return slice_workflows(c, text, wf_start, wf_end);

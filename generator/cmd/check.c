@@ -86,8 +86,7 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
             cg_strbuf_adds(out, "jobs: not compared (over 64 MB); see the differences below\n");
         } else {
             cg_matrix m;
-            cg_matrix_compare_both(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p->m,
-                                   cfg->f.len > ((size_t)1 << 20) ? cg_cli_run_both : NULL, &m);
+            cg_disk_matrix(p, cfg, &m);
             cg_matrix_print(&m, out);
             cg_matrix_release(&m);
         }
@@ -103,7 +102,7 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
         char a[600], b[600];
         snprintf(a, sizeof a, "%s (committed)", s->f.rel);
         snprintf(b, sizeof b, "%s (from its sources)", s->f.rel);
-        cg_diff_unified(&s->diff, s->old, s->old_len, s->f.data, s->f.len, a, b, 3, budget, out);
+        cg_disk_unified(s, a, b, budget, out);
     }
     /* 4. the fix */
     if (setup && setup->hand_edited && !(cfg->hand_edited && cfg->status == CG_OUT_DIFFERS))
@@ -148,7 +147,7 @@ static json_t *check_json(cg_project *p, cg_disk *o, bool full)
             char a[600], b[600];
             snprintf(a, sizeof a, "%s (committed)", s->f.rel);
             snprintf(b, sizeof b, "%s (from its sources)", s->f.rel);
-            cg_diff_unified(&s->diff, s->old, s->old_len, s->f.data, s->f.len, a, b, 3, full ? 0 : 200, &d);
+            cg_disk_unified(s, a, b, full ? 0 : 200, &d);
             json_object_set_new(f, "diff", json_string(cg_strbuf_str(&d)));
             cg_strbuf_release(&d);
         }
@@ -163,8 +162,7 @@ static json_t *check_json(cg_project *p, cg_disk *o, bool full)
     const cg_disk_file *cfg = &o->v[0];
     if (cfg->status == CG_OUT_DIFFERS && cfg->old_len <= CG_REPORT_MAX_BYTES && cfg->f.len <= CG_REPORT_MAX_BYTES) {
         cg_matrix m;
-        cg_matrix_compare_both(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p->m,
-                                   cfg->f.len > ((size_t)1 << 20) ? cg_cli_run_both : NULL, &m);
+        cg_disk_matrix(p, cfg, &m);
         json_object_set_new(root, "jobs", cg_matrix_json(&m));
         cg_matrix_release(&m);
     } else {
@@ -450,21 +448,10 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     cg_error_init(&err);
     cg_disk o;
     memset(&o, 0, sizeof o);
+    /* a streamed config that differs is read again where the report needs
+     * it: the file on disk, and the rendered config from the pieces kept
+     * (not a second rendering) */
     const cg_stream *streamed = S.done ? &S : NULL;
-    if (streamed && S.differs) {
-        /* the report needs the whole config: the old file's bytes up to
-         * the first difference and those kept from it on (not a second
-         * rendering) */
-        streamed = NULL;
-        cg_strbuf text;
-        if (cg_stream_text(&S, &text, &err) != 0) {
-            rc = CG_EXIT_ERROR;
-        } else {
-            cg_strbuf_release(&p.out.config);
-            p.out.config = text;
-            p.out.config_size = text.len;
-        }
-    }
     if (rc != 0 || cg_disk_collect(&p, &o, "compare", streamed, &err) != 0) {
         cg_cli_print_error(&err);
         rc = CG_EXIT_ERROR;
@@ -490,15 +477,25 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                 json_object_set_new(j, "status", json_string("out_of_sync"));
             cg_strbuf_release(&args);
             char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            puts(s);
+            if (cg_stream_read_error(&S, &err) != 0) {
+                cg_cli_print_error(&err);
+                rc = CG_EXIT_ERROR;
+            } else {
+                puts(s);
+            }
             free(s);
             json_decref(j);
         } else if (rc != 0 || !g->quiet) {
             cg_strbuf out = CG_STRBUF_INIT;
-            fputs(cg_strbuf_str(&special_note), stdout);
             if (report && (ndiff || !special_note.len))
                 check_text(&p, &o, full, &out);
-            fwrite(cg_strbuf_str(&out), 1, out.len, stdout); /* whatever bytes it holds */
+            if (cg_stream_read_error(&S, &err) != 0) {
+                cg_cli_print_error(&err);
+                rc = CG_EXIT_ERROR;
+            } else {
+                fputs(cg_strbuf_str(&special_note), stdout);
+                fwrite(cg_strbuf_str(&out), 1, out.len, stdout); /* whatever bytes it holds */
+            }
             cg_strbuf_release(&out);
         }
         /* in sync, plain, no warning about the sources: stamped */

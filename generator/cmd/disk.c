@@ -95,6 +95,63 @@ static void differs_run(void *v)
     }
 }
 
+/* check: the diff of a streamed config that differs, both texts read
+ * again where it needs them (cmd/stream.h), never held whole. */
+static int streamed_diff(const cg_stream *S, cg_disk_file *s, cg_error *err)
+{
+    s->from_src = true;
+    s->stream = S;
+    cg_stream_src(S, false, &s->src_old);
+    cg_stream_src(S, true, &s->src_new);
+    s->old_len = s->src_old.len;
+    if (S->old_h.len) {
+        char *head = cg_xmalloc(S->old_h.len);
+        s->src_old.read(s->src_old.ctx, 0, head, S->old_h.len);
+        for (size_t k = 0; k < S->old_h.len; k++)
+            s->header_lines += head[k] == '\n';
+        free(head);
+    }
+    cg_diff_compute_src(&s->src_old, &s->src_new, NULL, &s->diff);
+    return cg_stream_read_error(S, err);
+}
+
+void cg_disk_unified(const cg_disk_file *s, const char *a_name, const char *b_name, size_t max_lines, cg_strbuf *out)
+{
+    if (s->from_src)
+        cg_diff_unified_src(&s->diff, &s->src_old, &s->src_new, 0, a_name, b_name, 3, max_lines, out);
+    else
+        cg_diff_unified(&s->diff, s->old, s->old_len, s->f.data, s->f.len, a_name, b_name, 3, max_lines, out);
+}
+
+void cg_disk_matrix(cg_project *p, const cg_disk_file *s, cg_matrix *m)
+{
+    const char *a = s->old, *b = s->f.data;
+    char *ha = NULL, *hb = NULL;
+    cg_run_both both = s->f.len > ((size_t)1 << 20) ? cg_cli_run_both : NULL;
+    if (s->from_src) {
+        /* where the rendered config is the file's bytes: its pieces not kept */
+        const cg_stream *S = s->stream;
+        cg_report_run *runs = cg_xmalloc((S->npieces + 1) * sizeof *runs);
+        size_t nruns = 0;
+        for (size_t i = 0; i < S->npieces; i++)
+            if (!S->pieces[i].kept)
+                runs[nruns++] = (cg_report_run){S->pieces[i].at, S->pieces[i].off, S->pieces[i].len};
+        bool done = cg_matrix_compare_src(&s->src_old, &s->src_new, runs, nruns, &p->m, both, m);
+        free(runs);
+        if (done)
+            return;
+        a = ha = cg_xmalloc(s->src_old.len + 1);
+        if (s->src_old.len)
+            s->src_old.read(s->src_old.ctx, 0, ha, s->src_old.len);
+        b = hb = cg_xmalloc(s->src_new.len + 1);
+        if (s->src_new.len)
+            s->src_new.read(s->src_new.ctx, 0, hb, s->src_new.len);
+    }
+    cg_matrix_compare_both(a, s->old_len, b, s->f.len, &p->m, both, m);
+    free(ha);
+    free(hb);
+}
+
 int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream *streamed, cg_error *err)
 {
     size_t max = cg_cli_output_count(p);
@@ -125,6 +182,10 @@ int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream
             s->digest = streamed->old_h.found;
             s->hand_edited = streamed->hand_edited;
             s->sources_changed = streamed->sources_changed;
+            if (s->status == CG_OUT_DIFFERS && streamed->sync && streamed_diff(streamed, s, err) != 0) {
+                free(files);
+                return -1;
+            }
             continue;
         }
         /* compare first without holding the old file: it is only read

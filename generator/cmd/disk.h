@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "base/diff.h"
+#include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/stream.h"
 
@@ -29,6 +30,11 @@ typedef struct cg_disk_file {
     bool sources_changed; /* its sources are not the ones it was made from */
     size_t header_lines;  /* lines of its cigen header */
     cg_diff diff;         /* committed (a) -> generated (b) */
+    /* a streamed config.yml that differs, read again where the report
+     * needs it (old and f.data NULL): the file and the rendered config */
+    bool from_src;
+    cg_diff_src src_old, src_new;
+    const cg_stream *stream;
 } cg_disk_file;
 
 typedef struct cg_disk {
@@ -51,6 +57,15 @@ int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream
  * they belong to, or NULL. */
 void cg_disk_hand_edits(const cg_project *p, const cg_disk_file *s, cg_strbuf *out, json_t *ranges,
                         const char **first_job);
+
+/* The unified diff of a file that differs (base/diff.h, cg_diff_unified). */
+void cg_disk_unified(const cg_disk_file *s, const char *a_name, const char *b_name, size_t max_lines, cg_strbuf *out);
+
+/* The job-level report of config.yml that differs (check/report.h).  A
+ * streamed one is read again a window at a time, the jobs the same on both
+ * sides left out (cg_matrix_compare_src), or when that cannot tell, both
+ * read whole for it (then freed). */
+void cg_disk_matrix(cg_project *p, const cg_disk_file *s, cg_matrix *m);
 
 /* "missing", "edited by hand", "its sources changed", ... */
 const char *cg_disk_state_word(const cg_disk_file *s);

@@ -2,10 +2,12 @@
 #include "cmd/stream.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "cmd/cli.h"
 #include "io/bgwrite.h"
 
@@ -84,6 +86,364 @@ static int read_old(cg_stream *S, size_t upto, const char *chunk, size_t base, s
     return 0;
 }
 
+/* ---- check: where the rendered bytes differ from the file on disk ----
+ *
+ * The rendered bytes are compared with the file's as they come.  At a
+ * difference (from the start of its line) they are kept, and each whole
+ * line after it is looked for among the file's lines from where the
+ * difference started (an index of a window that grows with the bytes kept):
+ * where one is found, the two meet again and the comparison goes on from
+ * there.  The rendered config is then pieces: runs of the file's bytes and
+ * the bytes kept.  Any meeting point gives the same config (the pieces are
+ * the rendered bytes); a good one keeps few. */
+
+enum {
+    SYNC_LOOK = 2048,               /* file bytes indexed beyond twice the bytes kept */
+    SYNC_MAX_LOOK = 16 << 20,       /* at most, from the difference's start */
+    SYNC_BACK = 1 << 16,            /* file bytes kept behind the comparison (to find a line's start) */
+    SYNC_DROP = 4 << 20,            /* dropped from the window that many at a time */
+    SYNC_LINES = 3                  /* lines found together where the two meet again */
+};
+
+typedef struct sync_slot {
+    uint64_t h;
+    size_t off;
+    uint32_t gen;
+} sync_slot;
+
+struct cg_stream_sync {
+    char *ow;                       /* the file's bytes [ow_start, ow_start + ow_len) */
+    size_t ow_start, ow_len, ow_cap;
+    bool eof;
+    bool diverged;
+    size_t run_new, run_old;        /* the same: rendered bytes from run_new are the file's from run_old */
+    size_t sub_new, sub_old, sub_kept; /* diverged: the difference starts there, its bytes kept from sub_kept */
+    size_t scan;                    /* diverged: the next rendered line to look for */
+    size_t idx_at;                  /* the next file line to index */
+    sync_slot *tab;                 /* file lines by hash, the first of each (gen: this difference's) */
+    size_t tcap, tn;
+    uint32_t gen;
+    int read_errno;                 /* reading again for the report failed (-1: it changed) */
+};
+
+static void push_piece(cg_stream *S, size_t at, size_t off, size_t len, bool kept)
+{
+    if (!len)
+        return;
+    cg_grow(&S->pieces, &S->pcap, S->npieces + 1, sizeof *S->pieces);
+    S->pieces[S->npieces++] = (cg_stream_piece){at, off, len, kept};
+}
+
+/* Reads the file into the window up to `upto` (or its end), hashing its body. */
+static int old_fill(cg_stream *S, size_t upto, cg_error *err)
+{
+    struct cg_stream_sync *y = S->sync;
+    while (!y->eof && y->ow_start + y->ow_len < upto) {
+        size_t want = upto - (y->ow_start + y->ow_len);
+        if (want < STREAM_BUF)
+            want = STREAM_BUF;
+        cg_grow(&y->ow, &y->ow_cap, y->ow_len + want, 1);
+        ssize_t r = read(S->old_fd, y->ow + y->ow_len, want);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return cg_error_at(err, &S->p->m.manifest.output_pos, "cannot read '%s': %s", S->p->m.manifest.output,
+                               strerror(errno));
+        if (r == 0) {
+            y->eof = true;
+            break;
+        }
+        size_t n = (size_t)r, at = S->old_off;
+        if (at + n > S->old_h.len) {
+            size_t from = at < S->old_h.len ? S->old_h.len - at : 0;
+            cg_sha256_update(&S->old_body, y->ow + y->ow_len + from, n - from);
+        }
+        y->ow_len += n;
+        S->old_off += n;
+    }
+    return 0;
+}
+
+/* Forgets the window's bytes before `keep`, a few megabytes at a time. */
+static void old_drop(struct cg_stream_sync *y, size_t keep)
+{
+    if (keep < y->ow_start + SYNC_DROP)
+        return;
+    size_t d = keep - y->ow_start;
+    if (d > y->ow_len)
+        d = y->ow_len;
+    memmove(y->ow, y->ow + d, y->ow_len - d);
+    y->ow_start += d;
+    y->ow_len -= d;
+}
+
+static void index_put(struct cg_stream_sync *y, uint64_t h, size_t off)
+{
+    if (2 * (y->tn + 1) > y->tcap) {
+        size_t ncap = y->tcap ? 2 * y->tcap : 1024;
+        sync_slot *t = cg_xcalloc(ncap, sizeof *t);
+        for (size_t i = 0; i < y->tcap; i++) {
+            if (y->tab[i].gen != y->gen)
+                continue;
+            size_t k = (size_t)y->tab[i].h & (ncap - 1);
+            while (t[k].gen == y->gen)
+                k = (k + 1) & (ncap - 1);
+            t[k] = y->tab[i];
+        }
+        free(y->tab);
+        y->tab = t, y->tcap = ncap;
+    }
+    size_t k = (size_t)h & (y->tcap - 1);
+    for (; y->tab[k].gen == y->gen; k = (k + 1) & (y->tcap - 1))
+        if (y->tab[k].h == h)
+            return; /* the first such line is kept */
+    y->tab[k] = (sync_slot){h, off, y->gen};
+    y->tn++;
+}
+
+/* The end of the SYNC_LINES lines of the window from `at` (which it reads
+ * further as needed), or SIZE_MAX when the file has fewer. */
+static int block_end(cg_stream *S, size_t at, size_t *end, cg_error *err)
+{
+    struct cg_stream_sync *y = S->sync;
+    size_t e = at;
+    for (int k = 0; k < SYNC_LINES;) {
+        size_t have = y->ow_start + y->ow_len;
+        const char *nl = e < have ? memchr(y->ow + (e - y->ow_start), '\n', have - e) : NULL;
+        if (nl) {
+            e = (size_t)(nl - y->ow) + y->ow_start + 1;
+            k++;
+            continue;
+        }
+        if (y->eof) {
+            *end = SIZE_MAX;
+            return 0;
+        }
+        if (old_fill(S, have + 1, err) != 0)
+            return -1;
+    }
+    *end = e;
+    return 0;
+}
+
+/* Where the file holds block[0, bl) (SYNC_LINES lines) from the start of a
+ * line, from the difference's start on, among the places indexed once
+ * `pending` rendered bytes differ (the first such place): *found, or
+ * SIZE_MAX. */
+static int sync_find(cg_stream *S, const char *block, size_t bl, size_t pending, size_t *found, cg_error *err)
+{
+    struct cg_stream_sync *y = S->sync;
+    size_t lim = y->sub_old + (pending < SYNC_MAX_LOOK / 2 ? 2 * pending + SYNC_LOOK : SYNC_MAX_LOOK);
+    *found = SIZE_MAX;
+    while (y->idx_at < lim) {
+        size_t e;
+        if (block_end(S, y->idx_at, &e, err) != 0)
+            return -1;
+        if (e == SIZE_MAX)
+            break;
+        index_put(y, cg_hash(y->ow + (y->idx_at - y->ow_start), e - y->idx_at), y->idx_at);
+        const char *nl = memchr(y->ow + (y->idx_at - y->ow_start), '\n', e - y->idx_at);
+        y->idx_at = (size_t)(nl - y->ow) + y->ow_start + 1;
+    }
+    if (!y->tcap)
+        return 0;
+    uint64_t h = cg_hash(block, bl);
+    for (size_t k = (size_t)h & (y->tcap - 1); y->tab[k].gen == y->gen; k = (k + 1) & (y->tcap - 1)) {
+        if (y->tab[k].h != h)
+            continue;
+        size_t off = y->tab[k].off;
+        if (off + bl <= y->ow_start + y->ow_len && memcmp(y->ow + (off - y->ow_start), block, bl) == 0)
+            *found = off;
+        break;
+    }
+    return 0;
+}
+
+static size_t same_prefix(const char *a, const char *b, size_t n)
+{
+    size_t k = 0;
+    while (k < n) {
+        size_t c = n - k < 4096 ? n - k : 4096;
+        if (memcmp(a + k, b + k, c) != 0) {
+            while (a[k] == b[k])
+                k++;
+            return k;
+        }
+        k += c;
+    }
+    return k;
+}
+
+/* check: the rendered bytes [S->off, S->off + len), against the file. */
+static int check_write(cg_stream *S, const char *data, size_t len, cg_error *err)
+{
+    struct cg_stream_sync *y = S->sync;
+    size_t at = S->off, end = S->off + len, hl = S->p->out.header_len;
+    int rc = 0;
+    if (at < hl) { /* the header: compared at the end */
+        size_t k = hl - at < len ? hl - at : len;
+        data += k, at += k;
+    }
+    while (at < end && rc == 0) {
+        if (!y->diverged) {
+            size_t q = at - y->run_new + y->run_old;
+            if ((rc = old_fill(S, q + (end - at), err)) != 0)
+                break;
+            size_t have = y->ow_start + y->ow_len, avail = have > q ? have - q : 0;
+            size_t k = same_prefix(data, y->ow + (q - y->ow_start), end - at < avail ? end - at : avail);
+            data += k, at += k;
+            if (at == end) {
+                old_drop(y, q + k > SYNC_BACK ? q + k - SYNC_BACK : 0);
+                break;
+            }
+            /* a difference, from the start of its line (or of what is held) */
+            size_t qo = q + k, lo = y->run_old > y->ow_start ? y->run_old : y->ow_start, ls = qo;
+            while (ls > lo && y->ow[ls - 1 - y->ow_start] != '\n')
+                ls--;
+            size_t back = qo - ls;
+            push_piece(S, y->run_new, y->run_old, at - back - y->run_new, false);
+            S->differs = true;
+            y->diverged = true;
+            y->sub_new = at - back, y->sub_old = ls, y->sub_kept = S->kept.len;
+            cg_strbuf_add(&S->kept, y->ow + (ls - y->ow_start), back);
+            y->scan = y->sub_new, y->idx_at = ls, y->tn = 0;
+            if (++y->gen == 0) { /* the slots of every earlier difference are stale */
+                memset(y->tab, 0, y->tcap * sizeof *y->tab);
+                y->gen = 1;
+            }
+            continue;
+        }
+        /* kept, a line at a time; each line, with those after it, looked
+         * for in the file */
+        const char *nl = memchr(data, '\n', end - at);
+        size_t take = nl ? (size_t)(nl - data) + 1 : end - at;
+        cg_strbuf_add(&S->kept, data, take);
+        data += take, at += take;
+        while (nl && rc == 0) {
+            size_t i = y->scan - y->sub_new + y->sub_kept, e = i, ll = 0;
+            int k = 0;
+            for (const char *q; k < SYNC_LINES && (q = memchr(S->kept.buf + e, '\n', S->kept.len - e)); k++) {
+                e = (size_t)(q - S->kept.buf) + 1;
+                ll = ll ? ll : e - i;
+            }
+            if (k < SYNC_LINES)
+                break; /* more lines first */
+            size_t found;
+            if ((rc = sync_find(S, S->kept.buf + i, e - i, at - y->sub_new, &found, err)) != 0)
+                break;
+            if (found == SIZE_MAX) {
+                y->scan += ll;
+                continue;
+            }
+            /* they meet again: rendered [sub_new, scan) stands for the file's
+             * [sub_old, found), and the lines found are the same (the last
+             * ones kept): the comparison goes on after them */
+            push_piece(S, y->sub_new, y->sub_kept, y->scan - y->sub_new, true);
+            S->kept.len = i;
+            S->kept.buf[i] = '\0';
+            y->diverged = false;
+            y->run_new = y->scan, y->run_old = found;
+            old_drop(y, found > SYNC_BACK ? found - SYNC_BACK : 0);
+            break;
+        }
+    }
+    S->off += len;
+    return rc;
+}
+
+/* check, at the end: the last piece, and the rest of the file hashed. */
+static int check_end(cg_stream *S, cg_error *err)
+{
+    struct cg_stream_sync *y = S->sync;
+    if (y->diverged) {
+        push_piece(S, y->sub_new, y->sub_kept, S->off - y->sub_new, true);
+    } else {
+        size_t q = S->off - y->run_new + y->run_old;
+        push_piece(S, y->run_new, y->run_old, S->off - y->run_new, false);
+        if (old_fill(S, q + 1, err) != 0)
+            return -1;
+        S->differs |= y->ow_start + y->ow_len > q; /* the file goes on */
+    }
+    free(y->ow);
+    y->ow = NULL;
+    y->ow_len = y->ow_cap = 0;
+    free(y->tab);
+    y->tab = NULL;
+    y->tcap = y->tn = 0;
+    return stream_old(S, SIZE_MAX, NULL, 0, 0, err);
+}
+
+/* The bytes [off, off + n) of the file on disk, again. */
+static void pread_all(cg_stream *S, size_t off, char *buf, size_t n)
+{
+    while (n) {
+        ssize_t r = pread(S->old_fd, buf, n, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (!S->sync->read_errno)
+                S->sync->read_errno = r < 0 ? errno : -1;
+            memset(buf, 0, n);
+            return;
+        }
+        buf += r, off += (size_t)r, n -= (size_t)r;
+    }
+}
+
+static void read_disk(void *ctx, size_t off, char *buf, size_t n)
+{
+    pread_all(ctx, off, buf, n);
+}
+
+static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
+{
+    cg_stream *S = ctx;
+    while (n) {
+        size_t c;
+        if (off < S->head.len) {
+            c = S->head.len - off < n ? S->head.len - off : n;
+            memcpy(buf, S->head.buf + off, c);
+        } else {
+            size_t lo = 0, hi = S->npieces;
+            while (hi - lo > 1) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (S->pieces[mid].at <= off)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            const cg_stream_piece *pc = S->npieces ? &S->pieces[lo] : NULL;
+            if (!pc || off < pc->at || off >= pc->at + pc->len) { /* never: the pieces cover it */
+                memset(buf, 0, n);
+                S->sync->read_errno = S->sync->read_errno ? S->sync->read_errno : -1;
+                return;
+            }
+            c = pc->at + pc->len - off < n ? pc->at + pc->len - off : n;
+            if (pc->kept)
+                memcpy(buf, S->kept.buf + pc->off + (off - pc->at), c);
+            else
+                pread_all(S, pc->off + (off - pc->at), buf, c);
+        }
+        buf += c, off += c, n -= c;
+    }
+}
+
+void cg_stream_src(const cg_stream *S, bool rendered, cg_diff_src *src)
+{
+    /* reading changes nothing of S but the error its sync state records */
+    void *ctx = (void *)(uintptr_t)S;
+    *src = rendered ? (cg_diff_src){S->off, read_rendered, ctx} : (cg_diff_src){S->old_off, read_disk, ctx};
+}
+
+int cg_stream_read_error(const cg_stream *S, cg_error *err)
+{
+    if (!S->sync || !S->sync->read_errno)
+        return 0;
+    const cg_manifest *m = &S->p->m.manifest;
+    return cg_error_at(err, &m->output_pos, "cannot read '%s': %s", m->output,
+                       S->sync->read_errno > 0 ? strerror(S->sync->read_errno) : "it changed while cigen read it");
+}
+
 static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
 {
     cg_stream *S = ctx;
@@ -108,10 +468,16 @@ static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
             /* its header, for the digests it records */
             ssize_t r = pread(S->old_fd, S->buf, STREAM_BUF, 0);
             cg_header_parse(S->buf, r > 0 ? (size_t)r : 0, &S->old_h);
+            if (S->compare_only && !S->forget) {
+                S->sync = cg_xcalloc(1, sizeof *S->sync);
+                S->sync->run_new = S->sync->run_old = S->p->out.header_len;
+            }
         } else if (!S->compare_only && (S->staged = cg_outputs_open(S->outs, m->output, &m->output_pos, err)) < 0) {
             return -1;
         }
     }
+    if (S->sync)
+        return check_write(S, data, len, err);
     if (S->old_fd >= 0 && !(S->compare_only && S->differs)) {
         /* compared with the old file (its header at the end, when its digests
          * are known); nothing is written while they are the same */
@@ -124,11 +490,6 @@ static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
     }
     if (S->staged >= 0 && cg_outputs_append(S->outs, S->staged, data, len, err) != 0)
         return -1;
-    if (S->compare_only && S->differs && !S->forget) {
-        if (!S->keeping)
-            S->keeping = true, S->kept_from = S->off;
-        cg_strbuf_add(&S->kept, data, len);
-    }
     S->off += len;
     return 0;
 }
@@ -156,7 +517,12 @@ static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
     cg_stream *S = ctx;
     if (S->compare_only && !S->forget)
         cg_strbuf_add(&S->head, data, len);
-    if (S->old_fd >= 0 && !(S->compare_only && S->differs)) {
+    if (S->sync) {
+        /* check: every byte of the file compared (or not: kept), its body hashed */
+        if (check_end(S, err) != 0)
+            return -1;
+    }
+    if (S->old_fd >= 0 && (S->sync || !(S->compare_only && S->differs))) {
         char *head = cg_xmalloc(len + 1);
         ssize_t r = pread(S->old_fd, head, len, 0);
         bool was_same = !S->differs;
@@ -181,40 +547,15 @@ static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
     return 0;
 }
 
-int cg_stream_text(cg_stream *S, cg_strbuf *out, cg_error *err)
-{
-    const cg_manifest *m = &S->p->m.manifest;
-    const char *header = S->head.buf ? S->head.buf : "";
-    size_t header_len = S->head.len;
-    size_t from = S->keeping ? S->kept_from : S->off;
-    cg_strbuf_init(out);
-    cg_strbuf_grow(out, header_len + (from > header_len ? from - header_len : 0) + S->kept.len);
-    cg_strbuf_add(out, header, header_len);
-    /* the bytes before the first difference: the old file's (its header's
-     * excepted) */
-    for (size_t at = header_len; at < from;) {
-        ssize_t r = pread(S->old_fd, out->buf + out->len, from - at, (off_t)at);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            cg_strbuf_release(out);
-            return cg_error_at(err, &m->output_pos, "cannot read '%s': %s", m->output,
-                               r < 0 ? strerror(errno) : "it changed while cigen read it");
-        }
-        out->len += (size_t)r;
-        at += (size_t)r;
-    }
-    size_t skip = from < header_len ? header_len - from : 0; /* kept from inside the header */
-    if (skip < S->kept.len)
-        cg_strbuf_add(out, S->kept.buf + skip, S->kept.len - skip);
-    out->buf[out->len] = '\0';
-    cg_strbuf_release(&S->kept); /* in *out now: never held twice while the report is made */
-    return 0;
-}
-
 void cg_stream_release(cg_stream *S)
 {
     cg_strbuf_release(&S->kept);
+    free(S->pieces);
+    if (S->sync) {
+        free(S->sync->ow);
+        free(S->sync->tab);
+        free(S->sync);
+    }
     cg_strbuf_release(&S->head);
     cg_bgwrite_finish(S->bg, &(cg_error){0});
     if (S->old_fd >= 0)

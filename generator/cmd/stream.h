@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/diff.h"
 #include "base/digest.h"
 #include "cmd/project.h"
 #include "io/fsio.h"
@@ -21,6 +22,13 @@
  * temporary file as it is made, and is compared on the way with the file
  * on disk (whose body digest is computed for the hand-edit check), so a
  * config of hundreds of megabytes is never held in memory. */
+/* check: a piece of the rendered config (past its header), as the bytes of
+ * the file on disk at `off` (`kept` false) or of the bytes kept at `off`. */
+typedef struct cg_stream_piece {
+    size_t at, off, len;    /* at: its offset in the rendered config */
+    bool kept;
+} cg_stream_piece;
+
 typedef struct cg_stream {
     cg_project *p;
     cg_outputs *outs;
@@ -34,13 +42,15 @@ typedef struct cg_stream {
     char *buf;
     bool compare_only;      /* check: nothing is written; once the bytes
                              * differ, the rest is not even read */
-    /* check: from the first difference on, the rendered bytes are kept
-     * (those before it are the old file's), so that the report needs no
-     * second rendering */
+    /* check: the rendered config as pieces of the file on disk and of
+     * rendered bytes kept where they differ from it (found line by line as
+     * they come: where the two meet again after a difference), so that the
+     * report needs no second rendering and neither text is held whole */
     cg_strbuf kept;
-    size_t kept_from;       /* the offset of kept's first byte */
     cg_strbuf head;         /* the rendered header */
-    bool keeping;
+    cg_stream_piece *pieces;
+    size_t npieces, pcap;
+    struct cg_stream_sync *sync;
     bool forget;            /* lint: only whether the file on disk is the
                              * config (`differs`, `old_fd`): nothing kept, and
                              * a file that cannot be read merely differs */
@@ -54,10 +64,11 @@ typedef struct cg_stream {
  * sets up *sink and p->stream. */
 void cg_stream_start(cg_project *p, cg_stream *S, cg_config_stream *sink, cg_outputs *outs);
 void cg_stream_release(cg_stream *S);
-/* check, once a streamed config differed: the whole rendered config (the
- * old file's bytes up to the first difference, then the bytes kept), into
- * *out (the bytes kept are freed).  0, or -1 with err set (the old file
- * could not be read again). */
-int cg_stream_text(cg_stream *S, cg_strbuf *out, cg_error *err);
+/* check, once a streamed config differed: the file on disk (`rendered`
+ * false) or the rendered config, read through *src without holding either
+ * whole (base/diff.h).  A read that fails is said in *err by
+ * cg_stream_read_error(). */
+void cg_stream_src(const cg_stream *S, bool rendered, cg_diff_src *src);
+int cg_stream_read_error(const cg_stream *S, cg_error *err);
 
 #endif

@@ -1,0 +1,489 @@
+/* The job-level report of two configs never held whole (check/report.h,
+ * cg_matrix_compare_src).
+ *
+ * Each config is read a window at a time to find its workflow entries, as
+ * slicing finds them (report_slice.c): the same lines, read the same way.
+ * An entry of the generated config that lies where the two configs are the
+ * same bytes (a run), with the committed config's entry at the same bytes,
+ * is the same entry.  A job whose entries are all the same on both sides
+ * (one per workflow) is left out of both, remembered by name only; the
+ * rest of both configs, all they hold but those entries, is compared as
+ * cg_matrix_compare_sliced compares whole configs, knowing the jobs left
+ * out.  Whatever the window reading cannot tell as slicing would (an entry
+ * not plain, an anchor, a layout slicing refuses, entries that come out
+ * otherwise) makes it give up, and the caller reads both configs whole.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/report.h"
+#include "check/report_impl.h"
+
+enum { WINDOW = 1 << 20 };
+
+/* ---- lines read a window at a time ---- */
+
+typedef struct lcur {
+    const cg_diff_src *src;
+    char *buf;
+    size_t cap, bs, bn;  /* buf holds the text's bytes [bs, bs + bn) */
+    size_t i, e;         /* the current line [i, e) (e: its '\n', or the end) */
+} lcur;
+
+/* Holds the current line (and finds its end). */
+static void lc_hold(lcur *c)
+{
+    size_t len = c->src->len;
+    for (;;) {
+        if (c->i >= c->bs && c->i <= c->bs + c->bn) {
+            const char *nl = memchr(c->buf + (c->i - c->bs), '\n', c->bs + c->bn - c->i);
+            if (nl || c->bs + c->bn == len) {
+                c->e = nl ? c->bs + (size_t)(nl - c->buf) : len;
+                return;
+            }
+        }
+        /* from the line's start, twice as much when the line is longer */
+        size_t want = c->i >= c->bs && c->i <= c->bs + c->bn && c->bs + c->bn - c->i >= c->cap / 2 ? 2 * c->cap
+                                                                                                  : c->cap;
+        if (want < WINDOW)
+            want = WINDOW;
+        if (want > c->cap) {
+            free(c->buf);
+            c->buf = cg_xmalloc(want);
+            c->cap = want;
+        }
+        size_t n = len - c->i < c->cap ? len - c->i : c->cap;
+        if (n)
+            c->src->read(c->src->ctx, c->i, c->buf, n);
+        c->bs = c->i, c->bn = n;
+    }
+}
+
+static const char *lc_text(const lcur *c)
+{
+    return c->buf + (c->i - c->bs);
+}
+
+static size_t lc_len(const lcur *c)
+{
+    return c->e - c->i;
+}
+
+static bool lc_eof(const lcur *c)
+{
+    return c->i >= c->src->len;
+}
+
+static void lc_next(lcur *c)
+{
+    c->i = c->e < c->src->len ? c->e + 1 : c->src->len;
+    lc_hold(c);
+}
+
+static size_t lc_indent(const lcur *c)
+{
+    const char *t = lc_text(c);
+    size_t n = lc_len(c), k = 0;
+    while (k < n && t[k] == ' ')
+        k++;
+    return k;
+}
+
+/* blank, spaces only, or a comment */
+static bool lc_blank(const lcur *c)
+{
+    size_t k = lc_indent(c);
+    return k == lc_len(c) || lc_text(c)[k] == '#';
+}
+
+/* the end of the `workflows:` block: the end of the text, or a line at
+ * column 0 that is not blank (the next top-level key) */
+static bool lc_end(const lcur *c)
+{
+    return lc_eof(c) || (lc_text(c)[0] != ' ' && !lc_blank(c));
+}
+
+/* "KEY:" at column `at` of the line, then a space or its end (as slicing
+ * reads a key): KEY's length, *rest where its value starts; else 0. */
+static size_t lc_key(const lcur *c, size_t at, size_t *rest)
+{
+    const char *t = lc_text(c);
+    size_t n = lc_len(c), k = at;
+    if (k >= n)
+        return 0;
+    unsigned char f = (unsigned char)t[k];
+    if (!((f >= '0' && f <= '9') || (f >= 'a' && f <= 'z') || (f >= 'A' && f <= 'Z') || f == '_'))
+        return 0;
+    while (k < n) {
+        unsigned char ch = (unsigned char)t[k];
+        if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' ||
+              ch == '-' || ch == '.' || ch == '/'))
+            break;
+        k++;
+    }
+    if (k >= n || t[k] != ':' || (k + 1 < n && t[k + 1] != ' '))
+        return 0;
+    size_t r = k + 1;
+    while (r < n && t[r] == ' ')
+        r++;
+    *rest = r;
+    return k - at;
+}
+
+/* next_content and skip_deeper of report_slice.c */
+static void lc_content(lcur *c)
+{
+    while (!lc_end(c) && lc_blank(c))
+        lc_next(c);
+}
+
+static void lc_deeper(lcur *c, size_t ind)
+{
+    while (!lc_end(c) && (lc_blank(c) || lc_indent(c) > ind))
+        lc_next(c);
+}
+
+/* ---- the entries of one config ---- */
+
+typedef struct ent {
+    size_t off;
+    uint32_t len;
+    uint32_t job;        /* index in jobs.v */
+    uint16_t wf;         /* index in jobs.wf */
+    bool pair;           /* the same entry is on the other side */
+    bool drop;
+} ent;
+
+/* The jobs of both configs, by name. */
+typedef struct jobinfo {
+    const char *name;
+    uint32_t na, nb;     /* its entries on each side */
+    int last_wf;         /* the workflow of its last entry read (-1: none) */
+    bool keep;           /* one of them differs, or two share a workflow */
+} jobinfo;
+
+typedef struct jobs {
+    cg_pool pool;        /* names */
+    cg_map index;        /* name -> (index + 1) * 2, + 1 once left out */
+    jobinfo *v;
+    size_t n, cap;
+    const char **wf;     /* workflow names (interned) */
+    size_t nwf, wcap;
+} jobset;
+
+typedef struct side {
+    const cg_diff_src *src;
+    int which;           /* 0: committed, 1: generated */
+    ent *v;
+    size_t n, cap;
+    bool bad;            /* read otherwise than slicing would: give up */
+    char *tmp;
+    size_t tcap;
+} side;
+
+/* The entry [off, off + len) read (its "- " at column E), of workflow wf. */
+static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off, size_t len, size_t E)
+{
+    const char *t;
+    if (off >= c->bs && off + len <= c->bs + c->bn) {
+        t = c->buf + (off - c->bs); /* still held */
+    } else {
+        if (len + 1 > sd->tcap) {
+            free(sd->tmp);
+            sd->tcap = 2 * (len + 1);
+            sd->tmp = cg_xmalloc(sd->tcap);
+        }
+        sd->src->read(sd->src->ctx, off, sd->tmp, len);
+        t = sd->tmp;
+    }
+    const char *inv, *nm;
+    size_t il, nl, ai;
+    int kind = cg_report_entry_plain(t, len, E, &inv, &il, &nm, &nl, &ai);
+    if (kind == 0 || cg_report_anchor_like(t, len) || len > UINT32_MAX) {
+        sd->bad = true; /* read as YAML, or something like an anchor: slicing reads it otherwise */
+        return;
+    }
+    if (!nm)
+        nm = inv, nl = il;
+    size_t id = (size_t)cg_map_getn(&J->index, nm, nl) / 2;
+    if (!id) {
+        if (J->n >= UINT32_MAX) {
+            sd->bad = true;
+            return;
+        }
+        cg_grow(&J->v, &J->cap, J->n + 1, sizeof *J->v);
+        J->v[J->n] = (jobinfo){cg_pool_strndup(&J->pool, nm, nl), 0, 0, -1, false};
+        cg_map_put(&J->index, J->v[J->n].name, (void *)((J->n + 1) * 2));
+        id = ++J->n;
+    }
+    jobinfo *ji = &J->v[id - 1];
+    *(sd->which ? &ji->nb : &ji->na) += 1;
+    /* two entries of a job in one workflow (they follow each other there:
+     * a workflow's entries are read together): kept, their pairs compare
+     * across */
+    ji->keep |= ji->last_wf == (int)wf;
+    ji->last_wf = (int)wf;
+    cg_grow(&sd->v, &sd->cap, sd->n + 1, sizeof *sd->v);
+    sd->v[sd->n++] = (ent){off, (uint32_t)len, (uint32_t)(id - 1), (uint16_t)wf, false, false};
+}
+
+/* slice_workflows of report_slice.c, a line at a time: c is at the line
+ * after `workflows:`, and is left at the block's end. */
+static void scan_workflows(lcur *c, side *sd, jobset *J)
+{
+    cg_map names;
+    cg_map_init(&names);
+    lc_content(c);
+    size_t W = lc_end(c) ? 0 : lc_indent(c), rest, kl;
+    while (!lc_end(c) && !sd->bad) {
+        if (lc_indent(c) != W || !(kl = lc_key(c, W, &rest))) {
+            sd->bad = true;
+            break;
+        }
+        const char *wname = cg_internn(&J->pool, lc_text(c) + W, kl);
+        if (cg_map_has(&names, wname)) {
+            sd->bad = true;
+            break;
+        }
+        cg_map_put(&names, wname, (void *)1);
+        size_t wf = 0;
+        while (wf < J->nwf && J->wf[wf] != wname)
+            wf++;
+        if (wf == J->nwf) {
+            if (wf >= UINT16_MAX) {
+                sd->bad = true;
+                break;
+            }
+            cg_grow(&J->wf, &J->wcap, J->nwf + 1, sizeof *J->wf);
+            J->wf[J->nwf++] = wname;
+        }
+
+        bool value = rest < lc_len(c) && lc_text(c)[rest] != '#';
+        lc_next(c);
+        if (value) {
+            lc_deeper(c, W);
+            continue;
+        }
+        lc_content(c);
+        size_t W2 = lc_end(c) ? 0 : lc_indent(c);
+        while (!lc_end(c) && !sd->bad) {
+            size_t ind = lc_indent(c);
+            if (ind <= W)
+                break;
+            if (ind != W2 || !(kl = lc_key(c, ind, &rest))) {
+                sd->bad = true;
+                break;
+            }
+            bool jobs = kl == 4 && memcmp(lc_text(c) + ind, "jobs", 4) == 0;
+            value = rest < lc_len(c) && lc_text(c)[rest] != '#';
+            lc_next(c);
+            if (jobs && value) {
+                sd->bad = true;
+                break;
+            }
+            if (!jobs) {
+                lc_deeper(c, W2);
+                continue;
+            }
+            lc_content(c);
+            size_t E = lc_end(c) ? 0 : lc_indent(c);
+            while (!lc_end(c) && !sd->bad) {
+                const char *t = lc_text(c);
+                size_t n = lc_len(c);
+                if (lc_indent(c) != E || E < W2 || t[E] != '-' || (E + 1 < n && t[E + 1] != ' '))
+                    break;
+                size_t start = c->i;
+                lc_next(c);
+                lc_deeper(c, E);
+                add_entry(sd, J, c, wf, start, c->i - start, E);
+            }
+        }
+    }
+    cg_map_release(&names);
+}
+
+/* The top-level keys (cg_report_slice): the `workflows:` block's entries. */
+static void scan(side *sd, jobset *J)
+{
+    for (size_t k = 0; k < J->n; k++) /* (a workflow is read once a side) */
+        J->v[k].last_wf = -1;
+    lcur c = {sd->src, NULL, 0, 0, 0, 0, 0};
+    lc_hold(&c);
+    bool seen = false;
+    while (!lc_eof(&c) && !sd->bad) {
+        size_t rest, kl;
+        if (lc_text(&c)[0] == ' ' || lc_blank(&c) || !(kl = lc_key(&c, 0, &rest))) {
+            lc_next(&c); /* (a line slicing refuses is refused again in what is compared) */
+            continue;
+        }
+        if (kl != 9 || memcmp(lc_text(&c), "workflows", 9) != 0) {
+            lc_next(&c);
+            continue;
+        }
+        if (seen || (rest < lc_len(&c) && lc_text(&c)[rest] != '#')) {
+            sd->bad = true;
+            break;
+        }
+        seen = true;
+        lc_next(&c);
+        scan_workflows(&c, sd, J);
+    }
+    free(c.buf);
+}
+
+/* ---- the same entries, the jobs left out ---- */
+
+/* Entry k of b lies in a run, the same bytes as those of a at the run's
+ * place: the entry of a there, if it starts there with that length, in
+ * the same workflow. */
+static void pair_entries(side *a, side *b, const cg_report_run *runs, size_t nruns)
+{
+    size_t r = 0, j = 0;
+    for (size_t k = 0; k < b->n; k++) {
+        ent *y = &b->v[k];
+        while (r < nruns && runs[r].new_at + runs[r].len <= y->off)
+            r++;
+        if (r == nruns)
+            break;
+        if (y->off < runs[r].new_at || y->off + y->len > runs[r].new_at + runs[r].len)
+            continue;
+        size_t at = y->off - runs[r].new_at + runs[r].old_at;
+        while (j < a->n && a->v[j].off < at)
+            j++;
+        if (j < a->n && a->v[j].off == at && a->v[j].len == y->len && a->v[j].wf == y->wf)
+            y->pair = a->v[j].pair = true;
+    }
+}
+
+/* Which jobs are left out: each entry the same as one on the other side,
+ * as many on both, each workflow once (their index value made odd). */
+static size_t choose(side *a, side *b, jobset *J)
+{
+    for (int s = 0; s < 2; s++) {
+        side *sd = s ? b : a;
+        for (size_t k = 0; k < sd->n; k++)
+            J->v[sd->v[k].job].keep |= !sd->v[k].pair;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < J->n; i++) {
+        jobinfo *ji = &J->v[i];
+        if (ji->keep || ji->na != ji->nb)
+            continue;
+        cg_map_put(&J->index, ji->name, (void *)((i + 1) * 2 + 1));
+        n++;
+    }
+    for (int s = 0; s < 2; s++) {
+        side *sd = s ? b : a;
+        for (size_t k = 0; k < sd->n; k++) {
+            const jobinfo *ji = &J->v[sd->v[k].job];
+            sd->v[k].drop = !ji->keep && ji->na == ji->nb;
+        }
+    }
+    return n;
+}
+
+/* The text but the entries left out. */
+static void compact(const side *sd, cg_strbuf *out)
+{
+    size_t at = 0, len = sd->src->len;
+    cg_strbuf_init(out);
+    for (size_t k = 0; k <= sd->n; k++) {
+        size_t upto = k < sd->n ? sd->v[k].off : len;
+        if (k < sd->n && !sd->v[k].drop)
+            continue;
+        if (upto > at) {
+            cg_strbuf_grow(out, upto - at);
+            sd->src->read(sd->src->ctx, at, out->buf + out->len, upto - at);
+            out->len += upto - at;
+            out->buf[out->len] = '\0';
+        }
+        if (k < sd->n)
+            at = sd->v[k].off + sd->v[k].len;
+    }
+}
+
+/* Slicing the compact text found the entries kept, in order. */
+static bool same_entries(const config *c, const side *sd, const char *const *wf)
+{
+    size_t i = 0;
+    for (size_t k = 0; k < sd->n; k++) {
+        if (sd->v[k].drop)
+            continue;
+        if (i >= c->nents || c->ents[i].len != sd->v[k].len || !cg_streq(c->ents[i].workflow, wf[sd->v[k].wf]))
+            return false;
+        i++;
+    }
+    return i == c->nents;
+}
+
+typedef struct slice_job {
+    cg_strbuf *text;
+    const char *what;
+    config *c;
+    int rc;
+} slice_job;
+
+static void slice_one(void *v)
+{
+    slice_job *j = v;
+    j->rc = cg_report_slice(cg_strbuf_str(j->text), j->text->len, j->what, 0, j->c);
+}
+
+bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, const cg_report_run *runs,
+                           size_t nruns, const cg_model *p, cg_run_both both, cg_matrix *m)
+{
+    memset(m, 0, sizeof *m);
+    jobset J;
+    memset(&J, 0, sizeof J);
+    cg_pool_init(&J.pool);
+    cg_map_init(&J.index);
+    side a = {old_src, 0, NULL, 0, 0, false, NULL, 0}, b = {new_src, 1, NULL, 0, 0, false, NULL, 0};
+    scan(&a, &J);
+    if (!a.bad)
+        scan(&b, &J);
+    free(a.tmp);
+    free(b.tmp);
+    bool ok = !a.bad && !b.bad;
+    const char **names = NULL;
+    if (ok) {
+        pair_entries(&a, &b, runs, nruns);
+        size_t nnames = choose(&a, &b, &J), k = 0;
+        names = cg_xmalloc((nnames + 1) * sizeof *names);
+        for (size_t i = 0; i < J.n; i++)
+            if ((size_t)cg_map_get(&J.index, J.v[i].name) & 1)
+                names[k++] = J.v[i].name;
+        cg_strbuf ta, tb;
+        compact(&a, &ta);
+        compact(&b, &tb);
+        config ca, cb;
+        slice_job ja = {&ta, "config.yml (committed)", &ca, 0}, jb = {&tb, "config.yml (generated)", &cb, 0};
+        if (both) {
+            both(slice_one, &ja, &jb);
+        } else {
+            slice_one(&ja);
+            slice_one(&jb);
+        }
+        ok = ja.rc == 0 && jb.rc == 0 && same_entries(&ca, &a, J.wf) && same_entries(&cb, &b, J.wf);
+        if (ok) {
+            ca.shared = cb.shared = &J.index;
+            ca.shared_names = cb.shared_names = names;
+            ca.nshared = cb.nshared = nnames;
+            ok = cg_report_compare_configs(&ca, &cb, p, m) == 0;
+        }
+        cg_report_config_release(&ca);
+        cg_report_config_release(&cb);
+        cg_strbuf_release(&ta);
+        cg_strbuf_release(&tb);
+    }
+    free(names);
+    free(a.v);
+    free(b.v);
+    free(J.v);
+    free(J.wf);
+    cg_map_release(&J.index);
+    cg_pool_release(&J.pool);
+    if (!ok)
+        cg_matrix_release(m);
+    return ok;
+}
