@@ -67,7 +67,7 @@ static jobrec *config_find(const config *c, const char *name)
 /* Whether c holds the job: read, or left out as the same on both sides. */
 static bool has_job(const config *c, const char *name)
 {
-    return config_find(c, name) || (c->shared && ((uintptr_t)cg_map_get(c->shared, name) & 1));
+    return config_find(c, name) || (c->shared && cg_report_shared_has(c->shared, name));
 }
 
 static char *show(json_t *v)

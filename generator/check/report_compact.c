@@ -147,7 +147,7 @@ static void lc_deeper(lcur *c, size_t ind)
 /* ---- the entries of one config ---- */
 
 typedef struct ent {
-    size_t off;
+    uint32_t off;        /* (a text past 4 GB is not read this way) */
     uint32_t len;
     uint32_t job;        /* index in jobs.v */
     uint16_t wf;         /* index in jobs.wf */
@@ -157,24 +157,46 @@ typedef struct ent {
 
 /* The jobs of both configs, by name. */
 typedef struct jobinfo {
-    const char *name;
     uint32_t na, nb;     /* its entries on each side */
     int last_wf;         /* the workflow of its last entry read (-1: none) */
     bool keep;           /* one of them differs, or two share a workflow */
 } jobinfo;
 
-typedef struct jobs {
+/* The jobs left out, for the comparison (report_impl.h). */
+struct cg_report_shared {
     cg_pool pool;        /* names */
-    cg_map index;        /* name -> (index + 1) * 2, + 1 once left out */
+    const char **name;   /* of every job of both configs */
+    bool *left;          /* whether it is left out */
+    cg_index index;      /* name -> its index + 1 */
+};
+
+typedef struct jobs {
+    struct cg_report_shared sh;
     jobinfo *v;
-    size_t n, cap;
+    size_t n, cap, ncap;
     const char **wf;     /* workflow names (interned) */
     size_t nwf, wcap;
 } jobset;
 
+static const char *job_name(const void *ctx, uint32_t id)
+{
+    return ((const struct cg_report_shared *)ctx)->name[id];
+}
+
+bool cg_report_shared_has(const cg_report_shared *sh, const char *name)
+{
+    uint32_t id1 = cg_index_get(&sh->index, name, strlen(name));
+    return id1 && sh->left[id1 - 1];
+}
+
 typedef struct side {
     const cg_diff_src *src;
     int which;           /* 0: committed, 1: generated */
+    /* the generated side: where it is the committed one's bytes, and those
+     * entries (the pair of each entry is found as it is read) */
+    struct side *other;
+    const cg_report_run *runs;
+    size_t nruns, r, j;
     ent *v;
     size_t n, cap;
     bool bad;            /* read otherwise than slicing would: give up */
@@ -183,8 +205,38 @@ typedef struct side {
 } side;
 
 /* The entry [off, off + len) read (its "- " at column E), of workflow wf. */
+/* The entry of the committed side with the bytes of the generated one's
+ * [off, off + len), in the same workflow, or NULL. */
+static ent *pair_of(side *sd, size_t off, size_t len, size_t wf)
+{
+    while (sd->r < sd->nruns && sd->runs[sd->r].new_at + sd->runs[sd->r].len <= off)
+        sd->r++;
+    if (sd->r == sd->nruns)
+        return NULL;
+    const cg_report_run *run = &sd->runs[sd->r];
+    if (off < run->new_at || off + len > run->new_at + run->len)
+        return NULL;
+    size_t at = off - run->new_at + run->old_at;
+    side *a = sd->other;
+    while (sd->j < a->n && a->v[sd->j].off < at)
+        sd->j++;
+    ent *x = sd->j < a->n ? &a->v[sd->j] : NULL;
+    return x && x->off == at && x->len == len && x->wf == wf ? x : NULL;
+}
+
 static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off, size_t len, size_t E)
 {
+    ent *x = sd->other ? pair_of(sd, off, len, wf) : NULL;
+    if (x) { /* the same bytes: the same job, read already */
+        x->pair = true;
+        jobinfo *ji = &J->v[x->job];
+        ji->nb++;
+        ji->keep |= ji->last_wf == (int)wf;
+        ji->last_wf = (int)wf;
+        cg_grow(&sd->v, &sd->cap, sd->n + 1, sizeof *sd->v);
+        sd->v[sd->n++] = (ent){(uint32_t)off, (uint32_t)len, x->job, (uint16_t)wf, true, false};
+        return;
+    }
     const char *t;
     if (off >= c->bs && off + len <= c->bs + c->bn) {
         t = c->buf + (off - c->bs); /* still held */
@@ -206,15 +258,17 @@ static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off,
     }
     if (!nm)
         nm = inv, nl = il;
-    size_t id = (size_t)cg_map_getn(&J->index, nm, nl) / 2;
+    size_t id = cg_index_get(&J->sh.index, nm, nl);
     if (!id) {
-        if (J->n >= UINT32_MAX) {
+        if (J->n >= UINT32_MAX - 1) {
             sd->bad = true;
             return;
         }
         cg_grow(&J->v, &J->cap, J->n + 1, sizeof *J->v);
-        J->v[J->n] = (jobinfo){cg_pool_strndup(&J->pool, nm, nl), 0, 0, -1, false};
-        cg_map_put(&J->index, J->v[J->n].name, (void *)((J->n + 1) * 2));
+        cg_grow(&J->sh.name, &J->ncap, J->n + 1, sizeof *J->sh.name);
+        J->v[J->n] = (jobinfo){0, 0, -1, false};
+        J->sh.name[J->n] = cg_pool_strndup(&J->sh.pool, nm, nl);
+        cg_index_add(&J->sh.index, (uint32_t)J->n);
         id = ++J->n;
     }
     jobinfo *ji = &J->v[id - 1];
@@ -225,7 +279,7 @@ static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off,
     ji->keep |= ji->last_wf == (int)wf;
     ji->last_wf = (int)wf;
     cg_grow(&sd->v, &sd->cap, sd->n + 1, sizeof *sd->v);
-    sd->v[sd->n++] = (ent){off, (uint32_t)len, (uint32_t)(id - 1), (uint16_t)wf, false, false};
+    sd->v[sd->n++] = (ent){(uint32_t)off, (uint32_t)len, (uint32_t)(id - 1), (uint16_t)wf, false, false};
 }
 
 /* slice_workflows of report_slice.c, a line at a time: c is at the line
@@ -241,7 +295,7 @@ static void scan_workflows(lcur *c, side *sd, jobset *J)
             sd->bad = true;
             break;
         }
-        const char *wname = cg_internn(&J->pool, lc_text(c) + W, kl);
+        const char *wname = cg_internn(&J->sh.pool, lc_text(c) + W, kl);
         if (cg_map_has(&names, wname)) {
             sd->bad = true;
             break;
@@ -334,28 +388,6 @@ static void scan(side *sd, jobset *J)
 
 /* ---- the same entries, the jobs left out ---- */
 
-/* Entry k of b lies in a run, the same bytes as those of a at the run's
- * place: the entry of a there, if it starts there with that length, in
- * the same workflow. */
-static void pair_entries(side *a, side *b, const cg_report_run *runs, size_t nruns)
-{
-    size_t r = 0, j = 0;
-    for (size_t k = 0; k < b->n; k++) {
-        ent *y = &b->v[k];
-        while (r < nruns && runs[r].new_at + runs[r].len <= y->off)
-            r++;
-        if (r == nruns)
-            break;
-        if (y->off < runs[r].new_at || y->off + y->len > runs[r].new_at + runs[r].len)
-            continue;
-        size_t at = y->off - runs[r].new_at + runs[r].old_at;
-        while (j < a->n && a->v[j].off < at)
-            j++;
-        if (j < a->n && a->v[j].off == at && a->v[j].len == y->len && a->v[j].wf == y->wf)
-            y->pair = a->v[j].pair = true;
-    }
-}
-
 /* Which jobs are left out: each entry the same as one on the other side,
  * as many on both, each workflow once (their index value made odd). */
 static size_t choose(side *a, side *b, jobset *J)
@@ -366,12 +398,11 @@ static size_t choose(side *a, side *b, jobset *J)
             J->v[sd->v[k].job].keep |= !sd->v[k].pair;
     }
     size_t n = 0;
+    J->sh.left = cg_xcalloc(J->n + 1, sizeof *J->sh.left);
     for (size_t i = 0; i < J->n; i++) {
         jobinfo *ji = &J->v[i];
-        if (ji->keep || ji->na != ji->nb)
-            continue;
-        cg_map_put(&J->index, ji->name, (void *)((i + 1) * 2 + 1));
-        n++;
+        J->sh.left[i] = !ji->keep && ji->na == ji->nb;
+        n += J->sh.left[i];
     }
     for (int s = 0; s < 2; s++) {
         side *sd = s ? b : a;
@@ -386,8 +417,11 @@ static size_t choose(side *a, side *b, jobset *J)
 /* The text but the entries left out. */
 static void compact(const side *sd, cg_strbuf *out)
 {
-    size_t at = 0, len = sd->src->len;
+    size_t at = 0, len = sd->src->len, total = len;
+    for (size_t k = 0; k < sd->n; k++)
+        total -= sd->v[k].drop ? sd->v[k].len : 0;
     cg_strbuf_init(out);
+    cg_strbuf_grow(out, total); /* at once: no copy while it grows */
     for (size_t k = 0; k <= sd->n; k++) {
         size_t upto = k < sd->n ? sd->v[k].off : len;
         if (k < sd->n && !sd->v[k].drop)
@@ -403,18 +437,31 @@ static void compact(const side *sd, cg_strbuf *out)
     }
 }
 
-/* Slicing the compact text found the entries kept, in order. */
-static bool same_entries(const config *c, const side *sd, const char *const *wf)
+/* What slicing the text without the entries left out must find: the
+ * entries kept, in order (their lengths and workflows). */
+typedef struct kept {
+    uint32_t len;
+    uint16_t wf;
+} kept;
+
+static kept *kept_of(const side *sd, size_t *n)
 {
-    size_t i = 0;
-    for (size_t k = 0; k < sd->n; k++) {
-        if (sd->v[k].drop)
-            continue;
-        if (i >= c->nents || c->ents[i].len != sd->v[k].len || !cg_streq(c->ents[i].workflow, wf[sd->v[k].wf]))
+    kept *v = cg_xmalloc((sd->n + 1) * sizeof *v);
+    *n = 0;
+    for (size_t k = 0; k < sd->n; k++)
+        if (!sd->v[k].drop)
+            v[(*n)++] = (kept){sd->v[k].len, sd->v[k].wf};
+    return v;
+}
+
+static bool same_entries(const config *c, const kept *v, size_t n, const char *const *wf)
+{
+    if (c->nents != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (c->ents[i].len != v[i].len || !cg_streq(c->ents[i].workflow, wf[v[i].wf]))
             return false;
-        i++;
-    }
-    return i == c->nents;
+    return true;
 }
 
 typedef struct slice_job {
@@ -434,11 +481,14 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
                            size_t nruns, const cg_model *p, cg_run_both both, cg_matrix *m)
 {
     memset(m, 0, sizeof *m);
+    if (old_src->len > UINT32_MAX || new_src->len > UINT32_MAX)
+        return false;
     jobset J;
     memset(&J, 0, sizeof J);
-    cg_pool_init(&J.pool);
-    cg_map_init(&J.index);
-    side a = {old_src, 0, NULL, 0, 0, false, NULL, 0}, b = {new_src, 1, NULL, 0, 0, false, NULL, 0};
+    cg_pool_init(&J.sh.pool);
+    cg_index_init(&J.sh.index, job_name, &J.sh);
+    side a = {old_src, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, false, NULL, 0};
+    side b = {new_src, 1, &a, runs, nruns, 0, 0, NULL, 0, 0, false, NULL, 0};
     scan(&a, &J);
     if (!a.bad)
         scan(&b, &J);
@@ -447,15 +497,25 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
     bool ok = !a.bad && !b.bad;
     const char **names = NULL;
     if (ok) {
-        pair_entries(&a, &b, runs, nruns);
         size_t nnames = choose(&a, &b, &J), k = 0;
         names = cg_xmalloc((nnames + 1) * sizeof *names);
         for (size_t i = 0; i < J.n; i++)
-            if ((size_t)cg_map_get(&J.index, J.v[i].name) & 1)
-                names[k++] = J.v[i].name;
+            if (J.sh.left[i])
+                names[k++] = J.sh.name[i];
+        /* from here on only what the comparison needs: the names, the
+         * texts, the entries they must hold */
+        free(J.v);
+        J.v = NULL;
         cg_strbuf ta, tb;
+        size_t nka, nkb;
         compact(&a, &ta);
+        kept *ka = kept_of(&a, &nka);
+        free(a.v);
+        a.v = NULL;
         compact(&b, &tb);
+        kept *kb = kept_of(&b, &nkb);
+        free(b.v);
+        b.v = NULL;
         config ca, cb;
         slice_job ja = {&ta, "config.yml (committed)", &ca, 0}, jb = {&tb, "config.yml (generated)", &cb, 0};
         if (both) {
@@ -464,9 +524,11 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
             slice_one(&ja);
             slice_one(&jb);
         }
-        ok = ja.rc == 0 && jb.rc == 0 && same_entries(&ca, &a, J.wf) && same_entries(&cb, &b, J.wf);
+        ok = ja.rc == 0 && jb.rc == 0 && same_entries(&ca, ka, nka, J.wf) && same_entries(&cb, kb, nkb, J.wf);
+        free(ka);
+        free(kb);
         if (ok) {
-            ca.shared = cb.shared = &J.index;
+            ca.shared = cb.shared = &J.sh;
             ca.shared_names = cb.shared_names = names;
             ca.nshared = cb.nshared = nnames;
             ok = cg_report_compare_configs(&ca, &cb, p, m) == 0;
@@ -481,8 +543,10 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
     free(b.v);
     free(J.v);
     free(J.wf);
-    cg_map_release(&J.index);
-    cg_pool_release(&J.pool);
+    cg_index_release(&J.sh.index);
+    free(J.sh.name);
+    free(J.sh.left);
+    cg_pool_release(&J.sh.pool);
     if (!ok)
         cg_matrix_release(m);
     return ok;

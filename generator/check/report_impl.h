@@ -53,9 +53,8 @@ typedef struct config {
     cg_strbuf skeleton;  /* `workflows:` without its jobs' entries */
     bool anchors;        /* `workflows:` holds something like an anchor or an alias */
     /* read in parts (report_compact.c): the jobs both configs hold the
-     * same, left out of both: those `shared` maps to an odd value (NULL:
-     * none), and their names */
-    const cg_map *shared;
+     * same, left out of both (NULL: none), and their names */
+    const struct cg_report_shared *shared;
     const char **shared_names;
     size_t nshared;
 } config;
@@ -85,6 +84,9 @@ int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_
  * of its `name:`, NULL when it has none); 0, read as YAML. */
 int cg_report_entry_plain(const char *t, size_t n, size_t E, const char **invoke, size_t *invoke_len,
                           const char **name, size_t *name_len, size_t *args_indent);
+/* Whether the job named so is one left out of both configs. */
+typedef struct cg_report_shared cg_report_shared;
+bool cg_report_shared_has(const cg_report_shared *sh, const char *name);
 /* Something like an anchor (&a) or an alias (*a) in t[0, len). */
 bool cg_report_anchor_like(const char *t, size_t len);
 /* The jobs of two read configs (report.c): 0, or -1 when a sliced

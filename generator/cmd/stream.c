@@ -98,11 +98,12 @@ static int read_old(cg_stream *S, size_t upto, const char *chunk, size_t base, s
  * the rendered bytes); a good one keeps few. */
 
 enum {
-    SYNC_LOOK = 2048,               /* file bytes indexed beyond twice the bytes kept */
+    SYNC_LOOK = 512,                /* file bytes indexed beyond twice the bytes kept */
     SYNC_MAX_LOOK = 16 << 20,       /* at most, from the difference's start */
     SYNC_BACK = 1 << 16,            /* file bytes kept behind the comparison (to find a line's start) */
-    SYNC_DROP = 4 << 20,            /* dropped from the window that many at a time */
-    SYNC_LINES = 3                  /* lines found together where the two meet again */
+    SYNC_DROP = 1 << 20,            /* dropped from the window that many at a time */
+    SYNC_LINES = 3,                 /* lines found together where the two meet again */
+    SYNC_CACHE = 1 << 20            /* the file read again a block at a time */
 };
 
 typedef struct sync_slot {
@@ -124,6 +125,9 @@ struct cg_stream_sync {
     size_t tcap, tn;
     uint32_t gen;
     int read_errno;                 /* reading again for the report failed (-1: it changed) */
+    size_t diag;                    /* diverged: the file's line as far from sub_old as scan from sub_new */
+    char *cache;                    /* the file's bytes [cache_off, cache_off + cache_len), read again */
+    size_t cache_off, cache_len;
 };
 
 static void push_piece(cg_stream *S, size_t at, size_t off, size_t len, bool kept)
@@ -306,7 +310,7 @@ static int check_write(cg_stream *S, const char *data, size_t len, cg_error *err
             y->diverged = true;
             y->sub_new = at - back, y->sub_old = ls, y->sub_kept = S->kept.len;
             cg_strbuf_add(&S->kept, y->ow + (ls - y->ow_start), back);
-            y->scan = y->sub_new, y->idx_at = ls, y->tn = 0;
+            y->scan = y->sub_new, y->idx_at = ls, y->tn = 0, y->diag = ls;
             if (++y->gen == 0) { /* the slots of every earlier difference are stale */
                 memset(y->tab, 0, y->tcap * sizeof *y->tab);
                 y->gen = 1;
@@ -328,11 +332,22 @@ static int check_write(cg_stream *S, const char *data, size_t len, cg_error *err
             }
             if (k < SYNC_LINES)
                 break; /* more lines first */
-            size_t found;
-            if ((rc = sync_find(S, S->kept.buf + i, e - i, at - y->sub_new, &found, err)) != 0)
+            /* first where as many lines follow in the file (lines replaced
+             * one for one), then anywhere near */
+            size_t found = SIZE_MAX, de;
+            if ((rc = block_end(S, y->diag, &de, err)) != 0)
+                break;
+            if (de != SIZE_MAX && de - y->diag == e - i &&
+                memcmp(y->ow + (y->diag - y->ow_start), S->kept.buf + i, e - i) == 0)
+                found = y->diag;
+            if (found == SIZE_MAX && (rc = sync_find(S, S->kept.buf + i, e - i, at - y->sub_new, &found, err)) != 0)
                 break;
             if (found == SIZE_MAX) {
                 y->scan += ll;
+                if (de != SIZE_MAX) { /* the next line of the file */
+                    const char *q = memchr(y->ow + (y->diag - y->ow_start), '\n', de - y->diag);
+                    y->diag = (size_t)(q - y->ow) + y->ow_start + 1;
+                }
                 continue;
             }
             /* they meet again: rendered [sub_new, scan) stands for the file's
@@ -373,8 +388,40 @@ static int check_end(cg_stream *S, cg_error *err)
     return stream_old(S, SIZE_MAX, NULL, 0, 0, err);
 }
 
-/* The bytes [off, off + n) of the file on disk, again. */
+/* The bytes [off, off + n) of the file on disk, again: small reads from
+ * a block read at once (the report reads both configs in small pieces,
+ * mostly in order, and a system call costs more than the copy). */
+static void pread_direct(cg_stream *S, size_t off, char *buf, size_t n);
+
 static void pread_all(cg_stream *S, size_t off, char *buf, size_t n)
+{
+    struct cg_stream_sync *y = S->sync;
+    if (n >= SYNC_CACHE / 4) {
+        pread_direct(S, off, buf, n);
+        return;
+    }
+    if (off < y->cache_off || off + n > y->cache_off + y->cache_len) {
+        if (!y->cache)
+            y->cache = cg_xmalloc(SYNC_CACHE);
+        y->cache_off = off & ~(size_t)4095, y->cache_len = 0;
+        while (y->cache_len < SYNC_CACHE) {
+            ssize_t r = pread(S->old_fd, y->cache + y->cache_len, SYNC_CACHE - y->cache_len,
+                              (off_t)(y->cache_off + y->cache_len));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            y->cache_len += (size_t)r;
+        }
+        if (off + n > y->cache_off + y->cache_len) { /* past the end, or an error: said once */
+            pread_direct(S, off, buf, n);
+            return;
+        }
+    }
+    memcpy(buf, y->cache + (off - y->cache_off), n);
+}
+
+static void pread_direct(cg_stream *S, size_t off, char *buf, size_t n)
 {
     while (n) {
         ssize_t r = pread(S->old_fd, buf, n, (off_t)off);
@@ -554,6 +601,7 @@ void cg_stream_release(cg_stream *S)
     if (S->sync) {
         free(S->sync->ow);
         free(S->sync->tab);
+        free(S->sync->cache);
         free(S->sync);
     }
     cg_strbuf_release(&S->head);
