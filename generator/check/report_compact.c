@@ -37,7 +37,8 @@ static void lc_hold(lcur *c)
     size_t len = c->src->len;
     for (;;) {
         if (c->i >= c->bs && c->i <= c->bs + c->bn) {
-            const char *nl = memchr(c->buf + (c->i - c->bs), '\n', c->bs + c->bn - c->i);
+            const char *nl = c->i < c->bs + c->bn ? memchr(c->buf + (c->i - c->bs), '\n', c->bs + c->bn - c->i)
+                                                  : NULL;
             if (nl || c->bs + c->bn == len) {
                 c->e = nl ? c->bs + (size_t)(nl - c->buf) : len;
                 return;

@@ -294,7 +294,7 @@ static int check_write(cg_stream *S, const char *data, size_t len, cg_error *err
             if ((rc = old_fill(S, q + (end - at), err)) != 0)
                 break;
             size_t have = y->ow_start + y->ow_len, avail = have > q ? have - q : 0;
-            size_t k = same_prefix(data, y->ow + (q - y->ow_start), end - at < avail ? end - at : avail);
+            size_t k = avail ? same_prefix(data, y->ow + (q - y->ow_start), end - at < avail ? end - at : avail) : 0;
             data += k, at += k;
             if (at == end) {
                 old_drop(y, q + k > SYNC_BACK ? q + k - SYNC_BACK : 0);
@@ -309,7 +309,8 @@ static int check_write(cg_stream *S, const char *data, size_t len, cg_error *err
             S->differs = true;
             y->diverged = true;
             y->sub_new = at - back, y->sub_old = ls, y->sub_kept = S->kept.len;
-            cg_strbuf_add(&S->kept, y->ow + (ls - y->ow_start), back);
+            if (back)
+                cg_strbuf_add(&S->kept, y->ow + (ls - y->ow_start), back);
             y->scan = y->sub_new, y->idx_at = ls, y->tn = 0, y->diag = ls;
             if (++y->gen == 0) { /* the slots of every earlier difference are stale */
                 memset(y->tab, 0, y->tcap * sizeof *y->tab);
