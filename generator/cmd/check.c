@@ -86,7 +86,7 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
             cg_strbuf_adds(out, "jobs: not compared (over 64 MB); see the differences below\n");
         } else {
             cg_matrix m;
-            cg_disk_matrix(p, cfg, &m);
+            cg_disk_matrix(p, &o->v[0], &m);
             cg_matrix_print(&m, out);
             cg_matrix_release(&m);
         }
@@ -162,7 +162,7 @@ static json_t *check_json(cg_project *p, cg_disk *o, bool full)
     const cg_disk_file *cfg = &o->v[0];
     if (cfg->status == CG_OUT_DIFFERS && cfg->old_len <= CG_REPORT_MAX_BYTES && cfg->f.len <= CG_REPORT_MAX_BYTES) {
         cg_matrix m;
-        cg_disk_matrix(p, cfg, &m);
+        cg_disk_matrix(p, &o->v[0], &m);
         json_object_set_new(root, "jobs", cg_matrix_json(&m));
         cg_matrix_release(&m);
     } else {
@@ -477,7 +477,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                 json_object_set_new(j, "status", json_string("out_of_sync"));
             cg_strbuf_release(&args);
             char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            if (cg_stream_read_error(&S, &err) != 0) {
+            if (cg_disk_read_error(&o, &err) != 0) {
                 cg_cli_print_error(&err);
                 rc = CG_EXIT_ERROR;
             } else {
@@ -489,7 +489,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             cg_strbuf out = CG_STRBUF_INIT;
             if (report && (ndiff || !special_note.len))
                 check_text(&p, &o, full, &out);
-            if (cg_stream_read_error(&S, &err) != 0) {
+            if (cg_disk_read_error(&o, &err) != 0) {
                 cg_cli_print_error(&err);
                 rc = CG_EXIT_ERROR;
             } else {

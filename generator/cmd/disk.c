@@ -15,6 +15,12 @@ void cg_disk_release(cg_disk *o)
     for (size_t i = 0; i < o->n; i++) {
         cg_unmap_output(o->v[i].old, o->v[i].old_len, o->v[i].old_mapped);
         cg_diff_release(&o->v[i].diff);
+        if (o->v[i].has_matrix)
+            cg_matrix_release(&o->v[i].matrix);
+        if (o->v[i].from_src) {
+            cg_stream_reader_release(&o->v[i].rd);
+            cg_stream_reader_release(&o->v[i].rm);
+        }
     }
     free(o->v);
     for (size_t i = 0; i < o->nstale; i++)
@@ -95,35 +101,11 @@ static void differs_run(void *v)
     }
 }
 
-/* check: the diff of a streamed config that differs, both texts read
- * again where it needs them (cmd/stream.h), never held whole. */
-static int streamed_diff(const cg_stream *S, cg_disk_file *s, cg_error *err)
-{
-    s->from_src = true;
-    s->stream = S;
-    cg_stream_src(S, false, &s->src_old);
-    cg_stream_src(S, true, &s->src_new);
-    s->old_len = s->src_old.len;
-    if (S->old_h.len) {
-        char *head = cg_xmalloc(S->old_h.len);
-        s->src_old.read(s->src_old.ctx, 0, head, S->old_h.len);
-        for (size_t k = 0; k < S->old_h.len; k++)
-            s->header_lines += head[k] == '\n';
-        free(head);
-    }
-    cg_diff_compute_src(&s->src_old, &s->src_new, NULL, &s->diff);
-    return cg_stream_read_error(S, err);
-}
-
-void cg_disk_unified(const cg_disk_file *s, const char *a_name, const char *b_name, size_t max_lines, cg_strbuf *out)
-{
-    if (s->from_src)
-        cg_diff_unified_src(&s->diff, &s->src_old, &s->src_new, 0, a_name, b_name, 3, max_lines, out);
-    else
-        cg_diff_unified(&s->diff, s->old, s->old_len, s->f.data, s->f.len, a_name, b_name, 3, max_lines, out);
-}
-
-void cg_disk_matrix(cg_project *p, const cg_disk_file *s, cg_matrix *m)
+/* The job-level report of two texts: read a window at a time through
+ * src_old and src_new (the jobs the same on both sides left out), or read
+ * whole from them when that cannot tell, or held whole (a, b). */
+static void matrix_of(cg_project *p, const cg_disk_file *s, const cg_diff_src *src_old, const cg_diff_src *src_new,
+                      cg_matrix *m)
 {
     const char *a = s->old, *b = s->f.data;
     char *ha = NULL, *hb = NULL;
@@ -136,20 +118,99 @@ void cg_disk_matrix(cg_project *p, const cg_disk_file *s, cg_matrix *m)
         for (size_t i = 0; i < S->npieces; i++)
             if (!S->pieces[i].kept)
                 runs[nruns++] = (cg_report_run){S->pieces[i].at, S->pieces[i].off, S->pieces[i].len};
-        bool done = cg_matrix_compare_src(&s->src_old, &s->src_new, runs, nruns, &p->m, both, m);
+        bool done = cg_matrix_compare_src(src_old, src_new, runs, nruns, &p->m, both, m);
         free(runs);
         if (done)
             return;
-        a = ha = cg_xmalloc(s->src_old.len + 1);
-        if (s->src_old.len)
-            s->src_old.read(s->src_old.ctx, 0, ha, s->src_old.len);
-        b = hb = cg_xmalloc(s->src_new.len + 1);
-        if (s->src_new.len)
-            s->src_new.read(s->src_new.ctx, 0, hb, s->src_new.len);
+        a = ha = cg_xmalloc(src_old->len + 1);
+        if (src_old->len)
+            src_old->read(src_old->ctx, 0, ha, src_old->len);
+        b = hb = cg_xmalloc(src_new->len + 1);
+        if (src_new->len)
+            src_new->read(src_new->ctx, 0, hb, src_new->len);
     }
     cg_matrix_compare_both(a, s->old_len, b, s->f.len, &p->m, both, m);
     free(ha);
     free(hb);
+}
+
+/* The diff and the job-level report of a streamed config, one each on the
+ * two cores. */
+typedef struct report_task {
+    cg_project *p;
+    cg_disk_file *s;
+    bool matrix;
+} report_task;
+
+static void report_run(void *v)
+{
+    report_task *t = v;
+    cg_disk_file *s = t->s;
+    if (!t->matrix) {
+        cg_diff_compute_src(&s->src_old, &s->src_new, NULL, &s->diff);
+        return;
+    }
+    cg_diff_src a, b;
+    cg_stream_src(&s->rm, false, &a);
+    cg_stream_src(&s->rm, true, &b);
+    matrix_of(t->p, s, &a, &b, &s->matrix);
+    s->has_matrix = true;
+}
+
+/* check: the diff of a streamed config that differs, both texts read
+ * again where it needs them (cmd/stream.h), never held whole; with it,
+ * when the report has one, the job-level report. */
+static int streamed_diff(cg_project *p, const cg_stream *S, cg_disk_file *s, cg_error *err)
+{
+    s->from_src = true;
+    s->stream = S;
+    cg_stream_reader_init(&s->rd, S);
+    cg_stream_reader_init(&s->rm, S);
+    cg_stream_src(&s->rd, false, &s->src_old);
+    cg_stream_src(&s->rd, true, &s->src_new);
+    s->old_len = s->src_old.len;
+    if (S->old_h.len) {
+        char *head = cg_xmalloc(S->old_h.len);
+        s->src_old.read(s->src_old.ctx, 0, head, S->old_h.len);
+        for (size_t k = 0; k < S->old_h.len; k++)
+            s->header_lines += head[k] == '\n';
+        free(head);
+    }
+    report_task diff = {p, s, false}, jobs = {p, s, true};
+    if (s->old_len <= CG_REPORT_MAX_BYTES && s->f.len <= CG_REPORT_MAX_BYTES)
+        cg_cli_run_both(report_run, &diff, &jobs);
+    else
+        report_run(&diff);
+    if (cg_stream_read_error(&s->rd, err) != 0 || cg_stream_read_error(&s->rm, err) != 0)
+        return -1;
+    return 0;
+}
+
+void cg_disk_unified(const cg_disk_file *s, const char *a_name, const char *b_name, size_t max_lines, cg_strbuf *out)
+{
+    if (s->from_src)
+        cg_diff_unified_src(&s->diff, &s->src_old, &s->src_new, 0, a_name, b_name, 3, max_lines, out);
+    else
+        cg_diff_unified(&s->diff, s->old, s->old_len, s->f.data, s->f.len, a_name, b_name, 3, max_lines, out);
+}
+
+int cg_disk_read_error(const cg_disk *o, cg_error *err)
+{
+    for (size_t i = 0; i < o->n; i++)
+        if (o->v[i].from_src && cg_stream_read_error(&o->v[i].rd, err) != 0)
+            return -1;
+    return 0;
+}
+
+void cg_disk_matrix(cg_project *p, cg_disk_file *s, cg_matrix *m)
+{
+    if (s->has_matrix) { /* made with the diff */
+        *m = s->matrix;
+        memset(&s->matrix, 0, sizeof s->matrix);
+        s->has_matrix = false;
+        return;
+    }
+    matrix_of(p, s, &s->src_old, &s->src_new, m);
 }
 
 int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream *streamed, cg_error *err)
@@ -182,7 +243,7 @@ int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream
             s->digest = streamed->old_h.found;
             s->hand_edited = streamed->hand_edited;
             s->sources_changed = streamed->sources_changed;
-            if (s->status == CG_OUT_DIFFERS && streamed->sync && streamed_diff(streamed, s, err) != 0) {
+            if (s->status == CG_OUT_DIFFERS && streamed->sync && streamed_diff(p, streamed, s, err) != 0) {
                 free(files);
                 return -1;
             }

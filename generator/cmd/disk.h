@@ -33,8 +33,11 @@ typedef struct cg_disk_file {
     /* a streamed config.yml that differs, read again where the report
      * needs it (old and f.data NULL): the file and the rendered config */
     bool from_src;
-    cg_diff_src src_old, src_new;
+    cg_diff_src src_old, src_new; /* through rd */
     const cg_stream *stream;
+    cg_stream_reader rd, rm;      /* one for the diff, one for the job-level report */
+    cg_matrix matrix;             /* the job-level report, made with the diff */
+    bool has_matrix;
 } cg_disk_file;
 
 typedef struct cg_disk {
@@ -60,12 +63,15 @@ void cg_disk_hand_edits(const cg_project *p, const cg_disk_file *s, cg_strbuf *o
 
 /* The unified diff of a file that differs (base/diff.h, cg_diff_unified). */
 void cg_disk_unified(const cg_disk_file *s, const char *a_name, const char *b_name, size_t max_lines, cg_strbuf *out);
+/* 0, or -1 with err set when reading a streamed config again failed. */
+int cg_disk_read_error(const cg_disk *o, cg_error *err);
 
-/* The job-level report of config.yml that differs (check/report.h).  A
- * streamed one is read again a window at a time, the jobs the same on both
- * sides left out (cg_matrix_compare_src), or when that cannot tell, both
- * read whole for it (then freed). */
-void cg_disk_matrix(cg_project *p, const cg_disk_file *s, cg_matrix *m);
+/* The job-level report of config.yml that differs (check/report.h), for
+ * the caller to release.  A streamed one is read again a window at a time,
+ * the jobs the same on both sides left out (cg_matrix_compare_src), or when
+ * that cannot tell, both read whole for it (then freed); it is made with
+ * the diff, on the other core, and handed over once. */
+void cg_disk_matrix(cg_project *p, cg_disk_file *s, cg_matrix *m);
 
 /* "missing", "edited by hand", "its sources changed", ... */
 const char *cg_disk_state_word(const cg_disk_file *s);

@@ -2,7 +2,6 @@
 #include "cmd/stream.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,10 +123,7 @@ struct cg_stream_sync {
     sync_slot *tab;                 /* file lines by hash, the first of each (gen: this difference's) */
     size_t tcap, tn;
     uint32_t gen;
-    int read_errno;                 /* reading again for the report failed (-1: it changed) */
     size_t diag;                    /* diverged: the file's line as far from sub_old as scan from sub_new */
-    char *cache;                    /* the file's bytes [cache_off, cache_off + cache_len), read again */
-    size_t cache_off, cache_len;
 };
 
 static void push_piece(cg_stream *S, size_t at, size_t off, size_t len, bool kept)
@@ -392,49 +388,48 @@ static int check_end(cg_stream *S, cg_error *err)
 /* The bytes [off, off + n) of the file on disk, again: small reads from
  * a block read at once (the report reads both configs in small pieces,
  * mostly in order, and a system call costs more than the copy). */
-static void pread_direct(cg_stream *S, size_t off, char *buf, size_t n);
+static void pread_direct(cg_stream_reader *r, size_t off, char *buf, size_t n);
 
-static void pread_all(cg_stream *S, size_t off, char *buf, size_t n)
+static void pread_all(cg_stream_reader *r, size_t off, char *buf, size_t n)
 {
-    struct cg_stream_sync *y = S->sync;
     if (n >= SYNC_CACHE / 4) {
-        pread_direct(S, off, buf, n);
+        pread_direct(r, off, buf, n);
         return;
     }
-    if (off < y->cache_off || off + n > y->cache_off + y->cache_len) {
-        if (!y->cache)
-            y->cache = cg_xmalloc(SYNC_CACHE);
-        y->cache_off = off & ~(size_t)4095, y->cache_len = 0;
-        while (y->cache_len < SYNC_CACHE) {
-            ssize_t r = pread(S->old_fd, y->cache + y->cache_len, SYNC_CACHE - y->cache_len,
-                              (off_t)(y->cache_off + y->cache_len));
-            if (r < 0 && errno == EINTR)
+    if (off < r->cache_off || off + n > r->cache_off + r->cache_len) {
+        if (!r->cache)
+            r->cache = cg_xmalloc(SYNC_CACHE);
+        r->cache_off = off & ~(size_t)4095, r->cache_len = 0;
+        while (r->cache_len < SYNC_CACHE) {
+            ssize_t got = pread(r->S->old_fd, r->cache + r->cache_len, SYNC_CACHE - r->cache_len,
+                                (off_t)(r->cache_off + r->cache_len));
+            if (got < 0 && errno == EINTR)
                 continue;
-            if (r <= 0)
+            if (got <= 0)
                 break;
-            y->cache_len += (size_t)r;
+            r->cache_len += (size_t)got;
         }
-        if (off + n > y->cache_off + y->cache_len) { /* past the end, or an error: said once */
-            pread_direct(S, off, buf, n);
+        if (off + n > r->cache_off + r->cache_len) { /* past the end, or an error: said once */
+            pread_direct(r, off, buf, n);
             return;
         }
     }
-    memcpy(buf, y->cache + (off - y->cache_off), n);
+    memcpy(buf, r->cache + (off - r->cache_off), n);
 }
 
-static void pread_direct(cg_stream *S, size_t off, char *buf, size_t n)
+static void pread_direct(cg_stream_reader *r, size_t off, char *buf, size_t n)
 {
     while (n) {
-        ssize_t r = pread(S->old_fd, buf, n, (off_t)off);
-        if (r < 0 && errno == EINTR)
+        ssize_t got = pread(r->S->old_fd, buf, n, (off_t)off);
+        if (got < 0 && errno == EINTR)
             continue;
-        if (r <= 0) {
-            if (!S->sync->read_errno)
-                S->sync->read_errno = r < 0 ? errno : -1;
+        if (got <= 0) {
+            if (!r->err)
+                r->err = got < 0 ? errno : -1;
             memset(buf, 0, n);
             return;
         }
-        buf += r, off += (size_t)r, n -= (size_t)r;
+        buf += got, off += (size_t)got, n -= (size_t)got;
     }
 }
 
@@ -445,7 +440,8 @@ static void read_disk(void *ctx, size_t off, char *buf, size_t n)
 
 static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
 {
-    cg_stream *S = ctx;
+    cg_stream_reader *r = ctx;
+    const cg_stream *S = r->S;
     while (n) {
         size_t c;
         if (off < S->head.len) {
@@ -463,33 +459,17 @@ static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
             const cg_stream_piece *pc = S->npieces ? &S->pieces[lo] : NULL;
             if (!pc || off < pc->at || off >= pc->at + pc->len) { /* never: the pieces cover it */
                 memset(buf, 0, n);
-                S->sync->read_errno = S->sync->read_errno ? S->sync->read_errno : -1;
+                r->err = r->err ? r->err : -1;
                 return;
             }
             c = pc->at + pc->len - off < n ? pc->at + pc->len - off : n;
             if (pc->kept)
                 memcpy(buf, S->kept.buf + pc->off + (off - pc->at), c);
             else
-                pread_all(S, pc->off + (off - pc->at), buf, c);
+                pread_all(r, pc->off + (off - pc->at), buf, c);
         }
         buf += c, off += c, n -= c;
     }
-}
-
-void cg_stream_src(const cg_stream *S, bool rendered, cg_diff_src *src)
-{
-    /* reading changes nothing of S but the error its sync state records */
-    void *ctx = (void *)(uintptr_t)S;
-    *src = rendered ? (cg_diff_src){S->off, read_rendered, ctx} : (cg_diff_src){S->old_off, read_disk, ctx};
-}
-
-int cg_stream_read_error(const cg_stream *S, cg_error *err)
-{
-    if (!S->sync || !S->sync->read_errno)
-        return 0;
-    const cg_manifest *m = &S->p->m.manifest;
-    return cg_error_at(err, &m->output_pos, "cannot read '%s': %s", m->output,
-                       S->sync->read_errno > 0 ? strerror(S->sync->read_errno) : "it changed while cigen read it");
 }
 
 static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
@@ -595,6 +575,32 @@ static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
     return 0;
 }
 
+void cg_stream_reader_init(cg_stream_reader *r, const cg_stream *S)
+{
+    *r = (cg_stream_reader){S, NULL, 0, 0, 0};
+}
+
+void cg_stream_reader_release(cg_stream_reader *r)
+{
+    free(r->cache);
+    r->cache = NULL;
+    r->cache_len = 0;
+}
+
+void cg_stream_src(cg_stream_reader *r, bool rendered, cg_diff_src *src)
+{
+    *src = rendered ? (cg_diff_src){r->S->off, read_rendered, r} : (cg_diff_src){r->S->old_off, read_disk, r};
+}
+
+int cg_stream_read_error(const cg_stream_reader *r, cg_error *err)
+{
+    if (!r->err)
+        return 0;
+    const cg_manifest *m = &r->S->p->m.manifest;
+    return cg_error_at(err, &m->output_pos, "cannot read '%s': %s", m->output,
+                       r->err > 0 ? strerror(r->err) : "it changed while cigen read it");
+}
+
 void cg_stream_release(cg_stream *S)
 {
     cg_strbuf_release(&S->kept);
@@ -602,7 +608,6 @@ void cg_stream_release(cg_stream *S)
     if (S->sync) {
         free(S->sync->ow);
         free(S->sync->tab);
-        free(S->sync->cache);
         free(S->sync);
     }
     cg_strbuf_release(&S->head);

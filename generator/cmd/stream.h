@@ -64,11 +64,20 @@ typedef struct cg_stream {
  * sets up *sink and p->stream. */
 void cg_stream_start(cg_project *p, cg_stream *S, cg_config_stream *sink, cg_outputs *outs);
 void cg_stream_release(cg_stream *S);
-/* check, once a streamed config differed: the file on disk (`rendered`
- * false) or the rendered config, read through *src without holding either
- * whole (base/diff.h).  A read that fails is said in *err by
- * cg_stream_read_error(). */
-void cg_stream_src(const cg_stream *S, bool rendered, cg_diff_src *src);
-int cg_stream_read_error(const cg_stream *S, cg_error *err);
+/* check, once a streamed config differed: a reader of it, for one thread
+ * (its own block of the file on disk, read again). */
+typedef struct cg_stream_reader {
+    const cg_stream *S;
+    char *cache;          /* the file's bytes [cache_off, cache_off + cache_len) */
+    size_t cache_off, cache_len;
+    int err;              /* a read failed: its errno, or -1 (the file changed) */
+} cg_stream_reader;
+void cg_stream_reader_init(cg_stream_reader *r, const cg_stream *S);
+void cg_stream_reader_release(cg_stream_reader *r);
+/* The file on disk (`rendered` false) or the rendered config, read through
+ * r, never held whole (base/diff.h). */
+void cg_stream_src(cg_stream_reader *r, bool rendered, cg_diff_src *src);
+/* 0, or -1 with err set when a read through r failed. */
+int cg_stream_read_error(const cg_stream_reader *r, cg_error *err);
 
 #endif
