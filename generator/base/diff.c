@@ -596,7 +596,7 @@ static size_t common_tail(const char *a, size_t alen, const char *b, size_t blen
 
 /* ---- the same over a text held whole or read a window at a time ---- */
 
-enum { SRC_WINDOW = 1 << 20 };
+enum { SRC_WINDOW = 1 << 18 };
 
 /* The text's bytes [off, off + n): where they are, or read into tmp. */
 static const char *tx_get(const text *x, size_t off, size_t n, char *tmp)

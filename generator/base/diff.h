@@ -41,7 +41,7 @@ typedef struct cg_diff_opts {
     size_t margin;
     size_t large_region;
     bool tables;
-    size_t window;           /* a text read through a callback: bytes read at a time (0: 1 MB) */
+    size_t window;           /* a text read through a callback: bytes read at a time (0: 256 KB) */
 } cg_diff_opts;
 void cg_diff_compute_with(const char *a, size_t alen, const char *b, size_t blen, const cg_diff_opts *o, cg_diff *d);
 void cg_diff_release(cg_diff *d);

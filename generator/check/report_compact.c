@@ -20,7 +20,7 @@
 #include "check/report.h"
 #include "check/report_impl.h"
 
-enum { WINDOW = 1 << 20 };
+enum { WINDOW = 1 << 18 };
 
 /* ---- lines read a window at a time ---- */
 

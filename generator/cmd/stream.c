@@ -102,7 +102,7 @@ enum {
     SYNC_BACK = 1 << 16,            /* file bytes kept behind the comparison (to find a line's start) */
     SYNC_DROP = 1 << 20,            /* dropped from the window that many at a time */
     SYNC_LINES = 3,                 /* lines found together where the two meet again */
-    SYNC_CACHE = 1 << 20            /* the file read again a block at a time */
+    SYNC_CACHE = 1 << 18            /* the file read again a block at a time */
 };
 
 typedef struct sync_slot {
