@@ -205,7 +205,7 @@ START_TEST(report_sliced_random_edits)
     size_t len;
     char *text = tu_read(path, &len);
     ck_assert_ptr_nonnull(text);
-    size_t nsliced = 0, nvalid = 0, nsrc = 0, runs = 300;
+    size_t nsliced = 0, nvalid = 0, nsrc = 0, ntried = 0, runs = 300;
     for (size_t r = 0; r < runs; r++) {
         char **v = NULL;
         size_t n = 0, cap = 0;
@@ -242,8 +242,14 @@ START_TEST(report_sliced_random_edits)
                                  r, dir ? "edited generated" : "edited committed");
                 }
             }
-            /* read a window at a time, the same jobs left out: the same report */
-            char *c = dir == 0 ? report_src(ed.buf, ed.len, text, len) : report_src(text, len, ed.buf, ed.len);
+            /* read a window at a time, the same jobs left out: the same
+             * report (one direction a run: the suite stays quick under
+             * the sanitizers) */
+            char *c = NULL;
+            if ((r + (size_t)dir) % 2 == 0) {
+                ntried += s != NULL;
+                c = dir == 0 ? report_src(ed.buf, ed.len, text, len) : report_src(text, len, ed.buf, ed.len);
+            }
             if (c) {
                 nsrc++;
                 ck_assert_msg(s != NULL && strcmp(c, s) == 0, "run %zu (%s): the report read in parts differs:\n%s\n---\n%s",
@@ -259,8 +265,8 @@ START_TEST(report_sliced_random_edits)
      * would prove nothing */
     fprintf(stderr, "report: sliced %zu of %zu comparisons, %zu of them valid YAML\n", nsliced, 2 * runs, nvalid);
     ck_assert_msg(nsliced * 10 > nvalid * 8, "sliced only %zu of %zu valid", nsliced, nvalid);
-    fprintf(stderr, "report: read in parts %zu of %zu sliced\n", nsrc, nsliced);
-    ck_assert_msg(nsrc * 10 > nsliced * 8, "read in parts only %zu of %zu sliced", nsrc, nsliced);
+    fprintf(stderr, "report: read in parts %zu of %zu sliced\n", nsrc, ntried);
+    ck_assert_msg(nsrc * 10 > ntried * 8, "read in parts only %zu of %zu sliced", nsrc, ntried);
     free(text);
 }
 END_TEST
