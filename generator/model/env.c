@@ -19,6 +19,7 @@ void cg_env_init(cg_env *env, const cg_tree *t, cg_error *err)
     env->len = cg_xcalloc(n, sizeof *env->len);
     env->typed = cg_xcalloc(n, sizeof *env->typed);
     cg_arena_init(&env->arena);
+    cg_strbuf_init(&env->scratch);
 }
 
 void cg_env_release(cg_env *env)
@@ -31,6 +32,7 @@ void cg_env_release(cg_env *env)
     free(env->typed);
     free(env->applied);
     free(env->expanding);
+    cg_strbuf_release(&env->scratch);
     cg_arena_release(&env->arena);
     memset(env, 0, sizeof *env);
 }
@@ -62,6 +64,7 @@ int cg_env_bind(cg_env *env, const cg_cell *cell)
     env->napplied = 0;
     env->nexpanding = 0;
     cg_arena_reset(&env->arena);
+    cg_strbuf_reset(&env->scratch);
     reset_values(env);
     /* root first: collect the path from the leaf up, then walk it down */
     const cg_tnode *chain[256];
@@ -177,7 +180,10 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     env->state[id] = 1;
     cg_grow(&env->expanding, &env->expanding_cap, env->nexpanding + 1, sizeof *env->expanding);
     env->expanding[env->nexpanding++] = id;
-    cg_strbuf out = CG_STRBUF_INIT;
+    /* expanded at the end of the scratch buffer: a variable it uses is
+     * expanded after it and truncated away again before this one goes on */
+    cg_strbuf *out = &env->scratch;
+    size_t from = out->len;
     char what[200]; /* "variable 'NAME'", for an error (no printf: made for every variable of every cell) */
     size_t len = strlen(t->names[id]), nl = len < sizeof what - 11 ? len : sizeof what - 11;
     memcpy(what, "variable '", 10); /* cut as snprintf would cut it */
@@ -186,10 +192,10 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     if (10 + len + 1 < sizeof what)
         memcpy(what + 10 + nl, "'", 2);
     cg_src src = {t->doc, d->path, d->pos};
-    int rc = cg_env_expand(env, &d->text, CG_EXPAND_VAR, NULL, &out, &src, what);
+    int rc = cg_env_expand(env, &d->text, CG_EXPAND_VAR, NULL, out, &src, what);
     env->nexpanding--;
     if (rc != 0) {
-        cg_strbuf_release(&out);
+        cg_strbuf_truncate(out, from);
         if (rc == 1) { /* a group's cell lacks a name it uses: unset */
             env->state[id] = 3;
             return 0;
@@ -204,11 +210,11 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
         if (cg_env_get(env, d->text.segs[0].id, &x, &xn, &ty) != 1)
             ty = false;
     }
-    env->val[id] = cg_arena_strndup(&env->arena, cg_strbuf_str(&out), out.len);
-    env->len[id] = out.len;
+    env->val[id] = cg_arena_strndup(&env->arena, out->buf ? out->buf + from : "", out->len - from);
+    env->len[id] = out->len - from;
     env->typed[id] = ty;
     env->state[id] = 2;
-    cg_strbuf_release(&out);
+    cg_strbuf_truncate(out, from);
     return cg_env_get(env, id, s, n, typed);
 }
 

@@ -41,6 +41,9 @@ typedef struct cg_env {
     const cg_override **applied; /* overrides that matched this cell */
     size_t napplied, applied_cap;
     cg_arena arena;
+    cg_strbuf scratch;           /* where variables are expanded (nested ones
+                                  * after their caller's text), then copied
+                                  * to the arena: no allocation per value */
     int *expanding;              /* variables being expanded, outermost first */
     size_t nexpanding, expanding_cap;
     cg_error *err;               /* where expansion errors go */

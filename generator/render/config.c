@@ -16,6 +16,7 @@ typedef struct renderer {
     const cg_entry_observer *observer; /* or NULL */
     cg_env *envs;                   /* [ntrees] */
     cg_error *err;
+    cg_strbuf scratch;              /* the entries' expanded values */
 } renderer;
 
 static void write_static_entry(cg_yw *w, const cg_doc *doc, const cg_static_job *sj, const cg_workflow_decl *wd,
@@ -165,7 +166,8 @@ static int render_workflow(renderer *R, size_t wi, cg_yw *w, cg_strbuf *out, cg_
         /* special-PR jobs run on the pull request whatever the filters say */
         bool lift = (j->special & bit) != 0;
         cg_render_job rj = {j->name, j->requires, j->nrequires, per_job && !lift ? &wd->branches : NULL,
-                            per_job && !lift ? &wd->tags : NULL, lift, R->observer, (int)k, (int)wi};
+                            per_job && !lift ? &wd->tags : NULL, lift, R->observer, (int)k, (int)wi,
+                            &R->scratch};
         if ((rc = cg_template_render(tpl, env, &rj, w, err)) != 0)
             break;
         cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, NULL, 0, (int32_t)k, (int32_t)wi);
@@ -248,13 +250,20 @@ int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg
         names[i] = m->workflows[i].name;
         wpos[i] = m->workflows[i].pos;
     }
-    renderer R = {p, out, stream, observer, envs, err};
+    renderer R = {p, out, stream, observer, envs, err, CG_STRBUF_INIT};
     cg_assembly in = {"", p->fragments, p->nfragments, write_workflows, &R, names, wpos, m->nworkflows,
                       m->workflows_version ? &m->workflows_version_pos : NULL};
     /* the body goes straight after a header of the final length, whose
      * digests are filled in once the body is known: no copy of the body */
     static const char zeros[41] = "0000000000000000000000000000000000000000";
     cg_linemap bmap = {0};
+    /* an entry per generated job entry (and a few for what is around
+     * them): made once at its size, not grown by copying */
+    size_t entries = 64;
+    for (size_t k = 0; k < p->jobs.n; k++)
+        for (uint64_t w = p->jobs.v[k].workflows; w; w &= w - 1)
+            entries++;
+    cg_grow(&bmap.v, &bmap.cap, entries, sizeof *bmap.v);
     cg_strbuf_reset(&out->config);
     cg_header_write(&out->config, p, zeros, zeros);
     out->header_len = out->config.len;
@@ -264,6 +273,7 @@ int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg
     /* the chunks still in flight come first, and so does their error */
     if (stream && stream->finish(stream->ctx, err) != 0)
         rc = -1;
+    cg_strbuf_release(&R.scratch);
     free(names);
     free(wpos);
     for (size_t i = 0; i < p->ntrees; i++)

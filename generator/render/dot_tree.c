@@ -113,17 +113,31 @@ static void tm_build(tmodel *m, const cg_tree *t, const cg_cells *cells, const b
     m->v[0] = (vnode){.parent = NONE, .dim = -1, .hash = 0x243f6a8885a308d3ULL, .first = NONE, .last = NONE,
                       .next = NONE};
     m->n = 1;
+    /* cells come in tree order: where a cell's values up to a dimension are
+     * the previous cell's (interned: the same pointers), so is its node
+     * there, and its collapsed value was seen already: no lookup */
+    const char **prev = cg_xcalloc(t->ndims + 1, sizeof *prev);
+    uint32_t *prev_node = cg_xcalloc(t->ndims + 1, sizeof *prev_node);
     for (size_t ci = 0; ci < cells->n; ci++) {
         const cg_cell *c = &cells->v[ci];
-        bool live = c->status == CG_CELL_LIVE, any_collapsed = false;
+        bool live = c->status == CG_CELL_LIVE, any_collapsed = false, same = ci > 0;
         uint32_t cur = 0;
         m->v[0].ncells++;
         m->v[0].nlive += live;
         for (size_t d = 0; d < t->ndims; d++) {
             const char *val = c->values[d];
+            same = same && prev[d] == val;
+            prev[d] = val;
             if (!val)
                 continue;
-            cur = tm_child(m, cur, (int)d, mask[d] ? NULL : val);
+            if (same) {
+                cur = prev_node[d];
+                m->v[cur].ncells++;
+                m->v[cur].nlive += live;
+                any_collapsed |= mask[d];
+                continue;
+            }
+            cur = prev_node[d] = tm_child(m, cur, (int)d, mask[d] ? NULL : val);
             m->v[cur].ncells++;
             m->v[cur].nlive += live;
             if (mask[d]) {
@@ -158,6 +172,8 @@ static void tm_build(tmodel *m, const cg_tree *t, const cg_cells *cells, const b
             m->next_cell[L->last_cell] = (uint32_t)ci;
         L->last_cell = (uint32_t)ci;
     }
+    free(prev);
+    free(prev_node);
     /* what only building needs */
     cg_dot_htab_release(&m->nodes);
     cg_dot_htab_release(&m->seen_tab);
@@ -188,16 +204,20 @@ static bool tm_merged(const tmodel *m, uint32_t i)
  * and how many leaves. */
 typedef struct tn_slot {
     const char *value;
-    uint32_t parent, id; /* id 0: an empty slot */
+    uint32_t parent, id;
     int32_t dim;
+    uint32_t epoch;      /* the slot is empty unless this is the table's */
 } tn_slot;
 
+/* Kept between counts (the fit counts a tree many times): a count starts
+ * a new epoch instead of clearing or allocating the table again. */
 typedef struct tn_table {
     tn_slot *slot;
     size_t cap;
-    uint8_t *has_child, *group; /* per node id */
+    uint8_t *has_child, *group; /* per node id, set when the node is made */
     uint32_t *leaves;
     uint32_t n;                 /* nodes, the root (0) included */
+    uint32_t epoch;
 } tn_table;
 
 static uint64_t tn_hash(uint32_t parent, int32_t dim, const char *value)
@@ -212,10 +232,10 @@ static void tn_grow(tn_table *T)
     T->cap = old_cap ? old_cap * 2 : 1024;
     T->slot = cg_xcalloc(T->cap, sizeof *T->slot);
     for (size_t i = 0; i < old_cap; i++) {
-        if (!old[i].id)
+        if (old[i].epoch != T->epoch)
             continue;
         size_t h = (size_t)tn_hash(old[i].parent, old[i].dim, old[i].value) & (T->cap - 1);
-        while (T->slot[h].id)
+        while (T->slot[h].epoch == T->epoch)
             h = (h + 1) & (T->cap - 1);
         T->slot[h] = old[i];
     }
@@ -223,19 +243,41 @@ static void tn_grow(tn_table *T)
     T->has_child = cg_xrealloc(T->has_child, T->cap / 2 + 1);
     T->group = cg_xrealloc(T->group, T->cap / 2 + 1);
     T->leaves = cg_xrealloc(T->leaves, (T->cap / 2 + 1) * sizeof *T->leaves);
-    memset(T->has_child + old_cap / 2, 0, T->cap / 2 + 1 - old_cap / 2);
-    memset(T->group + old_cap / 2, 0, T->cap / 2 + 1 - old_cap / 2);
-    memset(T->leaves + old_cap / 2, 0, (T->cap / 2 + 1 - old_cap / 2) * sizeof *T->leaves);
+}
+
+static void tn_release(tn_table *T)
+{
+    free(T->slot);
+    free(T->has_child);
+    free(T->group);
+    free(T->leaves);
+    memset(T, 0, sizeof *T);
+}
+
+/* A new node, id T->n. */
+static uint32_t tn_node(tn_table *T)
+{
+    uint32_t id = T->n++;
+    T->has_child[id] = 0;
+    T->group[id] = 0;
+    T->leaves[id] = 0;
+    return id;
 }
 
 /* The number of nodes tm_build() would draw, without the model: a table
  * of (parent, dimension, value) with the value as its pointer (cell values
- * are interned), and per node whether it has children and how many leaves. */
-static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *mask)
+ * are interned), and per node whether it has children and how many leaves.
+ * T: the table, kept between calls (zeroed the first time). */
+static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *mask, tn_table *T)
 {
-    tn_table T = {0};
-    T.n = 1; /* the root */
-    tn_grow(&T);
+    if (!T->cap)
+        tn_grow(T);
+    if (++T->epoch == 0) { /* wrapped: every slot looks taken by some epoch */
+        memset(T->slot, 0, T->cap * sizeof *T->slot);
+        T->epoch = 1;
+    }
+    T->n = 0;
+    tn_node(T); /* the root */
     size_t nl = 0;
     /* cells come in tree order: a cell's path mostly repeats the previous
      * one's, whose nodes are reused without a lookup */
@@ -261,32 +303,38 @@ static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *ma
                 cur = prev_node[d];
                 continue;
             }
-            if ((size_t)T.n + 1 > T.cap / 2)
-                tn_grow(&T);
-            size_t h = (size_t)tn_hash(cur, (int32_t)d, val) & (T.cap - 1);
-            while (T.slot[h].id && !(T.slot[h].parent == cur && T.slot[h].dim == (int32_t)d && T.slot[h].value == val))
-                h = (h + 1) & (T.cap - 1);
-            if (!T.slot[h].id) {
-                T.slot[h] = (tn_slot){val, cur, T.n++, (int32_t)d};
-                T.has_child[cur] = 1;
+            if ((size_t)T->n + 1 > T->cap / 2)
+                tn_grow(T);
+            size_t h = (size_t)tn_hash(cur, (int32_t)d, val) & (T->cap - 1);
+            while (T->slot[h].epoch == T->epoch &&
+                   !(T->slot[h].parent == cur && T->slot[h].dim == (int32_t)d && T->slot[h].value == val))
+                h = (h + 1) & (T->cap - 1);
+            if (T->slot[h].epoch != T->epoch) {
+                T->slot[h] = (tn_slot){val, cur, tn_node(T), (int32_t)d, T->epoch};
+                T->has_child[cur] = 1;
             }
-            cur = prev_node[d] = T.slot[h].id;
+            cur = prev_node[d] = T->slot[h].id;
         }
-        if (!collapsed || !T.group[cur]) {
-            T.group[cur] |= collapsed;
-            T.leaves[cur]++;
+        if (!collapsed || !T->group[cur]) {
+            T->group[cur] |= collapsed;
+            T->leaves[cur]++;
             nl++;
         }
     }
-    size_t count = T.n + nl;
-    for (uint32_t i = 1; i < T.n; i++)
-        count -= !T.has_child[i] && T.leaves[i] == 1; /* drawn as its leaf */
+    size_t count = T->n + nl;
+    for (uint32_t i = 1; i < T->n; i++)
+        count -= !T->has_child[i] && T->leaves[i] == 1; /* drawn as its leaf */
     free(prev);
     free(prev_node);
-    free(T.slot);
-    free(T.has_child);
-    free(T.group);
-    free(T.leaves);
+    return count;
+}
+
+/* tree_nodes() with a table of its own. */
+static size_t tree_nodes_once(const cg_tree *t, const cg_cells *cells, const bool *mask)
+{
+    tn_table T = {0};
+    size_t count = tree_nodes(t, cells, mask, &T);
+    tn_release(&T);
     return count;
 }
 
@@ -300,7 +348,7 @@ static size_t tree_count(const void *ctx, const char *const *names, size_t n)
     const tree_counter *c = ctx;
     const cg_tree *t = c->p->trees[c->ti];
     bool *mask = cg_dot_collapse_mask(t, names, n);
-    size_t count = tree_nodes(t, &c->p->cells[c->ti], mask);
+    size_t count = tree_nodes_once(t, &c->p->cells[c->ti], mask);
     free(mask);
     return count;
 }
@@ -314,6 +362,7 @@ typedef struct tree_est_ctx {
     const bool *pr;
     size_t max_nodes;
     const cg_strbuf *label;
+    tn_table *nodes;       /* tree_nodes()'s table, kept between estimates */
 } tree_est_ctx;
 
 /* The lines of a leaf's label (emit_leaf). */
@@ -332,7 +381,7 @@ static size_t tree_est(const void *ctx, const char *const *names, size_t n)
     const cg_tree *t = E->p->trees[E->ti];
     const cg_cells *cells = &E->p->cells[E->ti];
     bool *mask = cg_dot_collapse_mask(t, names, n);
-    size_t count = tree_nodes(t, cells, mask);
+    size_t count = tree_nodes(t, cells, mask, E->nodes);
     if (E->max_nodes && count > E->max_nodes) {
         free(mask);
         return SIZE_MAX / 2 + count;
@@ -639,15 +688,17 @@ void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o0, cg_strbuf 
     if (o0->ncollapse)
         memcpy(chosen, o0->collapse, o0->ncollapse * sizeof *chosen);
     if (o0->fit_px) {
-        tree_est_ctx te = {p, ti, njobs, pr, o0->max_nodes, &label};
+        tn_table nodes = {0};
+        tree_est_ctx te = {p, ti, njobs, pr, o0->max_nodes, &label, &nodes};
         cg_dot_fit(t->dims, t->ndims, o0->fit_px, tree_est, &te, chosen, &oo.ncollapse);
+        tn_release(&nodes);
         oo.collapse = chosen;
     }
     bool fitted = oo.ncollapse > o0->ncollapse;
     bool *mask = cg_dot_collapse_mask(t, o->collapse, o->ncollapse);
     /* count first: over the limit, only the note is drawn and no model built
      * (with no limit and nothing collapsed, the count is not shown) */
-    size_t count = o->max_nodes || o->ncollapse ? tree_nodes(t, cells, mask) : 0;
+    size_t count = o->max_nodes || o->ncollapse ? tree_nodes_once(t, cells, mask) : 0;
     bool note = o->max_nodes && count > o->max_nodes;
     tmodel m;
     if (!note)

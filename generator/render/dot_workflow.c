@@ -216,23 +216,30 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
     }
     G->nstatic = G->n;
     uint64_t bit = (uint64_t)1 << w;
+    /* a cell's jobs are consecutive: its key is hashed once for them all */
+    const cg_cell *key_cell = NULL;
+    uint64_t cell_key = 0;
+    bool gr = false;
     for (size_t k = 0; k < p->jobs.n; k++) {
         const cg_job *j = &p->jobs.v[k];
         if (!(j->workflows & bit))
             continue;
         uint32_t ti = (uint32_t)j->tree->index;
-        bool gr = grouped(j->tree, G->masks[ti], j->cell);
+        if (j->cell != key_cell) {
+            key_cell = j->cell;
+            gr = grouped(j->tree, G->masks[ti], j->cell);
+            cell_key = cell_key_hash(G, ti, gr, j->cell);
+        }
         cg_grow(&G->v, &G->cap, G->n + 1, sizeof *G->v);
         G->v[G->n] = (gnode){.kind = G_JOB, .grouped = gr, .job = j, .tree = ti, .next = NONE};
-        uint64_t h = cg_dot_mix(cell_key_hash(G, ti, gr, j->cell), j->phase);
+        uint64_t h = cg_dot_mix(cell_key, j->phase);
         uint32_t node = cg_dot_htab_intern(&G->node_tab, h, (uint32_t)G->n, gnode_eq, G);
         bool fresh = node == G->n;
         G->n += fresh;
         if (fresh) {
             cg_grow(&G->c, &G->ccap, G->nc + 1, sizeof *G->c);
             G->c[G->nc] = (gcluster){.job = j, .tree = ti, .grouped = gr, .first = NONE, .last = NONE};
-            uint32_t c = cg_dot_htab_intern(&G->cluster_tab, cell_key_hash(G, ti, gr, j->cell), (uint32_t)G->nc,
-                                     gcluster_eq, G);
+            uint32_t c = cg_dot_htab_intern(&G->cluster_tab, cell_key, (uint32_t)G->nc, gcluster_eq, G);
             if (c == G->nc)
                 G->nc++;
             gcluster *C = &G->c[c];

@@ -398,13 +398,14 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
                        cg_error *err)
 {
     const cg_entry_observer *obs = job->observer;
-    cg_strbuf tmp = CG_STRBUF_INIT;
+    cg_strbuf own = CG_STRBUF_INIT;
+    cg_strbuf *tmp = job->scratch ? job->scratch : &own;
     key_set ks = {0};
     bool typed;
     int rc = 0;
     cg_yw_map_begin(w);
     const char *invoked;
-    if ((rc = write_key(env, &tpl->invoke, tpl, w, &tmp, &invoked)) != 0)
+    if ((rc = write_key(env, &tpl->invoke, tpl, w, tmp, &invoked)) != 0)
         goto out;
     if (obs)
         obs->begin(obs->ctx, tpl, job->job, job->workflow, invoked);
@@ -420,13 +421,13 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
         }
     } else if (tpl->name_arg >= 0) {
         const cg_tpl_node *v = &tpl->args.kids[tpl->name_arg + 1];
-        if (v->kind != 'v' || (rc = expand(env, v, tpl, &tmp, &typed)) != 0 ||
-            !cg_streq(cg_strbuf_str(&tmp), job->name)) {
+        if (v->kind != 'v' || (rc = expand(env, v, tpl, tmp, &typed)) != 0 ||
+            !cg_streq(cg_strbuf_str(tmp), job->name)) {
             if (rc == 0) {
                 cg_pos p = cg_doc_where(tpl->doc, v->path);
                 rc = cg_error_at(err, &p, "'name' here gives '%s' but the job is named '%s' (by the tree's "
                                  "job_name); write name: \"{{ job }}\" or leave 'name' out",
-                                 cg_strbuf_str(&tmp), job->name);
+                                 cg_strbuf_str(tmp), job->name);
             }
             goto out;
         }
@@ -457,13 +458,13 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
                 if (obs)
                     obs->arg(obs->ctx, key_id(&tpl->args.kids[i]), "filters", tpl->args.kids[i].path, val->kind, NULL,
                              false, val->path, NULL, -1);
-                if ((rc = write_combined_filters(env, tpl, w, &tmp, val, job)) != 0)
+                if ((rc = write_combined_filters(env, tpl, w, tmp, val, job)) != 0)
                     goto out;
                 continue;
             }
         }
         const char *key;
-        if ((rc = write_key(env, &tpl->args.kids[i], tpl, w, &tmp, &key)) != 0 ||
+        if ((rc = write_key(env, &tpl->args.kids[i], tpl, w, tmp, &key)) != 0 ||
             (rc = check_arg_key(env, tpl, &tpl->args.kids[i], key)) != 0 ||
             (rc = keys_add(&ks, env, tpl, &tpl->args.kids[i], key)) != 0)
             goto out;
@@ -471,17 +472,17 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
             if (obs)
                 obs->arg(obs->ctx, key_id(&tpl->args.kids[i]), key, tpl->args.kids[i].path, val->kind, NULL, false,
                          val->path, NULL, -1);
-            if ((rc = render_node(env, val, tpl, w, &tmp)) != 0)
+            if ((rc = render_node(env, val, tpl, w, tmp)) != 0)
                 goto out;
             continue;
         }
         /* the key's text may live in tmp, which the value reuses */
-        char *owned = obs && key == tmp.buf ? cg_xstrdup(key) : NULL;
+        char *owned = obs && key == tmp->buf ? cg_xstrdup(key) : NULL;
         if (owned)
             key = owned;
         const char *text;
         size_t len;
-        if ((rc = write_scalar(env, val, tpl, w, &tmp, &text, &len, &typed)) != 0) {
+        if ((rc = write_scalar(env, val, tpl, w, tmp, &text, &len, &typed)) != 0) {
             free(owned);
             goto out;
         }
@@ -505,6 +506,7 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
     cg_yw_end(w);
 out:
     keys_release(&ks);
-    cg_strbuf_release(&tmp);
+    cg_strbuf_reset(tmp);
+    cg_strbuf_release(&own);
     return rc;
 }

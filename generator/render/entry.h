@@ -39,6 +39,7 @@ typedef struct cg_render_job {
     bool lift_filters;             /* drop the template's own `filters:` too */
     const struct cg_entry_observer *observer; /* sees each argument as it is written, or NULL */
     int job, workflow;             /* for the observer */
+    cg_strbuf *scratch;            /* reused between entries, or NULL */
 } cg_render_job;
 
 /* Writes one workflow entry ("- job: {...}") into a sequence of `w`.  The
