@@ -18,6 +18,7 @@ void cg_env_init(cg_env *env, const cg_tree *t, cg_error *err)
     env->val = cg_xcalloc(n, sizeof *env->val);
     env->len = cg_xcalloc(n, sizeof *env->len);
     env->typed = cg_xcalloc(n, sizeof *env->typed);
+    env->dim_len = cg_xcalloc(t->ndims + 1, sizeof *env->dim_len);
     cg_arena_init(&env->arena);
     cg_strbuf_init(&env->scratch);
 }
@@ -30,6 +31,7 @@ void cg_env_release(cg_env *env)
     free(env->val);
     free(env->len);
     free(env->typed);
+    free(env->dim_len);
     free(env->applied);
     free(env->expanding);
     cg_strbuf_release(&env->scratch);
@@ -59,7 +61,11 @@ int cg_env_bind(cg_env *env, const cg_cell *cell)
     for (size_t b = 0; b < CG_NBUILTINS; b++) {
         env->builtin[b] = NULL;
         env->builtin_typed[b] = false;
+        env->builtin_len[b] = SIZE_MAX;
     }
+    for (size_t d = 0; d < t->ndims; d++)
+        env->dim_len[d] = SIZE_MAX;
+    env->cell_pending = false;
     env->builtin[CG_B_TREE] = t->name;
     env->napplied = 0;
     env->nexpanding = 0;
@@ -102,6 +108,33 @@ void cg_env_set_builtin(cg_env *env, enum cg_builtin b, const char *value, bool 
 {
     env->builtin[b] = value;
     env->builtin_typed[b] = typed;
+    env->builtin_len[b] = SIZE_MAX;
+    if (b == CG_B_CELL)
+        env->cell_pending = false;
+}
+
+void cg_env_defer_cell(cg_env *env)
+{
+    if (!env->builtin[CG_B_CELL])
+        env->cell_pending = true;
+}
+
+/* {{ cell }}: the job name pattern expanded without the phase. */
+static void make_cell(cg_env *env)
+{
+    const cg_tree *t = env->t;
+    env->cell_pending = false;
+    const char *saved = env->builtin[CG_B_PHASE];
+    size_t saved_len = env->builtin_len[CG_B_PHASE];
+    env->builtin[CG_B_PHASE] = NULL;
+    cg_strbuf *out = &env->scratch;
+    size_t from = out->len;
+    cg_env_expand(env, &t->job_name, CG_EXPAND_NAME, t, out, &t->job_name_src, "the job name pattern");
+    env->builtin[CG_B_PHASE] = saved;
+    env->builtin_len[CG_B_PHASE] = saved_len;
+    cg_env_set_builtin(env, CG_B_CELL, cg_arena_strndup(&env->arena, out->buf ? out->buf + from : "",
+                                                        out->len - from), false);
+    cg_strbuf_truncate(out, from);
 }
 
 static void describe_for_error(cg_env *env, cg_strbuf *sb)
@@ -123,17 +156,25 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
         const char *v = env->cell->values[id];
         if (!v)
             return 0;
+        /* measured once per bound cell (an env made by hand has no dim_len) */
+        if (!env->dim_len)
+            *n = strlen(v);
+        else if ((*n = env->dim_len[id]) == SIZE_MAX)
+            *n = env->dim_len[id] = strlen(v);
         *s = v;
-        *n = strlen(v);
         *typed = false;
         return 1;
     }
     if ((size_t)id < t->ndims + CG_NBUILTINS) {
         size_t b = (size_t)id - t->ndims;
+        if (b == CG_B_CELL && env->cell_pending)
+            make_cell(env);
         if (!env->builtin[b])
             return 0;
+        if (env->builtin_len[b] == SIZE_MAX)
+            env->builtin_len[b] = strlen(env->builtin[b]);
         *s = env->builtin[b];
-        *n = strlen(*s);
+        *n = env->builtin_len[b];
         *typed = env->builtin_typed[b];
         return 1;
     }
@@ -222,11 +263,15 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
  * offset the first of them that matches, else the byte itself.  Only the
  * bytes that start a replaced string (none is empty) are looked at closer;
  * the runs between them are copied whole. */
-static void add_replaced(cg_strbuf *out, const char *v, size_t n, const cg_tree *t)
+static void add_replaced(cg_env *env, cg_strbuf *out, const char *v, size_t n, const cg_tree *t)
 {
-    bool starts[256] = {false};
-    for (size_t r = 0; r < t->nreplace; r++)
-        starts[(unsigned char)t->replace_from[r][0]] = true;
+    bool *starts = env->starts;
+    if (env->starts_of != t) {
+        memset(env->starts, 0, sizeof env->starts);
+        for (size_t r = 0; r < t->nreplace; r++)
+            starts[(unsigned char)t->replace_from[r][0]] = true;
+        env->starts_of = t;
+    }
     size_t run = 0;
     for (size_t k = 0; k < n;) {
         if (!starts[(unsigned char)v[k]]) {
@@ -318,7 +363,7 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const
         }
         drop_next_sep = false;
         if (replace && replace->nreplace) {
-            add_replaced(out, v, n, replace);
+            add_replaced(env, out, v, n, replace);
         } else {
             cg_strbuf_add(out, v, n);
         }

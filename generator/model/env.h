@@ -38,6 +38,11 @@ typedef struct cg_env {
     bool *typed;
     const char *builtin[CG_NBUILTINS];
     bool builtin_typed[CG_NBUILTINS];
+    size_t builtin_len[CG_NBUILTINS]; /* SIZE_MAX: not measured yet */
+    size_t *dim_len;             /* [ndims], the bound cell's; SIZE_MAX: not measured yet */
+    bool cell_pending;           /* {{ cell }} is made when first asked for */
+    const cg_tree *starts_of;    /* the tree whose `replace` starts[] is for */
+    bool starts[256];            /* bytes that start one of its `replace` strings */
     const cg_override **applied; /* overrides that matched this cell */
     size_t napplied, applied_cap;
     cg_arena arena;
@@ -56,6 +61,9 @@ void cg_env_release(cg_env *env);
 int cg_env_bind(cg_env *env, const cg_cell *cell);
 /* Sets a built-in for what follows (job, phase, workflow, ...). */
 void cg_env_set_builtin(cg_env *env, enum cg_builtin b, const char *value, bool typed);
+/* {{ cell }} (the job name pattern without the phase) for the bound cell,
+ * made when first asked for, unless it is set already. */
+void cg_env_defer_cell(cg_env *env);
 /* The value of `id`: 1 and the value when set, 0 when unset, -1 on error
  * (a cycle, or a variable using an unset name).  Bound to a group's cell
  * (cg_cell.group), a variable using a name the group lacks is unset. */

@@ -259,16 +259,8 @@ int cg_model_bind_job(const cg_model *p, cg_env *env, const cg_job *j, int workf
     cg_env_set_builtin(env, CG_B_WORKFLOW, workflow >= 0 ? p->manifest.workflows[workflow].name : NULL, false);
     bool gated = workflow >= 0 && (j->gated & ((uint64_t)1 << workflow));
     cg_env_set_builtin(env, CG_B_ON_REQUEST, gated ? "true" : "false", true);
-    /* {{ cell }}: the job name without its phase */
-    if (!env->builtin[CG_B_CELL] || env->cell != j->cell) {
-        const char *saved = env->builtin[CG_B_PHASE];
-        env->builtin[CG_B_PHASE] = NULL;
-        cg_strbuf name = CG_STRBUF_INIT;
-        cg_env_expand(env, &t->job_name, CG_EXPAND_NAME, t, &name, &t->job_name_src, "the job name pattern");
-        env->builtin[CG_B_PHASE] = saved;
-        cg_env_set_builtin(env, CG_B_CELL, cg_arena_strndup(&env->arena, cg_strbuf_str(&name), name.len), false);
-        cg_strbuf_release(&name);
-    }
+    /* {{ cell }}: the job name without its phase, made when first used */
+    cg_env_defer_cell(env);
     return 0;
 }
 

@@ -210,10 +210,13 @@ typedef struct tn_slot {
 } tn_slot;
 
 /* Kept between counts (the fit counts a tree many times): a count starts
- * a new epoch instead of clearing or allocating the table again. */
+ * a new epoch in a small part of the table, instead of clearing or
+ * allocating it again, and grows that part as it needs (a large table
+ * spread thin would miss the cache on every lookup). */
 typedef struct tn_table {
     tn_slot *slot;
-    size_t cap;
+    size_t cap;                 /* the slots in use: a power of two */
+    size_t alloc;               /* the slots allocated */
     uint8_t *has_child, *group; /* per node id, set when the node is made */
     uint32_t *leaves;
     uint32_t n;                 /* nodes, the root (0) included */
@@ -225,24 +228,49 @@ static uint64_t tn_hash(uint32_t parent, int32_t dim, const char *value)
     return cg_dot_mix(cg_dot_mix(parent, (uint64_t)dim + 1), (uint64_t)(uintptr_t)value);
 }
 
+/* Starts a new epoch: every slot is free again. */
+static void tn_new_epoch(tn_table *T)
+{
+    if (++T->epoch == 0) { /* wrapped: a stale slot could carry any epoch */
+        memset(T->slot, 0, T->alloc * sizeof *T->slot);
+        T->epoch = 1;
+    }
+}
+
+static void tn_place(tn_table *T, tn_slot s)
+{
+    size_t h = (size_t)tn_hash(s.parent, s.dim, s.value) & (T->cap - 1);
+    while (T->slot[h].epoch == T->epoch)
+        h = (h + 1) & (T->cap - 1);
+    s.epoch = T->epoch;
+    T->slot[h] = s;
+}
+
+/* Doubles the slots in use (the first call: 1024), keeping the entries. */
 static void tn_grow(tn_table *T)
 {
-    tn_slot *old = T->slot;
-    size_t old_cap = T->cap;
-    T->cap = old_cap ? old_cap * 2 : 1024;
-    T->slot = cg_xcalloc(T->cap, sizeof *T->slot);
-    for (size_t i = 0; i < old_cap; i++) {
-        if (old[i].epoch != T->epoch)
-            continue;
-        size_t h = (size_t)tn_hash(old[i].parent, old[i].dim, old[i].value) & (T->cap - 1);
-        while (T->slot[h].epoch == T->epoch)
-            h = (h + 1) & (T->cap - 1);
-        T->slot[h] = old[i];
+    size_t cap = T->cap ? T->cap * 2 : 1024;
+    tn_slot *keep = NULL;
+    size_t nkeep = 0;
+    if (T->cap) {
+        keep = cg_xmalloc(((size_t)T->n + 1) * sizeof *keep);
+        for (size_t i = 0; i < T->cap; i++)
+            if (T->slot[i].epoch == T->epoch)
+                keep[nkeep++] = T->slot[i];
     }
-    free(old);
-    T->has_child = cg_xrealloc(T->has_child, T->cap / 2 + 1);
-    T->group = cg_xrealloc(T->group, T->cap / 2 + 1);
-    T->leaves = cg_xrealloc(T->leaves, (T->cap / 2 + 1) * sizeof *T->leaves);
+    if (cap > T->alloc) {
+        T->slot = cg_xrealloc(T->slot, cap * sizeof *T->slot);
+        memset(T->slot + T->alloc, 0, (cap - T->alloc) * sizeof *T->slot);
+        T->alloc = cap;
+        T->has_child = cg_xrealloc(T->has_child, cap / 2 + 1);
+        T->group = cg_xrealloc(T->group, cap / 2 + 1);
+        T->leaves = cg_xrealloc(T->leaves, (cap / 2 + 1) * sizeof *T->leaves);
+    }
+    T->cap = cap;
+    tn_new_epoch(T); /* the kept entries are placed again, in the wider table */
+    for (size_t i = 0; i < nkeep; i++)
+        tn_place(T, keep[i]);
+    free(keep);
 }
 
 static void tn_release(tn_table *T)
@@ -270,13 +298,9 @@ static uint32_t tn_node(tn_table *T)
  * T: the table, kept between calls (zeroed the first time). */
 static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *mask, tn_table *T)
 {
-    if (!T->cap)
-        tn_grow(T);
-    if (++T->epoch == 0) { /* wrapped: every slot looks taken by some epoch */
-        memset(T->slot, 0, T->cap * sizeof *T->slot);
-        T->epoch = 1;
-    }
     T->n = 0;
+    T->cap = 0;
+    tn_grow(T); /* a new epoch in the first 1024 slots */
     tn_node(T); /* the root */
     size_t nl = 0;
     /* cells come in tree order: a cell's path mostly repeats the previous
