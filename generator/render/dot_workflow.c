@@ -85,24 +85,13 @@ typedef struct gmodel {
     size_t nc, ccap;
     gedge *e;
     size_t ne, ecap;
-    cg_dot_htab node_tab, cluster_tab, edge_tab;
+    cg_dot_htab cluster_tab, edge_tab;
     cg_map by_name;        /* static and missing names -> node + 1 */
     uint32_t *job_node;    /* [p->jobs.n]: node + 1 of the jobs in the workflow */
     size_t nstatic, njobs, ngated;
     size_t nrequires;      /* requires listed (edges may merge when collapsed) */
     bool static_job_names; /* a static entry is named as a generated job of the workflow */
 } gmodel;
-
-static bool gnode_eq(const void *ctx, uint32_t a, uint32_t b)
-{
-    const gmodel *G = ctx;
-    const gnode *x = &G->v[a], *y = &G->v[b];
-    if (x->tree != y->tree || x->job->phase != y->job->phase || x->grouped != y->grouped)
-        return false;
-    if (!x->grouped)
-        return x->job->cell == y->job->cell;
-    return masked_eq(G->p->trees[x->tree], G->masks[x->tree], x->job->cell, y->job->cell);
-}
 
 static bool gcluster_eq(const void *ctx, uint32_t a, uint32_t b)
 {
@@ -216,9 +205,11 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
     }
     G->nstatic = G->n;
     uint64_t bit = (uint64_t)1 << w;
-    /* a cell's jobs are consecutive: its key is hashed once for them all */
+    /* a cell's jobs are consecutive: its cluster (the cell, or the cells
+     * equal to it but for collapsed dimensions) is found once for them
+     * all, and a job's node is the cluster's node of its phase */
     const cg_cell *key_cell = NULL;
-    uint64_t cell_key = 0;
+    uint32_t cl = 0;
     bool gr = false;
     for (size_t k = 0; k < p->jobs.n; k++) {
         const cg_job *j = &p->jobs.v[k];
@@ -228,28 +219,29 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
         if (j->cell != key_cell) {
             key_cell = j->cell;
             gr = grouped(j->tree, G->masks[ti], j->cell);
-            cell_key = cell_key_hash(G, ti, gr, j->cell);
-        }
-        cg_grow(&G->v, &G->cap, G->n + 1, sizeof *G->v);
-        G->v[G->n] = (gnode){.kind = G_JOB, .grouped = gr, .job = j, .tree = ti, .next = NONE};
-        uint64_t h = cg_dot_mix(cell_key, j->phase);
-        uint32_t node = cg_dot_htab_intern(&G->node_tab, h, (uint32_t)G->n, gnode_eq, G);
-        bool fresh = node == G->n;
-        G->n += fresh;
-        if (fresh) {
             cg_grow(&G->c, &G->ccap, G->nc + 1, sizeof *G->c);
             G->c[G->nc] = (gcluster){.job = j, .tree = ti, .grouped = gr, .first = NONE, .last = NONE};
-            uint32_t c = cg_dot_htab_intern(&G->cluster_tab, cell_key, (uint32_t)G->nc, gcluster_eq, G);
-            if (c == G->nc)
+            cl = cg_dot_htab_intern(&G->cluster_tab, cell_key_hash(G, ti, gr, j->cell), (uint32_t)G->nc,
+                                    gcluster_eq, G);
+            if (cl == G->nc)
                 G->nc++;
-            gcluster *C = &G->c[c];
+        }
+        uint32_t node = NONE;
+        for (uint32_t x = G->c[cl].first; x != NONE && node == NONE; x = G->v[x].next)
+            if (G->v[x].job->phase == j->phase)
+                node = x;
+        if (node == NONE) {
+            cg_grow(&G->v, &G->cap, G->n + 1, sizeof *G->v);
+            node = (uint32_t)G->n++;
+            G->v[node] = (gnode){.kind = G_JOB, .grouped = gr, .job = j, .tree = ti, .next = NONE,
+                                 .cluster = cl + 1};
+            gcluster *C = &G->c[cl];
             if (C->last == NONE)
                 C->first = node;
             else
                 G->v[C->last].next = node;
             C->last = node;
             C->nnodes++;
-            G->v[node].cluster = c + 1;
         }
         gnode *v = &G->v[node];
         gcluster *C = &G->c[v->cluster - 1];
@@ -281,7 +273,6 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
             gm_edge(G, gm_resolve_job(G, j->requires[r], j->requires_job[r]), G->job_node[k] - 1);
     }
     /* what only building needs */
-    cg_dot_htab_release(&G->node_tab);
     cg_dot_htab_release(&G->cluster_tab);
     cg_dot_htab_release(&G->edge_tab);
     cg_map_release(&G->by_name);
@@ -297,7 +288,6 @@ static void gm_release(gmodel *G)
     free(G->v);
     free(G->c);
     free(G->e);
-    cg_dot_htab_release(&G->node_tab);
     cg_dot_htab_release(&G->cluster_tab);
     cg_dot_htab_release(&G->edge_tab);
     cg_map_release(&G->by_name);
