@@ -209,6 +209,31 @@ int cg_cli_build(const cg_global *g, cg_project *p, bool render)
     return rc == 0 ? 0 : CG_EXIT_ERROR;
 }
 
+int cg_cli_build_walk(const cg_global *g, cg_project *p, const cg_walker *w)
+{
+    if (g->verbose || g->opt.selection || g->opt.overlay)
+        return 1;
+    cg_options o = g->opt;
+    o.walker = w;
+    cg_error err;
+    cg_error_init(&err);
+    int rc = cg_project_load(p, &o, &err);
+    cg_error_release(&err);
+    p->m.opt.walker = NULL; /* w is the caller's */
+    if (rc != 0) {
+        cg_project_release(p);
+        cg_project_init(p);
+        return 1;
+    }
+    return 0;
+}
+
+void cg_cli_warnings(const cg_global *g, const cg_project *p)
+{
+    if (p->m.warnings.count && (!g->quiet || g->opt.strict))
+        fputs(cg_strbuf_str(&p->m.warnings.text), stderr);
+}
+
 size_t cg_cli_outputs(cg_project *p, cg_output_file *out, size_t max)
 {
     size_t n = 0;

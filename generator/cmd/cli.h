@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cmd/project.h"
+#include "model/walk.h"
 
 enum { CG_EXIT_OK = 0, CG_EXIT_DIFF = 1, CG_EXIT_ERROR = 2 };
 
@@ -82,6 +83,15 @@ bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char 
 /* Loads and renders the project; prints the error (and warnings) itself.
  * Returns 0, or CG_EXIT_ERROR. */
 int cg_cli_build(const cg_global *g, cg_project *p, bool render);
+/* Loads the project walking its cells and jobs through `w` and keeping none
+ * (model/walk.h): 0 when the walk gave what the whole load gives (then
+ * cg_cli_warnings prints the warnings as cg_cli_build would have); 1 when it
+ * could not (or -v, a selection on the command line: their output names
+ * what the whole load read), with p released and initialized again, for
+ * cg_cli_build.  Prints nothing. */
+int cg_cli_build_walk(const cg_global *g, cg_project *p, const cg_walker *w);
+/* The warnings of a loaded project, as cg_cli_build prints them. */
+void cg_cli_warnings(const cg_global *g, const cg_project *p);
 /* Renders a loaded project, printing an error (CG_EXIT_ERROR) on failure. */
 int cg_cli_render(const cg_global *g, cg_project *p);
 

@@ -65,43 +65,30 @@ static void pair_text(cg_strbuf *sb, const cg_tree *t, const cg_pair *m)
     cg_strbuf_addf(sb, "%s=%s + %s=%s", t->dims[m->d1], m->v1, t->dims[m->d2], m->v2);
 }
 
-/* The cost of the selected cells: per cell, the product of the matching rules. */
-static double selection_cost(const cg_tier *tier, const cg_cells *cells, const bool *selected, cg_env *env)
-{
-    double sum = 0;
-    for (size_t c = 0; c < cells->n; c++) {
-        if (!selected[c] || cg_env_bind(env, &cells->v[c]) != 0)
-            continue;
-        double cost = 1;
-        for (size_t r = 0; r < tier->ncosts; r++)
-            if (cg_pattern_matches(tier->costs[r], env))
-                cost *= tier->cost_values[r];
-        sum += cost;
-    }
-    return sum;
-}
+/* What the report of one tier says, however it was found: from the whole
+ * model (tier_from_model) or from a walk of the cells (struct tier_walk). */
+typedef struct tier_report {
+    const cg_tree *t;
+    const cg_tier *tier;
+    const int *dims;
+    size_t nd;
+    size_t nsel, nlive;
+    double cost;               /* when tier->ncosts */
+    char **cell;               /* [nsel]: the selected cells, described */
+    bool *pinned;              /* [nsel] */
+    const cg_pair *pairs;      /* the reachable pairs, in the order of cg_coverage */
+    size_t npairs;
+    const size_t *by;          /* [npairs]: the selected cell (its place + 1) that covers it first, or 0 */
+} tier_report;
 
-static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec, bool json, json_t *arr,
-                       cg_strbuf *out, cg_error *err)
+static int print_tier(const tier_report *r, bool json, json_t *arr, cg_strbuf *out)
 {
-    const cg_tree *t = p->m.trees[ti];
-    const cg_tier *tier = &t->tiers[k];
-    const cg_cells *cells = &p->m.cells[ti];
-    int *dims = cg_xcalloc(t->ndims + 1, sizeof *dims);
-    size_t nd = coverage_dims(t, tier, dims_spec, dims, err);
-    if (nd == (size_t)-1) {
-        free(dims);
-        return -1;
-    }
-    bool *selected = cg_xcalloc(cells->n + 1, sizeof *selected);
-    size_t nsel = 0;
-    for (size_t c = 0; c < cells->n; c++)
-        if (cells->v[c].tiers & ((uint64_t)1 << k))
-            selected[c] = true, nsel++;
-    cg_env env;
-    cg_env_init(&env, t, err);
-    cg_coverage cov;
-    cg_coverage_compute(t, cells, dims, nd, selected, &cov);
+    const cg_tree *t = r->t;
+    const cg_tier *tier = r->tier;
+    size_t covered = 0;
+    for (size_t i = 0; i < r->npairs; i++)
+        covered += r->by[i] != 0;
+    size_t nmissing = r->npairs - covered;
     json_t *o = json ? json_object() : NULL;
     json_t *jcells = json ? json_array() : NULL, *jmissing = json ? json_array() : NULL, *jdims = NULL;
     if (json) {
@@ -111,65 +98,61 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
                                                    tier->kind == CG_TIER_ALL ? "all" :
                                                    tier->kind == CG_TIER_NONE ? "none" : "cells"));
         jdims = json_array();
-        for (size_t i = 0; i < nd; i++)
-            json_array_append_new(jdims, json_string(t->dims[dims[i]]));
+        for (size_t i = 0; i < r->nd; i++)
+            json_array_append_new(jdims, json_string(t->dims[r->dims[i]]));
         json_object_set_new(o, "dimensions", jdims);
-        json_object_set_new(o, "reachable_pairs", json_integer((json_int_t)cov.reachable));
-        json_object_set_new(o, "covered_pairs", json_integer((json_int_t)cov.covered));
-        json_object_set_new(o, "live_cells", json_integer((json_int_t)p->m.cells[ti].nlive));
+        json_object_set_new(o, "reachable_pairs", json_integer((json_int_t)r->npairs));
+        json_object_set_new(o, "covered_pairs", json_integer((json_int_t)covered));
+        json_object_set_new(o, "live_cells", json_integer((json_int_t)r->nlive));
         if (tier->ncosts)
-            json_object_set_new(o, "cost", json_real(selection_cost(tier, cells, selected, &env)));
+            json_object_set_new(o, "cost", json_real(r->cost));
     } else {
         cg_strbuf_addf(out, "tree %s, tier %s (%s over", t->name, tier->name,
                        tier->kind == CG_TIER_PAIRWISE ? "pairwise" : tier->kind == CG_TIER_ALL ? "all cells" :
                        tier->kind == CG_TIER_NONE ? "no cells" : "listed cells");
-        for (size_t i = 0; i < nd; i++)
-            cg_strbuf_addf(out, "%s %s", i ? "," : "", t->dims[dims[i]]);
-        cg_strbuf_addf(out, ")\n  pairs covered: %zu/%zu\n  cells: %zu of %zu live cells", cov.covered,
-                       cov.reachable, nsel, cells->nlive);
+        for (size_t i = 0; i < r->nd; i++)
+            cg_strbuf_addf(out, "%s %s", i ? "," : "", t->dims[r->dims[i]]);
+        cg_strbuf_addf(out, ")\n  pairs covered: %zu/%zu\n  cells: %zu of %zu live cells", covered, r->npairs,
+                       r->nsel, r->nlive);
         if (tier->ncosts)
-            cg_strbuf_addf(out, ", cost %g", selection_cost(tier, cells, selected, &env));
+            cg_strbuf_addf(out, ", cost %g", r->cost);
         cg_strbuf_addc(out, '\n');
     }
-    for (size_t c = 0; c < cells->n; c++) {
-        if (!selected[c])
-            continue;
-        cg_strbuf cell = CG_STRBUF_INIT;
-        cg_cell_describe(t, &cells->v[c], &cell);
-        bool pin = pinned_cell(tier, &cells->v[c], &env);
+    for (size_t c = 0; c < r->nsel; c++) {
         if (json) {
             json_t *x = json_object();
-            json_object_set_new(x, "cell", json_string(cell.buf));
-            json_object_set_new(x, "pinned", json_boolean(pin));
+            json_object_set_new(x, "cell", json_string(r->cell[c]));
+            json_object_set_new(x, "pinned", json_boolean(r->pinned[c]));
             json_array_append_new(jcells, x);
         } else {
-            cg_strbuf_addf(out, "    %s%s\n", cell.buf, pin ? "  (pinned)" : "");
+            cg_strbuf_addf(out, "    %s%s\n", r->cell[c], r->pinned[c] ? "  (pinned)" : "");
         }
-        cg_strbuf_release(&cell);
     }
     /* the proof: each covered pair, and the first selected cell that has it */
     json_t *jpairs = json ? json_array() : NULL;
-    if (cov.covered && !json)
-        cg_strbuf_addf(out, "  covered pairs (%zu):\n", cov.covered);
+    if (covered && !json)
+        cg_strbuf_addf(out, "  covered pairs (%zu):\n", covered);
     cg_strbuf line = CG_STRBUF_INIT;
-    for (size_t i = 0; i < cov.covered; i++) {
-        pair_text(&line, t, &cov.pairs[i]);
-        cg_strbuf cell = CG_STRBUF_INIT;
-        cg_cell_describe(t, &cells->v[cov.by[i]], &cell);
+    for (size_t i = 0; i < r->npairs; i++) {
+        if (!r->by[i])
+            continue;
+        pair_text(&line, t, &r->pairs[i]);
+        const char *cell = r->cell[r->by[i] - 1];
         if (json) {
             json_t *x = json_object();
             json_object_set_new(x, "pair", json_string(line.buf));
-            json_object_set_new(x, "cell", json_string(cell.buf));
+            json_object_set_new(x, "cell", json_string(cell));
             json_array_append_new(jpairs, x);
         } else {
-            cg_strbuf_addf(out, "    %-40s by %s\n", line.buf, cell.buf);
+            cg_strbuf_addf(out, "    %-40s by %s\n", line.buf, cell);
         }
-        cg_strbuf_release(&cell);
     }
-    if (cov.nmissing && !json)
-        cg_strbuf_addf(out, "  missing pairs (%zu):\n", cov.nmissing);
-    for (size_t i = 0; i < cov.nmissing; i++) {
-        pair_text(&line, t, &cov.missing[i]);
+    if (nmissing && !json)
+        cg_strbuf_addf(out, "  missing pairs (%zu):\n", nmissing);
+    for (size_t i = 0; i < r->npairs; i++) {
+        if (r->by[i])
+            continue;
+        pair_text(&line, t, &r->pairs[i]);
         if (json)
             json_array_append_new(jmissing, json_string(line.buf));
         else
@@ -182,10 +165,213 @@ static int report_tier(cg_project *p, size_t ti, size_t k, const char *dims_spec
         json_object_set_new(o, "missing", jmissing);
         json_array_append_new(arr, o);
     }
-    int rc = cov.nmissing ? 1 : 0;
+    return nmissing ? 1 : 0;
+}
+
+/* The cost of the selected cells: per cell, the product of the matching rules. */
+static double cell_cost(const cg_tier *tier, cg_env *env)
+{
+    double cost = 1;
+    for (size_t r = 0; r < tier->ncosts; r++)
+        if (cg_pattern_matches(tier->costs[r], env))
+            cost *= tier->cost_values[r];
+    return cost;
+}
+
+/* A tier's report from the whole model. */
+static int tier_from_model(cg_project *p, size_t ti, size_t k, const int *dims, size_t nd, bool json, json_t *arr,
+                           cg_strbuf *out, cg_error *err)
+{
+    const cg_tree *t = p->m.trees[ti];
+    const cg_tier *tier = &t->tiers[k];
+    const cg_cells *cells = &p->m.cells[ti];
+    bool *selected = cg_xcalloc(cells->n + 1, sizeof *selected);
+    size_t *place = cg_xcalloc(cells->n + 1, sizeof *place);
+    tier_report r = {.t = t, .tier = tier, .dims = dims, .nd = nd, .nlive = cells->nlive};
+    r.cell = cg_xcalloc(cells->n + 1, sizeof *r.cell);
+    r.pinned = cg_xcalloc(cells->n + 1, sizeof *r.pinned);
+    cg_env env;
+    cg_env_init(&env, t, err);
+    for (size_t c = 0; c < cells->n; c++) {
+        if (!(cells->v[c].tiers & ((uint64_t)1 << k)))
+            continue;
+        selected[c] = true;
+        place[c] = r.nsel + 1;
+        cg_strbuf d = CG_STRBUF_INIT;
+        cg_cell_describe(t, &cells->v[c], &d);
+        r.cell[r.nsel] = cg_strbuf_detach(&d, NULL);
+        r.pinned[r.nsel] = pinned_cell(tier, &cells->v[c], &env);
+        r.nsel++;
+    }
+    for (size_t c = 0; c < cells->n && tier->ncosts; c++)
+        if (selected[c] && cg_env_bind(&env, &cells->v[c]) == 0)
+            r.cost += cell_cost(tier, &env);
+    cg_coverage cov;
+    cg_coverage_compute(t, cells, dims, nd, selected, &cov);
+    /* back in the order of the pairs: covered and missing ones each keep it */
+    r.npairs = cov.reachable;
+    cg_pair *pairs = cg_xcalloc(r.npairs + 1, sizeof *pairs);
+    size_t *by = cg_xcalloc(r.npairs + 1, sizeof *by);
+    for (size_t i = 0; i < cov.covered; i++)
+        pairs[i] = cov.pairs[i], by[i] = place[cov.by[i]];
+    for (size_t i = 0; i < cov.nmissing; i++)
+        pairs[cov.covered + i] = cov.missing[i];
+    r.pairs = pairs;
+    r.by = by;
+    int rc = print_tier(&r, json, arr, out);
+    for (size_t c = 0; c < r.nsel; c++)
+        free(r.cell[c]);
+    free(r.cell);
+    free(r.pinned);
+    free(pairs);
+    free(by);
     cg_env_release(&env);
     cg_coverage_release(&cov);
     free(selected);
+    free(place);
+    return rc;
+}
+
+/* ---- coverage from a walk of the cells (model/walk.h): only the pair
+ * tables and the selected cells are kept, never the matrix ---- */
+
+typedef struct tier_walk {
+    size_t ti, k;
+    int *dims;
+    size_t nd;                 /* (size_t)-1: --dims is wrong for the tree */
+    cg_error err;              /* why (report_tier says it again) */
+    tier_report r;
+    cg_pair *pairs;
+    size_t *by;
+    size_t npairs, cap, by_cap, cell_cap;
+    cg_map index;              /* "d1\x1fd2\x1fv1\x1fv2" -> pair + 1 */
+    cg_pool pool;
+} tier_walk;
+
+typedef struct cov_walk {
+    const char *want_tree, *want_tier, *dims;
+    tier_walk *v;
+    size_t n, cap, first;      /* v[first..n): the tiers of the tree being walked */
+    cg_strbuf key;
+} cov_walk;
+
+/* Whether tier k is reported (and how the whole-model loop picks it). */
+static bool reported(const cg_tree *t, size_t k, const char *want_tree, const char *want_tier)
+{
+    const cg_tier *tier = &t->tiers[k];
+    if (want_tree && !cg_streq(t->name, want_tree))
+        return false;
+    if (tier->kind == CG_TIER_NONE) /* the tree takes no part: nothing to cover */
+        return false;
+    return want_tier ? cg_streq(tier->name, want_tier) : tier->kind != CG_TIER_ALL;
+}
+
+static void walk_tree(void *ctx, const cg_tree *t)
+{
+    cov_walk *C = ctx;
+    C->first = C->n;
+    for (size_t k = 0; k < t->ntiers; k++) {
+        if (!reported(t, k, C->want_tree, C->want_tier))
+            continue;
+        cg_grow(&C->v, &C->cap, C->n + 1, sizeof *C->v);
+        tier_walk *w = &C->v[C->n++];
+        memset(w, 0, sizeof *w);
+        w->ti = t->index;
+        w->k = k;
+        cg_error_init(&w->err);
+        cg_map_init(&w->index);
+        cg_pool_init(&w->pool);
+        w->dims = cg_xcalloc(t->ndims + 1, sizeof *w->dims);
+        w->nd = coverage_dims(t, &t->tiers[k], C->dims, w->dims, &w->err);
+        w->r = (tier_report){.t = t, .tier = &t->tiers[k], .dims = w->dims, .nd = w->nd};
+    }
+}
+
+static int walk_cell(void *ctx, const cg_tree *t, const cg_cell *cell, cg_env *env)
+{
+    cov_walk *C = ctx;
+    bool live = cell->status == CG_CELL_LIVE;
+    for (size_t i = C->first; i < C->n; i++) {
+        tier_walk *w = &C->v[i];
+        if (w->nd == (size_t)-1)
+            continue;
+        size_t place = 0;
+        w->r.nlive += live;
+        if (cell->tiers & ((uint64_t)1 << w->k)) {
+            cg_grow(&w->r.cell, &w->cell_cap, w->r.nsel + 1, sizeof *w->r.cell);
+            w->r.pinned = cg_xrealloc(w->r.pinned, w->cell_cap * sizeof *w->r.pinned);
+            cg_strbuf d = CG_STRBUF_INIT;
+            cg_cell_describe(t, cell, &d);
+            w->r.cell[w->r.nsel] = cg_strbuf_detach(&d, NULL);
+            w->r.pinned[w->r.nsel] = false; /* pinned cells are a pairwise tier's: never walked */
+            place = ++w->r.nsel;
+            if (w->r.tier->ncosts)
+                w->r.cost += cell_cost(w->r.tier, env);
+        }
+        if (!live)
+            continue;
+        /* the pairs of the cell, numbered in the order they first occur */
+        for (size_t a = 0; a < w->nd; a++)
+            for (size_t b = a + 1; b < w->nd; b++) {
+                int d1 = w->dims[a] < w->dims[b] ? w->dims[a] : w->dims[b];
+                int d2 = w->dims[a] < w->dims[b] ? w->dims[b] : w->dims[a];
+                const char *v1 = cell->values[d1], *v2 = cell->values[d2];
+                if (!v1 || !v2)
+                    continue;
+                cg_strbuf_reset(&C->key);
+                cg_strbuf_addf(&C->key, "%d\x1f%d\x1f%s\x1f%s", d1, d2, v1, v2);
+                size_t n = (size_t)cg_map_get(&w->index, C->key.buf);
+                if (!n) {
+                    cg_grow(&w->pairs, &w->cap, w->npairs + 1, sizeof *w->pairs);
+                    cg_grow(&w->by, &w->by_cap, w->npairs + 1, sizeof *w->by);
+                    w->pairs[w->npairs] = (cg_pair){d1, d2, v1, v2};
+                    w->by[w->npairs] = 0;
+                    cg_map_put(&w->index, cg_intern(&w->pool, C->key.buf), (void *)(w->npairs + 1));
+                    n = ++w->npairs;
+                }
+                if (place && !w->by[n - 1])
+                    w->by[n - 1] = place;
+            }
+    }
+    return 0;
+}
+
+static void tier_walk_release(tier_walk *w)
+{
+    for (size_t c = 0; c < w->r.nsel; c++)
+        free(w->r.cell[c]);
+    free(w->r.cell);
+    free(w->r.pinned);
+    free(w->pairs);
+    free(w->by);
+    free(w->dims);
+    cg_map_release(&w->index);
+    cg_pool_release(&w->pool);
+    cg_error_release(&w->err);
+}
+
+/* Reports tier k of tree ti: from the walk when there was one, else from
+ * the whole model.  1 when a pair is missing, -1 after an error. */
+static int report_tier(cg_project *p, const cov_walk *C, size_t ti, size_t k, const char *dims_spec, bool json,
+                       json_t *arr, cg_strbuf *out, cg_error *err)
+{
+    if (C) {
+        for (size_t i = 0; i < C->n; i++) {
+            tier_walk *w = &C->v[i];
+            if (w->ti != ti || w->k != k)
+                continue;
+            if (w->nd == (size_t)-1)
+                break; /* --dims is wrong for the tree: said below */
+            w->r.pairs = w->pairs;
+            w->r.by = w->by;
+            w->r.npairs = w->npairs;
+            return print_tier(&w->r, json, arr, out);
+        }
+    }
+    const cg_tree *t = p->m.trees[ti];
+    int *dims = cg_xcalloc(t->ndims + 1, sizeof *dims);
+    size_t nd = coverage_dims(t, &t->tiers[k], dims_spec, dims, err);
+    int rc = nd == (size_t)-1 ? -1 : tier_from_model(p, ti, k, dims, nd, json, arr, out, err);
     free(dims);
     return rc;
 }
@@ -229,7 +415,14 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
     }
     cg_project p;
     cg_project_init(&p);
-    int rc = cg_cli_build(g, &p, false);
+    /* walk the cells, keeping the pair tables only; the whole model when
+     * the walk cannot give the same report (model/walk.h) */
+    cov_walk C = {.want_tree = want_tree, .want_tier = want_tier, .dims = dims, .key = CG_STRBUF_INIT};
+    cg_walker walker = {.tree = walk_tree, .cell = walk_cell, .ctx = &C};
+    bool walked = cg_cli_build_walk(g, &p, &walker) == 0;
+    if (walked)
+        cg_cli_warnings(g, &p);
+    int rc = walked ? 0 : cg_cli_build(g, &p, false);
     if (rc != 0) {
         cg_project_release(&p);
         return rc;
@@ -250,7 +443,7 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
                 continue;
             if (want_tier ? !cg_streq(tier->name, want_tier) : tier->kind == CG_TIER_ALL)
                 continue;
-            int r = report_tier(&p, ti, k, dims, json, arr, &out, &err);
+            int r = report_tier(&p, walked ? &C : NULL, ti, k, dims, json, arr, &out, &err);
             if (r < 0)
                 rc = CG_EXIT_ERROR;
             missing = missing || r == 1;
@@ -278,6 +471,10 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
         json_decref(arr);
     cg_strbuf_release(&out);
     cg_error_release(&err);
+    for (size_t i = 0; i < C.n; i++)
+        tier_walk_release(&C.v[i]);
+    free(C.v);
+    cg_strbuf_release(&C.key);
     cg_project_release(&p);
     return rc;
 }

@@ -548,6 +548,49 @@ static int explain_skipped(const cg_model *m, const char *name, cg_strbuf *out, 
     return found;
 }
 
+/* explain JOB from a walk of the jobs (model/walk.h): the job asked for,
+ * copied out of the walk (its cell's arrays, its requires' names). */
+typedef struct find_job {
+    const char *name;
+    cg_pool *pool;
+    bool found;
+    cg_job job;
+    cg_cell cell;
+} find_job;
+
+static int find_job_fn(void *ctx, const cg_job *j)
+{
+    find_job *F = ctx;
+    if (F->found || !cg_streq(j->name, F->name))
+        return 0;
+    const cg_tree *t = j->tree;
+    F->found = true;
+    F->cell = *j->cell;
+    const char **values = cg_pool_alloc(F->pool, (t->ndims + 1) * sizeof *values);
+    memcpy(values, j->cell->values, t->ndims * sizeof *values);
+    F->cell.values = values;
+    if (j->cell->nzvars) {
+        const cg_vardecl **zv = cg_pool_alloc(F->pool, j->cell->nzvars * sizeof *zv);
+        memcpy(zv, j->cell->zvars, j->cell->nzvars * sizeof *zv);
+        F->cell.zvars = zv;
+    }
+    F->job = *j;
+    F->job.name = cg_intern(F->pool, j->name);
+    F->job.cell = &F->cell;
+    const char **names = cg_pool_alloc(F->pool, (j->nrequires + 1) * sizeof *names);
+    const cg_pos **pos = cg_pool_alloc(F->pool, (j->nrequires + 1) * sizeof *pos);
+    int32_t *idx = cg_pool_alloc(F->pool, (j->nrequires + 1) * sizeof *idx);
+    for (uint32_t r = 0; r < j->nrequires; r++) {
+        names[r] = cg_intern(F->pool, j->requires[r]);
+        pos[r] = j->requires_pos[r];
+        idx[r] = j->requires_job[r];
+    }
+    F->job.requires = names;
+    F->job.requires_pos = pos;
+    F->job.requires_job = idx;
+    return 0;
+}
+
 int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -611,7 +654,20 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
         }
     cg_project p;
     cg_project_init(&p);
-    int rc = cg_cli_build(g, &p, false);
+    /* a job's name: walk the jobs for it, keeping none; the whole model for
+     * anything else (another kind of name, none, --cell) or when the walk
+     * cannot give the same answer (model/walk.h) */
+    find_job F = {.name = cell_mode ? NULL : argv[optind], .pool = &p.m.pool};
+    cg_walker walker = {.job = find_job_fn, .ctx = &F};
+    bool walked = !cell_mode && cg_cli_build_walk(g, &p, &walker) == 0;
+    if (walked && !F.found) {
+        cg_project_release(&p);
+        cg_project_init(&p);
+        walked = false;
+    }
+    if (walked)
+        cg_cli_warnings(g, &p);
+    int rc = walked ? 0 : cg_cli_build(g, &p, false);
     cg_selection_release(&sel);
     if (rc != 0) {
         cg_project_release(&p);
@@ -627,7 +683,7 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
         else
             rc = explain_cell(&p, &q, &out, &err) == 0 ? 0 : CG_EXIT_DIFF;
     } else {
-        const cg_job *j = cg_jobs_find(&p.m.jobs, argv[optind]);
+        const cg_job *j = walked ? (F.found ? &F.job : NULL) : cg_jobs_find(&p.m.jobs, argv[optind]);
         int sk = 0;
         if (!j && explain_static(&p.m, argv[optind], &out)) {
             /* a static entry of the manifest's workflows */

@@ -23,11 +23,29 @@ typedef struct walk {
     size_t cand_cap;
     cg_strbuf key;
     uint64_t tiers;
+    /* cg_expand_each: no `out`; each cell is made in `scratch`, handed to fn */
+    cg_cell scratch;
+    cg_cell_fn fn;
+    void *ctx;
+    size_t n, nlive;
+    const cg_pattern *by;         /* what removed every removed cell so far, or NULL */
 } walk;
 
 static cg_cell *new_cell(walk *W, const cg_tnode *leaf, bool extra)
 {
     cg_cells *c = W->out;
+    if (!c) {
+        cg_cell *cell = &W->scratch;
+        memset(cell, 0, sizeof *cell);
+        cell->index = (uint32_t)W->n++;
+        cell->leaf = leaf;
+        cell->extra = extra;
+        cell->values = W->values;
+        cell->zvars = W->nz ? W->zstack : NULL;
+        cell->nzvars = (uint32_t)W->nz;
+        cell->tiers = W->tiers;
+        return cell;
+    }
     cg_grow(&c->v, &c->cap, c->n + 1, sizeof *c->v);
     cg_cell *cell = &c->v[c->n];
     memset(cell, 0, sizeof *cell);
@@ -212,7 +230,15 @@ static int visit_bound(walk *W, const cg_tnode *node)
     if (node->nchildren == 0) {
         bool extra = node->extra;
         cg_cell *cell = new_cell(W, node, extra);
-        return filter_cell(W, cell);
+        if (filter_cell(W, cell) != 0)
+            return -1;
+        if (!W->fn)
+            return 0;
+        if (cell->status == CG_CELL_LIVE)
+            W->nlive++;
+        else if (cell->index == 0 || (W->by && W->by != cell->removed_by))
+            W->by = cell->index == 0 ? cell->removed_by : NULL;
+        return W->fn(W->ctx, cell, &W->env);
     }
     for (size_t i = 0; i < node->nchildren; i++)
         if (visit(W, node->children[i]) != 0)
@@ -289,13 +315,9 @@ static int report_unmatched(cg_tree *t, bool strict, cg_warnings *warn, cg_error
 }
 
 /* Every cell the tree spells out is filtered away: almost always a mistake. */
-static int report_all_removed(const cg_tree *t, const cg_cells *cells, bool strict, cg_warnings *warn,
+static int report_all_removed(const cg_tree *t, const cg_pattern *by, bool strict, cg_warnings *warn,
                               cg_error *err)
 {
-    const cg_pattern *by = cells->v[0].removed_by;
-    for (size_t c = 1; c < cells->n && by; c++)
-        if (cells->v[c].removed_by != by)
-            by = NULL;
     cg_pos pos = by ? by->pos : t->dim_pos[0];
     char what[256];
     if (by)
@@ -467,8 +489,50 @@ int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool str
     }
     if (rc == 0)
         rc = report_unmatched(t, strict, warn, err);
-    if (rc == 0 && out->n && !out->nlive)
-        rc = report_all_removed(t, out, strict, warn, err);
+    if (rc == 0 && out->n && !out->nlive) {
+        const cg_pattern *by = out->v[0].removed_by; /* the same for every cell, or NULL */
+        for (size_t c = 1; c < out->n && by; c++)
+            if (out->v[c].removed_by != by)
+                by = NULL;
+        rc = report_all_removed(t, by, strict, warn, err);
+    }
+    free(W.values);
+    free(W.scope);
+    free(W.zstack);
+    cg_env_release(&W.env);
+    return rc;
+}
+
+int cg_expand_each(cg_tree *t, long max_cells, bool strict, cg_cell_fn fn, void *ctx, cg_warnings *warn,
+                   cg_error *err)
+{
+    uint64_t total;
+    if (count_cells(t, t->root, max_cells, &total, err) != 0)
+        return -1;
+    if (t->ntiers > 64) {
+        cg_pos p = t->tiers[64].pos;
+        return cg_error_at(err, &p, "a tree can declare at most 64 tiers");
+    }
+    walk W = {0};
+    W.t = t;
+    W.fn = fn;
+    W.ctx = ctx;
+    W.err = err;
+    cg_env_init(&W.env, t, err);
+    W.values = cg_xcalloc(t->ndims + 1, sizeof *W.values);
+    W.scope = cg_xcalloc(t->nnodes + 1, sizeof *W.scope);
+    W.fx = cg_xcalloc(2 * t->nnodes + 1, sizeof *W.fx);
+    cg_strbuf_init(&W.key);
+    int rc = visit(&W, t->root);
+    for (size_t i = 0; i < 2 * t->nnodes; i++)
+        index_release(&W.fx[i]);
+    free(W.fx);
+    free(W.cand);
+    cg_strbuf_release(&W.key);
+    if (rc == 0)
+        rc = report_unmatched(t, strict, warn, err);
+    if (rc == 0 && W.n && !W.nlive)
+        rc = report_all_removed(t, W.by, strict, warn, err);
     free(W.values);
     free(W.scope);
     free(W.zstack);

@@ -37,6 +37,20 @@
 int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, const cg_tier_prev *prev,
               cg_tier_changes *changes, cg_warnings *warn,
               cg_error *err);
+/* What cg_expand_each hands on: one cell, live or removed (filters applied,
+ * the tiers of the nodes above it; not yet those cg_tiers_assign gives), and
+ * the env bound to it.  Both are valid only during the call: the cell's
+ * arrays are the walk's and change with the next cell.  Non-zero stops the
+ * walk (cg_expand_each then returns -1). */
+typedef int (*cg_cell_fn)(void *ctx, cg_cell *cell, cg_env *env);
+
+/* Expands the tree as cg_expand() does, in the same order, without keeping
+ * the cells: each goes to fn and is gone.  Counts pattern hits and reports
+ * patterns that match nothing and a tree whose cells are all removed as
+ * cg_expand() does; assigns no tiers (the caller does, for the tier kinds it
+ * can: cg_tiers_assign needs every cell). */
+int cg_expand_each(cg_tree *t, long max_cells, bool strict, cg_cell_fn fn, void *ctx, cg_warnings *warn,
+                   cg_error *err);
 /* Checks before expanding: t makes at most max_cells cells, and its jobs
  * (cells x phases) added to *jobs (those of the trees before it) at most
  * max_jobs; adds them to *jobs, or returns -1 after an error at the tree. */

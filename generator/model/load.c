@@ -12,6 +12,7 @@
 #include "lang/schema.h"
 #include "model/pipeline.h"
 #include "model/select.h"
+#include "model/walk.h"
 
 void cg_model_init(cg_model *p)
 {
@@ -62,6 +63,7 @@ void cg_model_release(cg_model *p)
     free(p->marks);
     free(p->root);
     free(p->source_ids);
+    cg_walk_free(p->walk);
     cg_pool_release(&p->pool);
     memset(p, 0, sizeof *p);
 }
@@ -367,7 +369,8 @@ static int dims_template(cg_model *p, const cg_job *j, cg_error *err)
         return 1;
     if (!tpl)
         return -1;
-    p->job_templates[j->index] = tpl;
+    if (p->job_templates)
+        p->job_templates[j->index] = tpl;
     return 0;
 }
 
@@ -407,6 +410,26 @@ static int load_templates(cg_model *p, cg_error *err)
         cg_env_release(&envs[i]);
     free(envs);
     return rc;
+}
+
+int cg_model_job_templates(cg_model *p, const cg_job *j, cg_env *env, cg_error *err)
+{
+    if (!p->phase_templates)
+        p->phase_templates = cg_xcalloc(p->ntrees + 1, sizeof *p->phase_templates);
+    const cg_phase *ph = &j->tree->phases[j->phase];
+    for (size_t w = 0; w < p->manifest.nworkflows; w++) {
+        if (!(j->workflows & ((uint64_t)1 << w)))
+            continue;
+        if (!ph->template_path.has_names && p->phase_templates[j->tree->index] &&
+            p->phase_templates[j->tree->index][j->phase])
+            return 0;
+        int rc = ph->template_path.has_names ? dims_template(p, j, err) : 1;
+        if (rc != 1)
+            return rc; /* made from the cell's values: the same in every workflow */
+        if (cg_model_bind_job(p, env, j, (int)w) != 0 || load_template(p, j, env, err) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 const cg_template *cg_model_template(const cg_model *p, const cg_job *j, cg_env *env, cg_error *err)
@@ -558,6 +581,8 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
     p->tier_prev.fresh = p->opt.fresh_tiers;
     p->trees = cg_xcalloc(m->ntrees + 1, sizeof *p->trees);
     p->cells = cg_xcalloc(m->ntrees + 1, sizeof *p->cells);
+    if (p->opt.walker && cg_walk_begin(p, err) != 0)
+        return -1;
     uint64_t jobs = 0; /* cells x phases of the trees so far, bounded before each expands */
     for (size_t i = 0; i < m->ntrees; i++) {
         const cg_doc *doc = model_doc(p, m->trees[i], &m->tree_pos[i], err);
@@ -573,9 +598,11 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
                 cg_error_note(err, &m->tree_pos[j], "the other one");
                 return -1;
             }
-        if (cg_expand_bound(t, m->max_cells, m->max_jobs, m->max_filter_tests, &jobs, err) != 0 ||
-            cg_expand(t, &p->pool, &p->cells[i], m->max_cells, p->opt.strict, &p->tier_prev, &p->tier_changes,
-                      &p->warnings, err) != 0)
+        if (cg_expand_bound(t, m->max_cells, m->max_jobs, m->max_filter_tests, &jobs, err) != 0)
+            return -1;
+        if (p->opt.walker ? cg_walk_tree(p, t, err) != 0
+                          : cg_expand(t, &p->pool, &p->cells[i], m->max_cells, p->opt.strict, &p->tier_prev,
+                                      &p->tier_changes, &p->warnings, err) != 0)
             return -1;
     }
     if (check_workflow_tiers(p, err) != 0 || check_tree_tiers(p, err) != 0)
@@ -588,6 +615,8 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
             return cg_error_at(err, &l->pos, "list '%s' is used by no tree", l->name);
         cg_warn_at(&p->warnings, &l->pos, "list '%s' is used by no tree", l->name);
     }
+    if (p->opt.walker) /* the cells and jobs were walked, not kept */
+        return cg_walk_finish(p, err);
     for (size_t i = 0; i < p->ntrees; i++) {
         const cg_tree *t = p->trees[i];
         size_t *skipped = cg_xcalloc(t->nphases + 1, sizeof *skipped);

@@ -38,6 +38,7 @@ typedef struct cg_options {
     bool fresh_tiers;         /* choose pairwise tiers afresh, not from the committed config's */
     const struct cg_pipeline_input *pipeline; /* cigen select: pick the jobs of this pipeline
                                                * (model/pipeline.h) instead of a selection */
+    const struct cg_walker *walker; /* walk the cells and jobs, keep none (model/walk.h) */
 } cg_options;
 
 /* The overlay cigen picks up by itself when it exists in the project folder
@@ -110,6 +111,7 @@ typedef struct cg_model {
     char sources_digest[41];  /* of every source read, sorted by path */
     cg_tier_prev tier_prev;   /* the pairwise tiers' cells the committed config recorded */
     cg_tier_changes tier_changes; /* cells that entered or left them since */
+    struct cg_walk *walk;     /* opt.walker's state (model/walk.c), or NULL */
 } cg_model;
 
 void cg_model_init(cg_model *m);
@@ -131,6 +133,10 @@ const char *cg_model_source_kind(const cg_model *m, const char *rel);
 /* The template path of a job, expanded (env bound to the job). */
 int cg_model_template_path(const cg_model *m, const cg_job *j, cg_env *env, cg_strbuf *out, cg_error *err);
 const cg_template *cg_model_template(const cg_model *m, const cg_job *j, cg_env *env, cg_error *err);
+/* Loads and compiles (once per path) the templates job j uses in its
+ * workflows, as cg_model_load does for every job: for a walk (model/walk.h),
+ * where j is gone after.  env is bound to j's cell. */
+int cg_model_job_templates(cg_model *m, const cg_job *j, cg_env *env, cg_error *err);
 
 /* Binds env to the job's cell and sets its built-ins (job, phase, cell,
  * workflow, on_request); workflow may be -1. */

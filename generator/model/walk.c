@@ -1,0 +1,449 @@
+/* walk — a model's cells and jobs one at a time (model/walk.h).
+ *
+ * Each step mirrors the whole load's for the projects walk.h admits: the
+ * tiers of cg_tiers_assign (all, listed cells), the jobs of cg_jobs_build
+ * (a cell's phases, their names and requires), the checks of
+ * cg_jobs_check_requires and the templates of load_templates, cell by cell. */
+#include "model/walk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "base/text.h"
+#include "model/select.h"
+
+struct cg_walk {
+    cg_model *m;
+    cg_error *err;
+    const cg_walker *w;
+    /* the tree being walked */
+    cg_tree *t;
+    size_t ntrees;
+    uint64_t *ungated, *gated;  /* [nworkflows]: the tree's tiers a workflow takes */
+    bool *all;                  /* [nworkflows]: the workflow takes every cell */
+    size_t **skipped;           /* [ntrees][nphases]: live cells a phase does not run for */
+    size_t *nlive;              /* [ntrees] */
+    /* one cell's jobs, by phase */
+    cg_job *jobs;
+    cg_strbuf *names;
+    bool *has;
+    uint64_t runs;
+    /* the requires of the job being made */
+    const char **rname;
+    const cg_pos **rpos;
+    int32_t *rjob;
+    size_t rcap;
+    uint64_t rseen;             /* phases of the cell already required */
+    uint32_t njobs;
+    uint64_t *hashes;           /* of every job name, to find a duplicate */
+    size_t nhashes, hcap;
+};
+
+void cg_walk_free(struct cg_walk *W)
+{
+    if (!W)
+        return;
+    for (size_t i = 0; W->skipped && i < W->ntrees; i++)
+        free(W->skipped[i]);
+    free(W->skipped);
+    free(W->nlive);
+    free(W->ungated);
+    free(W->gated);
+    free(W->all);
+    free(W->jobs);
+    if (W->names)
+        for (size_t p = 0; p < CG_MAX_PHASES; p++)
+            cg_strbuf_release(&W->names[p]);
+    free(W->names);
+    free(W->has);
+    free(W->rname);
+    free(W->rpos);
+    free(W->rjob);
+    free(W->hashes);
+    free(W);
+}
+
+int cg_walk_begin(cg_model *m, cg_error *err)
+{
+    const cg_manifest *man = &m->manifest;
+    if (man->nworkflows > 64 || m->opt.pipeline || m->opt.overlay ||
+        (m->opt.selection && !cg_selection_empty(m->opt.selection)) ||
+        (m->opt.fallback && !cg_selection_empty(m->opt.fallback)))
+        return -1;
+    for (size_t w = 0; w < man->nworkflows; w++)
+        if (man->workflows[w].order == CG_ORDER_LIST)
+            return -1;
+    struct cg_walk *W = cg_xcalloc(1, sizeof *W);
+    W->m = m;
+    W->err = err;
+    W->w = m->opt.walker;
+    W->ntrees = man->ntrees;
+    W->skipped = cg_xcalloc(man->ntrees + 1, sizeof *W->skipped);
+    W->nlive = cg_xcalloc(man->ntrees + 1, sizeof *W->nlive);
+    W->ungated = cg_xcalloc(man->nworkflows + 1, sizeof *W->ungated);
+    W->gated = cg_xcalloc(man->nworkflows + 1, sizeof *W->gated);
+    W->all = cg_xcalloc(man->nworkflows + 1, sizeof *W->all);
+    W->jobs = cg_xcalloc(CG_MAX_PHASES, sizeof *W->jobs);
+    W->names = cg_xcalloc(CG_MAX_PHASES, sizeof *W->names);
+    for (size_t p = 0; p < CG_MAX_PHASES; p++)
+        cg_strbuf_init(&W->names[p]);
+    W->has = cg_xcalloc(CG_MAX_PHASES, sizeof *W->has);
+    m->walk = W;
+    return 0;
+}
+
+/* A name whose value would depend on the job that bound the cell first
+ * (the env keeps a variable's value for the cell). */
+static bool volatile_name(const cg_tree *t, int id)
+{
+    return id == cg_tree_builtin(t, CG_B_JOB) || id == cg_tree_builtin(t, CG_B_PHASE) ||
+           id == cg_tree_builtin(t, CG_B_CELL) || id == cg_tree_builtin(t, CG_B_WORKFLOW) ||
+           id == cg_tree_builtin(t, CG_B_ON_REQUEST);
+}
+
+static bool volatile_decls(const cg_tree *t, const cg_vardecl *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t s = 0; s < v[i].text.nsegs; s++)
+            if (v[i].text.segs[s].kind == CG_SEG_NAME && volatile_name(t, v[i].text.segs[s].id))
+                return true;
+    return false;
+}
+
+/* Whether the walk can follow the tree cell by cell (see walk.h). */
+static bool walkable(const cg_tree *t)
+{
+    if (t->nphases > CG_MAX_PHASES)
+        return false;
+    for (size_t k = 0; k < t->ntiers; k++)
+        if (t->tiers[k].kind == CG_TIER_PAIRWISE)
+            return false;
+    for (size_t p = 0; p < t->nphases; p++)
+        if (t->phases[p].aggregate)
+            return false;
+    for (size_t i = 0; i < t->nnodes; i++) {
+        const cg_tnode *n = t->nodes[i];
+        if (volatile_decls(t, n->vars, n->nvars) || (n->zip && volatile_decls(t, n->zip->cells, n->zip->n * n->zip->nnames)))
+            return false;
+    }
+    for (size_t o = 0; o < t->noverrides; o++)
+        if (volatile_decls(t, t->overrides[o].vars, t->overrides[o].nvars))
+            return false;
+    return true;
+}
+
+/* cg_tiers_assign's tiers that need no other cell: `all` and listed cells. */
+static void cell_tiers(cg_tree *t, cg_cell *cell, cg_env *env)
+{
+    bool live = cell->status == CG_CELL_LIVE;
+    for (size_t k = 0; k < t->ntiers; k++) {
+        cg_tier *tier = &t->tiers[k];
+        uint64_t bit = (uint64_t)1 << k;
+        if (tier->kind == CG_TIER_ALL) {
+            if (live)
+                cell->tiers |= bit;
+            continue;
+        }
+        for (size_t c = 0; c < tier->ncells; c++)
+            if (cg_pattern_matches(tier->cells[c], env) && live) {
+                cell->tiers |= bit;
+                tier->cells[c]->hits++;
+            }
+    }
+}
+
+/* cg_jobs_build's phase_runs: whether phase ph runs for the bound cell. */
+static bool phase_runs(const cg_phase *ph, cg_env *env)
+{
+    for (size_t s = 0; s < ph->nskip; s++)
+        if (cg_pattern_matches(ph->skip[s], env)) {
+            ph->skip[s]->hits++;
+            return false;
+        }
+    bool kept = ph->nonly == 0;
+    for (size_t s = 0; s < ph->nonly; s++)
+        if (cg_pattern_matches(ph->only[s], env)) {
+            kept = true;
+            ph->only[s]->hits++;
+        }
+    return kept;
+}
+
+static void add_require(struct cg_walk *W, cg_job *j, const char *name, int32_t q, const cg_pos *pos)
+{
+    if (q >= 0) {
+        if (W->rseen & ((uint64_t)1 << q))
+            return;
+        W->rseen |= (uint64_t)1 << q;
+    } else {
+        for (uint32_t i = 0; i < j->nrequires; i++)
+            if (W->rjob[i] < 0 && (W->rname[i] == name || cg_streq(W->rname[i], name)))
+                return;
+    }
+    if (j->nrequires >= W->rcap) {
+        W->rcap = W->rcap ? 2 * W->rcap : 16;
+        W->rname = cg_xrealloc(W->rname, W->rcap * sizeof *W->rname);
+        W->rpos = cg_xrealloc(W->rpos, W->rcap * sizeof *W->rpos);
+        W->rjob = cg_xrealloc(W->rjob, W->rcap * sizeof *W->rjob);
+    }
+    W->rname[j->nrequires] = name;
+    W->rpos[j->nrequires] = pos;
+    W->rjob[j->nrequires] = q;
+    j->nrequires++;
+}
+
+/* cg_jobs_build's requires_of for a cell's job: what phase p requires, looking
+ * through the phases that do not run for the cell.  -1 where the whole load
+ * reports an error. */
+static int requires_of(struct cg_walk *W, cg_job *j, size_t p, const cg_pos *origin, unsigned depth)
+{
+    const cg_tree *t = W->t;
+    const cg_phase *ph = &t->phases[p];
+    if (depth > t->nphases)
+        return 0;
+    for (size_t r = 0; r < ph->nrequires; r++) {
+        const cg_pos *at = origin ? origin : &ph->requires_pos[r];
+        int q = ph->requires_phase[r];
+        if (q < 0) {
+            add_require(W, j, ph->requires[r], -1, at);
+            continue;
+        }
+        if (!((W->runs >> q) & 1)) {
+            if (requires_of(W, j, (size_t)q, at, depth + 1) != 0)
+                return -1;
+            continue;
+        }
+        if (!W->has[q])
+            return -1; /* that phase has no job for the cell */
+        const cg_job *dep = &W->jobs[q];
+        if (dep == j)
+            continue;
+        if (j->workflows & ~dep->workflows)
+            return -1; /* not in every workflow j is in */
+        add_require(W, j, dep->name, q, at);
+    }
+    return 0;
+}
+
+/* Whether workflow w lists a static entry named `name`. */
+static bool static_entry(const cg_manifest *m, size_t w, const char *name)
+{
+    json_t *st = m->workflows[w].jobs;
+    for (size_t i = 0; st && i < json_array_size(st); i++)
+        if (cg_streq(cg_static_entry_name(json_array_get(st, i)), name))
+            return true;
+    return false;
+}
+
+/* cg_jobs_check_requires for one job, and the name of a static entry of its
+ * workflows; -1 where the whole load reports an error (or might: an outside
+ * name that no static entry has may be a generated job of another cell). */
+static int check_job(struct cg_walk *W, const cg_job *j)
+{
+    const cg_manifest *m = &W->m->manifest;
+    for (size_t w = 0; w < m->nworkflows; w++) {
+        if (!(j->workflows & ((uint64_t)1 << w)))
+            continue;
+        if (static_entry(m, w, j->name))
+            return -1;
+        for (uint32_t r = 0; r < j->nrequires; r++)
+            if (j->requires_job[r] < 0 && !static_entry(m, w, j->requires[r]))
+                return -1;
+    }
+    return 0;
+}
+
+/* The jobs of one live cell (env bound to it), as cg_jobs_build makes them. */
+static int cell_jobs(struct cg_walk *W, cg_cell *cell, cg_env *env)
+{
+    cg_tree *t = W->t;
+    size_t np = t->nphases, ti = t->index;
+    W->runs = 0;
+    for (size_t p = 0; p < np; p++) {
+        if (phase_runs(&t->phases[p], env))
+            W->runs |= (uint64_t)1 << p;
+        else
+            W->skipped[ti][p]++;
+        if (W->err->set)
+            return -1;
+    }
+    for (size_t p = 0; p < np; p++) {
+        const cg_phase *ph = &t->phases[p];
+        W->has[p] = false;
+        if (!((W->runs >> p) & 1))
+            continue;
+        uint64_t in = 0, gate = 0;
+        for (size_t k = 0; k < ph->nworkflows; k++) {
+            int w = ph->workflows[k];
+            uint64_t bit = (uint64_t)1 << w;
+            if (W->all[w] || (cell->tiers & W->ungated[w]))
+                in |= bit;
+            else if (cell->tiers & W->gated[w])
+                in |= bit, gate |= bit;
+        }
+        if (!in)
+            continue;
+        cg_strbuf *name = &W->names[p];
+        cg_strbuf_reset(name);
+        cg_env_set_builtin(env, CG_B_PHASE, ph->name, false);
+        bool own = ph->job_name.nsegs > 0;
+        if (cg_env_expand(env, own ? &ph->job_name : &t->job_name, CG_EXPAND_NAME, t, name,
+                          own ? &ph->job_name_src : &t->job_name_src, "the job name pattern") != 0 ||
+            name->len == 0 || cg_name_breaker(name->buf))
+            return -1;
+        cg_job *j = &W->jobs[p];
+        memset(j, 0, sizeof *j);
+        j->name = name->buf;
+        j->tree = t;
+        j->cell = cell;
+        j->phase = (uint32_t)p;
+        j->workflows = in;
+        j->gated = gate;
+        W->has[p] = true;
+        cg_grow(&W->hashes, &W->hcap, W->nhashes + 1, sizeof *W->hashes);
+        W->hashes[W->nhashes++] = cg_hash(name->buf, name->len);
+    }
+    for (size_t p = 0; p < np; p++) {
+        if (!W->has[p])
+            continue;
+        cg_job *j = &W->jobs[p];
+        j->index = W->njobs++;
+        W->rseen = 0;
+        if (requires_of(W, j, p, NULL, 0) != 0)
+            return -1;
+        j->requires = W->rname;
+        j->requires_pos = W->rpos;
+        j->requires_job = W->rjob;
+        if (check_job(W, j) != 0 || (W->w->job && W->w->job(W->w->ctx, j) != 0) ||
+            cg_model_job_templates(W->m, j, env, W->err) != 0 || W->err->set)
+            return -1;
+        j->requires = NULL;
+        j->requires_pos = NULL;
+        j->requires_job = NULL;
+    }
+    return 0;
+}
+
+static int walk_cell(void *ctx, cg_cell *cell, cg_env *env)
+{
+    struct cg_walk *W = ctx;
+    cell_tiers(W->t, cell, env);
+    if (W->err->set || (W->w->cell && W->w->cell(W->w->ctx, W->t, cell, env) != 0))
+        return -1;
+    if (cell->status != CG_CELL_LIVE)
+        return 0;
+    W->nlive[W->t->index]++;
+    return cell_jobs(W, cell, env);
+}
+
+int cg_walk_tree(cg_model *m, cg_tree *t, cg_error *err)
+{
+    struct cg_walk *W = m->walk;
+    const cg_manifest *man = &m->manifest;
+    if (!walkable(t))
+        return -1;
+    W->t = t;
+    for (size_t w = 0; w < man->nworkflows; w++) {
+        const cg_workflow_decl *wd = &man->workflows[w];
+        W->all[w] = wd->ntiers == 0 && wd->non_request == 0;
+        W->ungated[w] = W->gated[w] = 0;
+        for (size_t k = 0; k < t->ntiers; k++) {
+            for (size_t i = 0; i < wd->ntiers; i++)
+                if (cg_streq(t->tiers[k].name, wd->tiers[i]))
+                    W->ungated[w] |= (uint64_t)1 << k;
+            for (size_t i = 0; i < wd->non_request; i++)
+                if (cg_streq(t->tiers[k].name, wd->on_request[i]))
+                    W->gated[w] |= (uint64_t)1 << k;
+        }
+    }
+    W->skipped[t->index] = cg_xcalloc(t->nphases + 1, sizeof **W->skipped);
+    if (W->w->tree)
+        W->w->tree(W->w->ctx, t);
+    if (cg_expand_each(t, man->max_cells, m->opt.strict, walk_cell, W, &m->warnings, err) != 0)
+        return -1;
+    /* a listed tier cell no live cell matches is an error */
+    for (size_t k = 0; k < t->ntiers; k++)
+        for (size_t c = 0; c < t->tiers[k].ncells; c++)
+            if (!t->tiers[k].cells[c]->hits)
+                return -1;
+    return err->set ? -1 : 0;
+}
+
+/* Sorts in place (qsort's merge sort would take as much memory again). */
+static void sift(uint64_t *v, size_t i, size_t n)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && v[c + 1] > v[c])
+            c++;
+        if (v[i] >= v[c])
+            return;
+        uint64_t x = v[i];
+        v[i] = v[c];
+        v[c] = x;
+        i = c;
+    }
+}
+
+static void heap_sort(uint64_t *v, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift(v, i, n);
+    for (size_t end = n; end > 1; end--) {
+        uint64_t x = v[0];
+        v[0] = v[end - 1];
+        v[end - 1] = x;
+        sift(v, 0, end - 1);
+    }
+}
+
+int cg_walk_finish(cg_model *p, cg_error *err)
+{
+    struct cg_walk *W = p->walk;
+    const cg_manifest *m = &p->manifest;
+    /* the warnings of the whole load's jobs, in its order */
+    for (size_t i = 0; i < p->ntrees; i++) {
+        const cg_tree *t = p->trees[i];
+        for (size_t k = 0; k < t->nphases; k++) {
+            const cg_phase *ph = &t->phases[k];
+            if (!W->nlive[i] || W->skipped[i][k] < W->nlive[i])
+                continue;
+            if (p->opt.strict || (!ph->nskip && !ph->nonly))
+                return -1;
+            const char *why = ph->nskip && ph->nonly ? "'skip' and 'only'" : ph->nskip ? "'skip'" : "'only'";
+            cg_warn_at(&p->warnings, &ph->pos, "phase '%s' runs for no cell: its %s leave%s no job", ph->name, why,
+                       ph->nskip && ph->nonly ? "" : "s");
+        }
+    }
+    for (size_t w = 0; w < m->nworkflows; w++)
+        if (m->workflows[w].per_change)
+            p->per_change = (int)w;
+    for (size_t i = 0; i < p->ntrees; i++) {
+        const cg_tree *t = p->trees[i];
+        for (size_t k = 0; k < t->npatterns; k++) {
+            const cg_pattern *pt = t->patterns[k];
+            if (pt->hits || !(cg_streq(pt->kind, "skip") || cg_streq(pt->kind, "phase only")))
+                continue;
+            if (p->opt.strict)
+                return -1;
+            const char *kind = cg_streq(pt->kind, "skip") ? "skip" : "only";
+            cg_warn_at(&p->warnings, &pt->pos, "%s pattern %s matches no cell", kind, pt->text);
+        }
+    }
+    /* two jobs of one name are an error of the whole load (or two hashes meet) */
+    heap_sort(W->hashes, W->nhashes);
+    for (size_t i = 1; i < W->nhashes; i++)
+        if (W->hashes[i] == W->hashes[i - 1])
+            return -1;
+    free(W->hashes);
+    W->hashes = NULL;
+    W->nhashes = W->hcap = 0;
+    /* a special-PR selection (special-pr.yml) changes the jobs: walk none */
+    if (cg_model_select(p, err) != 0 || !cg_selection_empty(&p->selection))
+        return -1;
+    p->orders = cg_xcalloc(m->nworkflows + 1, sizeof *p->orders);
+    return err->set ? -1 : 0;
+}
