@@ -661,9 +661,15 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     cg_walker walker = {.job = find_job_fn, .ctx = &F};
     bool walked = !cell_mode && cg_cli_build_walk(g, &p, &walker) == 0;
     if (walked && !F.found) {
-        cg_project_release(&p);
-        cg_project_init(&p);
-        walked = false;
+        /* no generated job: a static entry needs none; a fragment's job, a
+         * skipped one or a suggestion reads them all */
+        cg_strbuf probe = CG_STRBUF_INIT;
+        walked = explain_static(&p.m, argv[optind], &probe);
+        cg_strbuf_release(&probe);
+        if (!walked) {
+            cg_project_release(&p);
+            cg_project_init(&p);
+        }
     }
     if (walked)
         cg_cli_warnings(g, &p);
