@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "cmd/cli.h"
 #include "model/pairwise.h"
 
@@ -244,15 +245,14 @@ typedef struct tier_walk {
     cg_pair *pairs;
     size_t *by;
     size_t npairs, cap, by_cap, cell_cap;
-    cg_map index;              /* "d1\x1fd2\x1fv1\x1fv2" -> pair + 1 */
-    cg_pool pool;
+    uint32_t *slot;            /* open addressing: pair + 1, 0 empty */
+    size_t nslots;
 } tier_walk;
 
 typedef struct cov_walk {
     const char *want_tree, *want_tier, *dims;
     tier_walk *v;
     size_t n, cap, first;      /* v[first..n): the tiers of the tree being walked */
-    cg_strbuf key;
 } cov_walk;
 
 /* Whether tier k is reported (and how the whole-model loop picks it). */
@@ -264,6 +264,59 @@ static bool reported(const cg_tree *t, size_t k, const char *want_tree, const ch
     if (tier->kind == CG_TIER_NONE) /* the tree takes no part: nothing to cover */
         return false;
     return want_tier ? cg_streq(tier->name, want_tier) : tier->kind != CG_TIER_ALL;
+}
+
+/* The pairs' table: a pair's number (+ 1) by its dimensions and values,
+ * without a key string per pair (a large matrix has tens of thousands). */
+static uint64_t pair_hash(const cg_pair *p)
+{
+    uint64_t h = cg_hash(p->v1, strlen(p->v1)) * 0x9e3779b97f4a7c15u;
+    h ^= cg_hash(p->v2, strlen(p->v2)) + ((uint64_t)(unsigned)p->d1 << 32) + (uint64_t)(unsigned)p->d2;
+    return h ^ (h >> 29);
+}
+
+/* Whether the pair is in the table; *at is its slot, or the empty one it
+ * would take. */
+static bool pair_slot(const tier_walk *w, const cg_pair *p, size_t *at)
+{
+    size_t mask = w->nslots - 1;
+    for (size_t i = (size_t)pair_hash(p) & mask;; i = (i + 1) & mask) {
+        uint32_t k = w->slot[i];
+        *at = i;
+        if (!k)
+            return false;
+        const cg_pair *q = &w->pairs[k - 1];
+        if (q->d1 == p->d1 && q->d2 == p->d2 && cg_streq(q->v1, p->v1) && cg_streq(q->v2, p->v2))
+            return true;
+    }
+}
+
+static size_t pair_find(const tier_walk *w, const cg_pair *p)
+{
+    size_t at;
+    return w->nslots && pair_slot(w, p, &at) ? w->slot[at] : 0;
+}
+
+static size_t pair_add(tier_walk *w, const cg_pair *p)
+{
+    if ((w->npairs + 1) * 2 > w->nslots) {
+        free(w->slot);
+        w->nslots = w->nslots ? 2 * w->nslots : 64;
+        w->slot = cg_xcalloc(w->nslots, sizeof *w->slot);
+        for (size_t i = 0; i < w->npairs; i++) {
+            size_t at;
+            pair_slot(w, &w->pairs[i], &at);
+            w->slot[at] = (uint32_t)(i + 1);
+        }
+    }
+    cg_grow(&w->pairs, &w->cap, w->npairs + 1, sizeof *w->pairs);
+    cg_grow(&w->by, &w->by_cap, w->npairs + 1, sizeof *w->by);
+    w->pairs[w->npairs] = *p;
+    w->by[w->npairs] = 0;
+    size_t at;
+    pair_slot(w, p, &at);
+    w->slot[at] = (uint32_t)(w->npairs + 1);
+    return ++w->npairs;
 }
 
 static void walk_tree(void *ctx, const cg_tree *t)
@@ -279,8 +332,6 @@ static void walk_tree(void *ctx, const cg_tree *t)
         w->ti = t->index;
         w->k = k;
         cg_error_init(&w->err);
-        cg_map_init(&w->index);
-        cg_pool_init(&w->pool);
         w->dims = cg_xcalloc(t->ndims + 1, sizeof *w->dims);
         w->nd = coverage_dims(t, &t->tiers[k], C->dims, w->dims, &w->err);
         w->r = (tier_report){.t = t, .tier = &t->tiers[k], .dims = w->dims, .nd = w->nd};
@@ -318,17 +369,10 @@ static int walk_cell(void *ctx, const cg_tree *t, const cg_cell *cell, cg_env *e
                 const char *v1 = cell->values[d1], *v2 = cell->values[d2];
                 if (!v1 || !v2)
                     continue;
-                cg_strbuf_reset(&C->key);
-                cg_strbuf_addf(&C->key, "%d\x1f%d\x1f%s\x1f%s", d1, d2, v1, v2);
-                size_t n = (size_t)cg_map_get(&w->index, C->key.buf);
-                if (!n) {
-                    cg_grow(&w->pairs, &w->cap, w->npairs + 1, sizeof *w->pairs);
-                    cg_grow(&w->by, &w->by_cap, w->npairs + 1, sizeof *w->by);
-                    w->pairs[w->npairs] = (cg_pair){d1, d2, v1, v2};
-                    w->by[w->npairs] = 0;
-                    cg_map_put(&w->index, cg_intern(&w->pool, C->key.buf), (void *)(w->npairs + 1));
-                    n = ++w->npairs;
-                }
+                cg_pair pr = {d1, d2, v1, v2};
+                size_t n = pair_find(w, &pr);
+                if (!n)
+                    n = pair_add(w, &pr);
                 if (place && !w->by[n - 1])
                     w->by[n - 1] = place;
             }
@@ -345,8 +389,7 @@ static void tier_walk_release(tier_walk *w)
     free(w->pairs);
     free(w->by);
     free(w->dims);
-    cg_map_release(&w->index);
-    cg_pool_release(&w->pool);
+    free(w->slot);
     cg_error_release(&w->err);
 }
 
@@ -417,7 +460,7 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
     cg_project_init(&p);
     /* walk the cells, keeping the pair tables only; the whole model when
      * the walk cannot give the same report (model/walk.h) */
-    cov_walk C = {.want_tree = want_tree, .want_tier = want_tier, .dims = dims, .key = CG_STRBUF_INIT};
+    cov_walk C = {.want_tree = want_tree, .want_tier = want_tier, .dims = dims};
     cg_walker walker = {.tree = walk_tree, .cell = walk_cell, .ctx = &C};
     bool walked = cg_cli_build_walk(g, &p, &walker) == 0;
     if (walked)
@@ -474,7 +517,6 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
     for (size_t i = 0; i < C.n; i++)
         tier_walk_release(&C.v[i]);
     free(C.v);
-    cg_strbuf_release(&C.key);
     cg_project_release(&p);
     return rc;
 }
