@@ -3,7 +3,11 @@
  * Each step mirrors the whole load's for the projects walk.h admits: the
  * tiers of cg_tiers_assign (all, listed cells), the jobs of cg_jobs_build
  * (a cell's phases, their names and requires), the checks of
- * cg_jobs_check_requires and the templates of load_templates, cell by cell. */
+ * cg_jobs_check_requires and the templates of load_templates, cell by cell.
+ * One env serves the filters, the tiers, the job names and the templates of
+ * a cell, where the whole load binds one per step: the same values, as a
+ * variable may use no built-in name but `tree` (lang/ refuses the others),
+ * so a cell's variables do not depend on which job bound it first. */
 #include "model/walk.h"
 
 #include <stdlib.h>
@@ -93,24 +97,6 @@ int cg_walk_begin(cg_model *m, cg_error *err)
     return 0;
 }
 
-/* A name whose value would depend on the job that bound the cell first
- * (the env keeps a variable's value for the cell). */
-static bool volatile_name(const cg_tree *t, int id)
-{
-    return id == cg_tree_builtin(t, CG_B_JOB) || id == cg_tree_builtin(t, CG_B_PHASE) ||
-           id == cg_tree_builtin(t, CG_B_CELL) || id == cg_tree_builtin(t, CG_B_WORKFLOW) ||
-           id == cg_tree_builtin(t, CG_B_ON_REQUEST);
-}
-
-static bool volatile_decls(const cg_tree *t, const cg_vardecl *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        for (size_t s = 0; s < v[i].text.nsegs; s++)
-            if (v[i].text.segs[s].kind == CG_SEG_NAME && volatile_name(t, v[i].text.segs[s].id))
-                return true;
-    return false;
-}
-
 /* Whether the walk can follow the tree cell by cell (see walk.h). */
 static bool walkable(const cg_tree *t)
 {
@@ -121,14 +107,6 @@ static bool walkable(const cg_tree *t)
             return false;
     for (size_t p = 0; p < t->nphases; p++)
         if (t->phases[p].aggregate)
-            return false;
-    for (size_t i = 0; i < t->nnodes; i++) {
-        const cg_tnode *n = t->nodes[i];
-        if (volatile_decls(t, n->vars, n->nvars) || (n->zip && volatile_decls(t, n->zip->cells, n->zip->n * n->zip->nnames)))
-            return false;
-    }
-    for (size_t o = 0; o < t->noverrides; o++)
-        if (volatile_decls(t, t->overrides[o].vars, t->overrides[o].nvars))
             return false;
     return true;
 }

@@ -15,12 +15,11 @@
  * whole of it afresh (cg_options.walker NULL), which says what is wrong.  A
  * project the walk cannot follow cell by cell gives -1 at once: a pairwise
  * tier (its cells are chosen over all cells), a phase with `per` (groups
- * span cells), a workflow with an `order` list, a special-PR selection, more
- * than 64 workflows, a variable that uses job, phase, cell, workflow or
- * on_request (its value would depend on which job bound it first), a job
- * requiring an outside name no static entry of its workflows has (it may be
- * a generated job of another cell), and two job names with the same 64-bit
- * hash (perhaps a duplicate name).
+ * span cells), a workflow with an `order` list, a special-PR selection,
+ * more than 64 workflows; later, a job requiring an outside name that no
+ * static entry of its workflows has (it may be a generated job of another
+ * cell), and two job names with the same 64-bit hash (perhaps a duplicate
+ * name: the walk keeps 8 bytes per job to find one, nothing else per job).
  *
  * The state of a walk (struct cg_walk) lives in cg_model.walk; the three
  * entry points are cg_model_load's (model/load.c).
