@@ -194,7 +194,8 @@ static int tier_from_model(cg_project *p, size_t ti, size_t k, const int *dims, 
     cg_env env;
     cg_env_init(&env, t, err);
     for (size_t c = 0; c < cells->n; c++) {
-        if (!(cells->v[c].tiers & ((uint64_t)1 << k)))
+        /* a removed cell has no job: a node's tier does not select it */
+        if (cells->v[c].status != CG_CELL_LIVE || !(cells->v[c].tiers & ((uint64_t)1 << k)))
             continue;
         selected[c] = true;
         place[c] = r.nsel + 1;
@@ -348,7 +349,7 @@ static int walk_cell(void *ctx, const cg_tree *t, const cg_cell *cell, cg_env *e
             continue;
         size_t place = 0;
         w->r.nlive += live;
-        if (cell->tiers & ((uint64_t)1 << w->k)) {
+        if (live && (cell->tiers & ((uint64_t)1 << w->k))) {
             cg_grow(&w->r.cell, &w->cell_cap, w->r.nsel + 1, sizeof *w->r.cell);
             w->r.pinned = cg_xrealloc(w->r.pinned, w->cell_cap * sizeof *w->r.pinned);
             cg_strbuf d = CG_STRBUF_INIT;
