@@ -56,7 +56,12 @@ void cg_header_parse(const char *text, size_t len, cg_header_info *h)
         size_t end = nl ? (size_t)(nl - text) + 1 : len;
         if (end - i > sizeof key && memcmp(text + i, key, sizeof key - 1) == 0) {
             const char *s = text + i + sizeof key - 1;
-            const char *b = strstr(s, " body=");
+            /* the first " body=" of the line: the text need not end in a
+             * NUL (a block of a larger file) */
+            const char *b = NULL;
+            for (const char *q = s; !b && q + 6 <= text + end; q++)
+                if (memcmp(q, " body=", 6) == 0)
+                    b = q;
             if (b && b - s == 40 && b + 6 + 40 <= text + end) {
                 memcpy(h->sources, s, 40);
                 memcpy(h->body, b + 6, 40);
