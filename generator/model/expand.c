@@ -455,9 +455,8 @@ int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, long max_fi
     return 0;
 }
 
-int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, const cg_tier_prev *prev,
-              cg_tier_changes *changes, cg_warnings *warn,
-              cg_error *err)
+/* What both expansions check first: the matrix's size and the tiers'. */
+static int expand_checks(cg_tree *t, long max_cells, cg_error *err)
 {
     uint64_t total;
     if (count_cells(t, t->root, max_cells, &total, err) != 0)
@@ -466,22 +465,48 @@ int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool str
         cg_pos p = t->tiers[64].pos;
         return cg_error_at(err, &p, "a tree can declare at most 64 tiers");
     }
+    return 0;
+}
+
+/* Visits W->t's cells (W's output or callback set); the env, values and
+ * scopes stay for the caller until walk_done. */
+static int walk_tree(walk *W)
+{
+    const cg_tree *t = W->t;
+    cg_env_init(&W->env, t, W->err);
+    W->values = cg_xcalloc(t->ndims + 1, sizeof *W->values);
+    W->scope = cg_xcalloc(t->nnodes + 1, sizeof *W->scope);
+    W->fx = cg_xcalloc(2 * t->nnodes + 1, sizeof *W->fx);
+    cg_strbuf_init(&W->key);
+    int rc = visit(W, t->root);
+    for (size_t i = 0; i < 2 * t->nnodes; i++)
+        index_release(&W->fx[i]);
+    free(W->fx);
+    free(W->cand);
+    cg_strbuf_release(&W->key);
+    return rc;
+}
+
+static void walk_done(walk *W)
+{
+    free(W->values);
+    free(W->scope);
+    free(W->zstack);
+    cg_env_release(&W->env);
+}
+
+int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool strict, const cg_tier_prev *prev,
+              cg_tier_changes *changes, cg_warnings *warn,
+              cg_error *err)
+{
+    if (expand_checks(t, max_cells, err) != 0)
+        return -1;
     walk W = {0};
     W.t = t;
     W.pool = pool;
     W.out = out;
     W.err = err;
-    cg_env_init(&W.env, t, err);
-    W.values = cg_xcalloc(t->ndims, sizeof *W.values);
-    W.scope = cg_xcalloc(t->nnodes + 1, sizeof *W.scope);
-    W.fx = cg_xcalloc(2 * t->nnodes + 1, sizeof *W.fx);
-    cg_strbuf_init(&W.key);
-    int rc = visit(&W, t->root);
-    for (size_t i = 0; i < 2 * t->nnodes; i++)
-        index_release(&W.fx[i]);
-    free(W.fx);
-    free(W.cand);
-    cg_strbuf_release(&W.key);
+    int rc = walk_tree(&W);
     if (rc == 0) {
         for (size_t c = 0; c < out->n; c++)
             out->nlive += out->v[c].status == CG_CELL_LIVE;
@@ -496,46 +521,25 @@ int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool str
                 by = NULL;
         rc = report_all_removed(t, by, strict, warn, err);
     }
-    free(W.values);
-    free(W.scope);
-    free(W.zstack);
-    cg_env_release(&W.env);
+    walk_done(&W);
     return rc;
 }
 
 int cg_expand_each(cg_tree *t, long max_cells, bool strict, cg_cell_fn fn, void *ctx, cg_warnings *warn,
                    cg_error *err)
 {
-    uint64_t total;
-    if (count_cells(t, t->root, max_cells, &total, err) != 0)
+    if (expand_checks(t, max_cells, err) != 0)
         return -1;
-    if (t->ntiers > 64) {
-        cg_pos p = t->tiers[64].pos;
-        return cg_error_at(err, &p, "a tree can declare at most 64 tiers");
-    }
     walk W = {0};
     W.t = t;
     W.fn = fn;
     W.ctx = ctx;
     W.err = err;
-    cg_env_init(&W.env, t, err);
-    W.values = cg_xcalloc(t->ndims + 1, sizeof *W.values);
-    W.scope = cg_xcalloc(t->nnodes + 1, sizeof *W.scope);
-    W.fx = cg_xcalloc(2 * t->nnodes + 1, sizeof *W.fx);
-    cg_strbuf_init(&W.key);
-    int rc = visit(&W, t->root);
-    for (size_t i = 0; i < 2 * t->nnodes; i++)
-        index_release(&W.fx[i]);
-    free(W.fx);
-    free(W.cand);
-    cg_strbuf_release(&W.key);
+    int rc = walk_tree(&W);
     if (rc == 0)
         rc = report_unmatched(t, strict, warn, err);
     if (rc == 0 && W.n && !W.nlive)
         rc = report_all_removed(t, W.by, strict, warn, err);
-    free(W.values);
-    free(W.scope);
-    free(W.zstack);
-    cg_env_release(&W.env);
+    walk_done(&W);
     return rc;
 }

@@ -37,10 +37,7 @@ static uint64_t tier_mask(const cg_tree *t, const char *const *names, size_t n)
 
 /* The requires of the job being built, before they go to the pool. */
 typedef struct req_buf {
-    const char **name;
-    const cg_pos **pos;
-    int32_t *job;
-    size_t cap;
+    cg_requires_buf r;
     uint32_t *seen;     /* [jobs]: index + 1 of the job whose requires hold it */
 } req_buf;
 
@@ -68,19 +65,12 @@ typedef struct build {
     cg_error *err;
 } build;
 
-/* A generated job is added once (b->seen, by index: a group's job may
- * require thousands); a name outside the tree once among those. */
-static void add_require(cg_job *j, const char *name, int32_t job, const cg_pos *pos, req_buf *b)
+void cg_requires_add(cg_requires_buf *b, cg_job *j, const char *name, int32_t job, const cg_pos *pos)
 {
-    if (job >= 0) {
-        if (b->seen[job] == j->index + 1)
-            return;
-        b->seen[job] = j->index + 1;
-    } else {
+    if (job < 0)
         for (uint32_t i = 0; i < j->nrequires; i++)
             if (b->job[i] < 0 && (b->name[i] == name || cg_streq(b->name[i], name)))
                 return;
-    }
     if (j->nrequires >= b->cap) {
         b->cap = b->cap ? 2 * b->cap : 16;
         b->name = cg_xrealloc(b->name, b->cap * sizeof *b->name);
@@ -91,6 +81,26 @@ static void add_require(cg_job *j, const char *name, int32_t job, const cg_pos *
     b->pos[j->nrequires] = pos;
     b->job[j->nrequires] = job;
     j->nrequires++;
+}
+
+void cg_requires_release(cg_requires_buf *b)
+{
+    free(b->name);
+    free(b->pos);
+    free(b->job);
+    memset(b, 0, sizeof *b);
+}
+
+/* A generated job is added once (b->seen, by index: a group's job may
+ * require thousands); a name outside the tree once among those. */
+static void add_require(cg_job *j, const char *name, int32_t job, const cg_pos *pos, req_buf *b)
+{
+    if (job >= 0) {
+        if (b->seen[job] == j->index + 1)
+            return;
+        b->seen[job] = j->index + 1;
+    }
+    cg_requires_add(&b->r, j, name, job, pos);
 }
 
 static bool is_member(const build *B, size_t cell, size_t q)
@@ -537,9 +547,9 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
             const char **names = cg_pool_alloc(pool, j->nrequires * sizeof *names);
             const cg_pos **pos = cg_pool_alloc(pool, j->nrequires * sizeof *pos);
             int32_t *idx = cg_pool_alloc(pool, j->nrequires * sizeof *idx);
-            memcpy(names, B.rb.name, j->nrequires * sizeof *names);
-            memcpy(pos, B.rb.pos, j->nrequires * sizeof *pos);
-            memcpy(idx, B.rb.job, j->nrequires * sizeof *idx);
+            memcpy(names, B.rb.r.name, j->nrequires * sizeof *names);
+            memcpy(pos, B.rb.r.pos, j->nrequires * sizeof *pos);
+            memcpy(idx, B.rb.r.job, j->nrequires * sizeof *idx);
             j->requires = names;
             j->requires_pos = pos;
             j->requires_job = idx;
@@ -553,9 +563,7 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
     free(order);
     free(B.runs);
     free(B.at);
-    free(B.rb.name);
-    free(B.rb.pos);
-    free(B.rb.job);
+    cg_requires_release(&B.rb.r);
     free(B.rb.seen);
     free(ungated);
     free(gated);

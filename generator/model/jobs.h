@@ -50,6 +50,21 @@ typedef struct cg_job {
     uint32_t nmembers;
 } cg_job;
 
+/* The requires of the job being built: each name, where it was asked for,
+ * and the generated job it names (its index), or -1. */
+typedef struct cg_requires_buf {
+    const char **name;
+    const cg_pos **pos;
+    int32_t *job;
+    size_t cap;
+} cg_requires_buf;
+
+/* Appends one require to j's (j->nrequires counts them in b); a name
+ * outside the tree (job -1) only once.  The caller keeps a generated job
+ * from coming twice (it knows which it has seen cheaper than a scan). */
+void cg_requires_add(cg_requires_buf *b, cg_job *j, const char *name, int32_t job, const cg_pos *pos);
+void cg_requires_release(cg_requires_buf *b);
+
 typedef struct cg_jobs {
     cg_job *v;
     size_t n, cap;

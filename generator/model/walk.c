@@ -34,10 +34,7 @@ struct cg_walk {
     bool *has;
     uint64_t runs;
     /* the requires of the job being made */
-    const char **rname;
-    const cg_pos **rpos;
-    int32_t *rjob;
-    size_t rcap;
+    cg_requires_buf req;
     uint64_t rseen;             /* phases of the cell already required */
     uint32_t njobs;
     uint64_t *hashes;           /* of every job name, to find a duplicate */
@@ -61,9 +58,7 @@ void cg_walk_free(struct cg_walk *W)
             cg_strbuf_release(&W->names[p]);
     free(W->names);
     free(W->has);
-    free(W->rname);
-    free(W->rpos);
-    free(W->rjob);
+    cg_requires_release(&W->req);
     free(W->hashes);
     free(W);
 }
@@ -154,21 +149,8 @@ static void add_require(struct cg_walk *W, cg_job *j, const char *name, int32_t 
         if (W->rseen & ((uint64_t)1 << q))
             return;
         W->rseen |= (uint64_t)1 << q;
-    } else {
-        for (uint32_t i = 0; i < j->nrequires; i++)
-            if (W->rjob[i] < 0 && (W->rname[i] == name || cg_streq(W->rname[i], name)))
-                return;
     }
-    if (j->nrequires >= W->rcap) {
-        W->rcap = W->rcap ? 2 * W->rcap : 16;
-        W->rname = cg_xrealloc(W->rname, W->rcap * sizeof *W->rname);
-        W->rpos = cg_xrealloc(W->rpos, W->rcap * sizeof *W->rpos);
-        W->rjob = cg_xrealloc(W->rjob, W->rcap * sizeof *W->rjob);
-    }
-    W->rname[j->nrequires] = name;
-    W->rpos[j->nrequires] = pos;
-    W->rjob[j->nrequires] = q;
-    j->nrequires++;
+    cg_requires_add(&W->req, j, name, q, pos);
 }
 
 /* cg_jobs_build's requires_of for a cell's job: what phase p requires, looking
@@ -290,9 +272,9 @@ static int cell_jobs(struct cg_walk *W, cg_cell *cell, cg_env *env)
         W->rseen = 0;
         if (requires_of(W, j, p, NULL, 0) != 0)
             return -1;
-        j->requires = W->rname;
-        j->requires_pos = W->rpos;
-        j->requires_job = W->rjob;
+        j->requires = W->req.name;
+        j->requires_pos = W->req.pos;
+        j->requires_job = W->req.job;
         if (check_job(W, j) != 0 || (W->w->job && W->w->job(W->w->ctx, j) != 0) ||
             cg_model_job_templates(W->m, j, env, W->err) != 0 || W->err->set)
             return -1;
