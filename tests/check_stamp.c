@@ -59,6 +59,7 @@ START_TEST(any_change_checks_in_full)
     static const char *const changes[] = {
         "printf '# an edit\\n' >> t.yml",                                      /* a source */
         "sed -i 's/^jobs:/jobs: # by hand/' config.yml",                       /* the config */
+        "sed -i 's/^jobs:/jobz:/' config.yml",                                 /* the same size */
         "f=$(ls diagrams/*.dot | head -n 1); printf '// x\\n' >> \"$f\"",       /* a diagram */
         "f=$(ls diagrams/*.dot | head -n 1); cp \"$f\" diagrams/old.dot",      /* a stale diagram */
         "rm \"$(ls diagrams/*.dot | head -n 1)\"",                             /* a missing diagram */
@@ -66,6 +67,8 @@ START_TEST(any_change_checks_in_full)
         "mv t.yml ../t.yml && ln -s ../t.yml t.yml",                           /* a link out */
         "sed -i 's/^binary .*/binary build-id:00 yaml=0 jansson=0 nettle=0/' ../stamps/*.stamp", /* another cigen */
         "sed -i '/^end$/d' ../stamps/*.stamp",                                 /* a cut stamp */
+        "sed -i 's/^mac .*/mac 000102030405060708090a0b0c0d0e0f/' ../stamps/*.stamp", /* another MAC key */
+        "sed -i '/^mac /d' ../stamps/*.stamp",                                 /* no MAC key */
         "sed -i 's/^message .*/message forged/' ../stamps/*.stamp && sed -i 's/^key .*/key 00/' ../stamps/*.stamp",
     };
     for (size_t i = 0; i < sizeof changes / sizeof *changes; i++) {
