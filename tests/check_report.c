@@ -178,8 +178,9 @@ static void mem_read(void *ctx, size_t off, char *buf, size_t n)
 
 /* The report read a window at a time (cg_matrix_compare_src), told that
  * the texts are the same bytes in their common head and tail (whole lines):
- * NULL when it declined. */
-static char *report_src(const char *a, size_t alen, const char *b, size_t blen)
+ * NULL when it declined.  `pre`: the committed text read first, on its own
+ * (cg_report_old_scan), as check reads it while the config is rendered. */
+static char *report_src(const char *a, size_t alen, const char *b, size_t blen, bool pre)
 {
     size_t min = alen < blen ? alen : blen, h = 0, t = 0;
     while (h < min && a[h] == b[h])
@@ -193,7 +194,7 @@ static char *report_src(const char *a, size_t alen, const char *b, size_t blen)
     cg_report_run runs[2] = {{0, 0, h}, {blen - t, alen - t, t}};
     cg_diff_src sa = {alen, mem_read, (void *)a}, sb = {blen, mem_read, (void *)b};
     cg_matrix m;
-    if (!cg_matrix_compare_src(&sa, &sb, runs, 2, NULL, NULL, &m))
+    if (!cg_matrix_compare_src(&sa, &sb, runs, 2, NULL, NULL, pre ? cg_report_old_scan(&sa) : NULL, &m))
         return NULL;
     return report_text(&m);
 }
@@ -248,7 +249,8 @@ START_TEST(report_sliced_random_edits)
             char *c = NULL;
             if ((r + (size_t)dir) % 2 == 0) {
                 ntried += s != NULL;
-                c = dir == 0 ? report_src(ed.buf, ed.len, text, len) : report_src(text, len, ed.buf, ed.len);
+                bool pre = r % 4 < 2;
+                c = dir == 0 ? report_src(ed.buf, ed.len, text, len, pre) : report_src(text, len, ed.buf, ed.len, pre);
             }
             if (c) {
                 nsrc++;

@@ -1,9 +1,11 @@
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
 #include "base/alloc.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 _Noreturn void cg_die_oom(void)
 {
@@ -16,6 +18,21 @@ void *cg_xmalloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p)
         cg_die_oom();
+    return p;
+}
+
+void *cg_xmalloc_huge(size_t n)
+{
+    enum { HUGE_PAGE = 2 << 20 };
+    if (n < 2 * HUGE_PAGE)
+        return cg_xmalloc(n);
+    size_t len = (n + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, len) != 0)
+        cg_die_oom();
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, len, MADV_HUGEPAGE); /* advice: where it is refused, small pages */
+#endif
     return p;
 }
 

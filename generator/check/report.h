@@ -77,6 +77,7 @@ bool cg_matrix_compare_sliced(const char *old_text, size_t old_len, const char *
 typedef struct cg_report_run {
     size_t new_at, old_at, len;
 } cg_report_run;
+typedef struct cg_report_old cg_report_old;
 /* The result of cg_matrix_compare_both, the configs never held whole: each
  * read through a callback (base/diff.h), `runs` (in order) saying where
  * they are the same bytes.  The jobs whose entries lie there on both sides
@@ -84,7 +85,14 @@ typedef struct cg_report_run {
  * configs are.  False (m empty) when it cannot tell the same result: the
  * caller then reads both configs whole. */
 bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, const cg_report_run *runs,
-                           size_t nruns, const cg_model *p, cg_run_both both, cg_matrix *m);
+                           size_t nruns, const cg_model *p, cg_run_both both, cg_report_old *pre,
+                           cg_matrix *m);
+/* The committed config's part of cg_matrix_compare_src, which needs nothing
+ * of the generated one: read before it is known (on another core, while it
+ * is rendered), then handed to cg_matrix_compare_src as `pre` (taken, even
+ * when NULL or read from a text of another length: then read again). */
+cg_report_old *cg_report_old_scan(const cg_diff_src *old_src);
+void cg_report_old_free(cg_report_old *o);
 void cg_matrix_release(cg_matrix *m);
 /* How the jobs changed, as generate ("written (+2 jobs, 1 changed)") and
  * check ("jobs: -1 job") print it, only the parts that are not zero: "+3

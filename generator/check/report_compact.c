@@ -422,7 +422,9 @@ static void compact(const side *sd, cg_strbuf *out)
     for (size_t k = 0; k < sd->n; k++)
         total -= sd->v[k].drop ? sd->v[k].len : 0;
     cg_strbuf_init(out);
-    cg_strbuf_grow(out, total); /* at once: no copy while it grows */
+    out->buf = cg_xmalloc_huge(total + 1); /* at once: no copy while it grows */
+    out->cap = total + 1;
+    out->buf[0] = '\0';
     for (size_t k = 0; k <= sd->n; k++) {
         size_t upto = k < sd->n ? sd->v[k].off : len;
         if (k < sd->n && !sd->v[k].drop)
@@ -478,35 +480,86 @@ static void slice_one(void *v)
     j->rc = cg_report_slice(cg_strbuf_str(j->text), j->text->len, j->what, 0, j->c);
 }
 
+/* The committed config's entries and jobs, read before the generated one
+ * is known (report.h). */
+struct cg_report_old {
+    size_t len;          /* the length of the text read */
+    jobset J;
+    side a;
+};
+
+static void jobset_init(jobset *J)
+{
+    memset(J, 0, sizeof *J);
+    cg_pool_init(&J->sh.pool);
+    cg_index_init(&J->sh.index, job_name, &J->sh);
+}
+
+cg_report_old *cg_report_old_scan(const cg_diff_src *old_src)
+{
+    cg_report_old *o = cg_xcalloc(1, sizeof *o);
+    o->len = old_src->len;
+    jobset_init(&o->J);
+    o->a = (side){old_src, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, false, NULL, 0};
+    if (old_src->len > UINT32_MAX)
+        o->a.bad = true;
+    else
+        scan(&o->a, &o->J);
+    free(o->a.tmp);
+    o->a.tmp = NULL, o->a.tcap = 0;
+    o->a.src = NULL;
+    return o;
+}
+
+void cg_report_old_free(cg_report_old *o)
+{
+    if (!o)
+        return;
+    free(o->a.v);
+    free(o->J.v);
+    free(o->J.wf);
+    cg_index_release(&o->J.sh.index);
+    free(o->J.sh.name);
+    free(o->J.sh.left);
+    cg_pool_release(&o->J.sh.pool);
+    free(o);
+}
+
 bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, const cg_report_run *runs,
-                           size_t nruns, const cg_model *p, cg_run_both both, cg_matrix *m)
+                           size_t nruns, const cg_model *p, cg_run_both both, cg_report_old *pre, cg_matrix *m)
 {
     memset(m, 0, sizeof *m);
-    if (old_src->len > UINT32_MAX || new_src->len > UINT32_MAX)
+    if (old_src->len > UINT32_MAX || new_src->len > UINT32_MAX) {
+        cg_report_old_free(pre);
         return false;
-    jobset J;
-    memset(&J, 0, sizeof J);
-    cg_pool_init(&J.sh.pool);
-    cg_index_init(&J.sh.index, job_name, &J.sh);
-    side a = {old_src, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, false, NULL, 0};
+    }
+    /* the committed config read already (the same length: the same text,
+     * as every read again of it assumes), or read now */
+    cg_report_old *o = pre && pre->len == old_src->len ? pre : NULL;
+    if (!o) {
+        cg_report_old_free(pre);
+        o = cg_report_old_scan(old_src);
+    }
+    jobset *J = &o->J;
+    side a = o->a;
+    a.src = old_src;
+    o->a.v = NULL;
     side b = {new_src, 1, &a, runs, nruns, 0, 0, NULL, 0, 0, false, NULL, 0};
-    scan(&a, &J);
     if (!a.bad)
-        scan(&b, &J);
-    free(a.tmp);
+        scan(&b, J);
     free(b.tmp);
     bool ok = !a.bad && !b.bad;
     const char **names = NULL;
     if (ok) {
-        size_t nnames = choose(&a, &b, &J), k = 0;
+        size_t nnames = choose(&a, &b, J), k = 0;
         names = cg_xmalloc((nnames + 1) * sizeof *names);
-        for (size_t i = 0; i < J.n; i++)
-            if (J.sh.left[i])
-                names[k++] = J.sh.name[i];
+        for (size_t i = 0; i < J->n; i++)
+            if (J->sh.left[i])
+                names[k++] = J->sh.name[i];
         /* from here on only what the comparison needs: the names, the
          * texts, the entries they must hold */
-        free(J.v);
-        J.v = NULL;
+        free(J->v);
+        J->v = NULL;
         cg_strbuf ta, tb;
         size_t nka, nkb;
         compact(&a, &ta);
@@ -525,11 +578,11 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
             slice_one(&ja);
             slice_one(&jb);
         }
-        ok = ja.rc == 0 && jb.rc == 0 && same_entries(&ca, ka, nka, J.wf) && same_entries(&cb, kb, nkb, J.wf);
+        ok = ja.rc == 0 && jb.rc == 0 && same_entries(&ca, ka, nka, J->wf) && same_entries(&cb, kb, nkb, J->wf);
         free(ka);
         free(kb);
         if (ok) {
-            ca.shared = cb.shared = &J.sh;
+            ca.shared = cb.shared = &J->sh;
             ca.shared_names = cb.shared_names = names;
             ca.nshared = cb.nshared = nnames;
             ok = cg_report_compare_configs(&ca, &cb, p, m) == 0;
@@ -542,12 +595,7 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
     free(names);
     free(a.v);
     free(b.v);
-    free(J.v);
-    free(J.wf);
-    cg_index_release(&J.sh.index);
-    free(J.sh.name);
-    free(J.sh.left);
-    cg_pool_release(&J.sh.pool);
+    cg_report_old_free(o);
     if (!ok)
         cg_matrix_release(m);
     return ok;
