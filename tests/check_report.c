@@ -191,7 +191,9 @@ static char *report_src(const char *a, size_t alen, const char *b, size_t blen, 
         t++;
     while (t > 0 && a[alen - t - 1] != '\n')
         t--;
-    cg_report_run runs[2] = {{0, 0, h}, {blen - t, alen - t, t}};
+    cg_report_run *runs = cg_xmalloc(2 * sizeof *runs); /* (taken) */
+    runs[0] = (cg_report_run){0, 0, h};
+    runs[1] = (cg_report_run){blen - t, alen - t, t};
     cg_diff_src sa = {alen, mem_read, (void *)a}, sb = {blen, mem_read, (void *)b};
     cg_matrix m;
     if (!cg_matrix_compare_src(&sa, &sb, runs, 2, NULL, NULL, pre ? cg_report_old_scan(&sa) : NULL, &m))

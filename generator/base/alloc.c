@@ -26,12 +26,13 @@ void *cg_xmalloc_huge(size_t n)
     enum { HUGE_PAGE = 2 << 20 };
     if (n < 2 * HUGE_PAGE)
         return cg_xmalloc(n);
-    size_t len = (n + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
     void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, len) != 0)
+    if (posix_memalign(&p, HUGE_PAGE, n) != 0)
         cg_die_oom();
 #ifdef MADV_HUGEPAGE
-    (void)madvise(p, len, MADV_HUGEPAGE); /* advice: where it is refused, small pages */
+    /* the whole huge pages only: the tail in small ones (no 2 MB page
+     * held for a few bytes); advice: where it is refused, small pages */
+    (void)madvise(p, n & ~(size_t)(HUGE_PAGE - 1), MADV_HUGEPAGE);
 #endif
     return p;
 }

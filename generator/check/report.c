@@ -665,32 +665,114 @@ static int sliced_rest(config *a, config *b)
     return rc;
 }
 
-int cg_report_compare_configs(config *a, config *b, const cg_model *p, cg_matrix *m)
+/* compare_job where it needs no YAML and no jansson value (the same job
+ * invoked in the same workflows, each pair of entries the same text or
+ * plain): 0, or 1 when it does (jc then holds what was added before). */
+static int compare_job_plain(config *ca, const jobrec *a, config *cb, const jobrec *b, cg_job_change *jc)
+{
+    if (!ca->sliced || !cg_streq(a->invoke, b->invoke) || !same_workflows(ca, a, cb, b))
+        return 1;
+    for (wf_args *x = cg_report_first(ca, a); x; x = cg_report_next(ca, x))
+        for (wf_args *y = cg_report_first(cb, b); y; y = cg_report_next(cb, y)) {
+            if (!cg_streq(x->workflow, y->workflow))
+                continue;
+            if ((x->len == y->len && memcmp(x->text, y->text, x->len) == 0) ||
+                cg_report_compare_plain(x, y, jc) == 0) {
+                x->covered = y->covered = true;
+                continue;
+            }
+            return 1;
+        }
+    return 0;
+}
+
+/* The jobs [from, to) of b compared without YAML where they can be: each
+ * one's entry in a (*old, NULL: none), its changes, and whether it still
+ * needs compare_job. */
+typedef struct compare_part {
+    config *a, *b;
+    size_t from, to;
+    jobrec **old;
+    cg_job_change *jc;
+    bool *again;
+} compare_part;
+
+static void compare_part_run(void *v)
+{
+    compare_part *q = v;
+    for (size_t i = q->from; i < q->to; i++) {
+        q->old[i] = config_find(q->a, q->b->jobs[i].name);
+        q->jc[i] = (cg_job_change){NULL, NULL, 0};
+        q->again[i] = q->old[i] && compare_job_plain(q->a, q->old[i], q->b, &q->b->jobs[i], &q->jc[i]) != 0;
+    }
+}
+
+static void job_change_release(cg_job_change *jc)
+{
+    for (size_t f = 0; f < jc->n; f++) {
+        free(jc->v[f].field);
+        free(jc->v[f].before);
+        free(jc->v[f].after);
+    }
+    free(jc->v);
+    free(jc->name);
+    *jc = (cg_job_change){NULL, NULL, 0};
+}
+
+int cg_report_compare_configs(config *a, config *b, const cg_model *p, cg_run_both_fn both, cg_matrix *m)
 {
     m->valid = true;
+    size_t acap = 0, ccap = 0, rcap = 0; /* (doubled as they grow, not one by one) */
+    /* the jobs of b in two halves (at once, when `both` runs them so),
+     * compared where they need nothing but their text; then in order,
+     * those that need more compared as ever (compare_job, one at a time:
+     * it reads YAML into a and b) */
+    jobrec **old = cg_xmalloc((b->n + 1) * sizeof *old);
+    cg_job_change *jcs = cg_xmalloc((b->n + 1) * sizeof *jcs);
+    bool *again = cg_xmalloc(b->n + 1);
+    compare_part h0 = {a, b, 0, b->n / 2, old, jcs, again}, h1 = {a, b, b->n / 2, b->n, old, jcs, again};
+    if (both && b->n >= 1024) {
+        both(compare_part_run, &h0, &h1);
+    } else {
+        compare_part_run(&h0);
+        compare_part_run(&h1);
+    }
+    int rc = 0;
     for (size_t i = 0; i < b->n; i++) {
-        jobrec *old = config_find(a, b->jobs[i].name);
-        if (!old) {
-            m->added = cg_xrealloc(m->added, (m->nadded + 1) * sizeof *m->added);
+        if (rc != 0) {
+            job_change_release(&jcs[i]);
+            continue;
+        }
+        if (!old[i]) {
+            cg_grow(&m->added, &acap, m->nadded + 1, sizeof *m->added);
             m->added[m->nadded++] = cg_xstrdup(b->jobs[i].name);
             continue;
         }
-        cg_job_change jc = {NULL, NULL, 0};
-        if (compare_job(a, old, b, &b->jobs[i], &jc) != 0) {
-            m->changed = cg_xrealloc(m->changed, (m->nchanged + 1) * sizeof *m->changed);
-            m->changed[m->nchanged++] = jc; /* released with m */
-            return -1;
+        cg_job_change jc = jcs[i];
+        if (again[i]) {
+            job_change_release(&jc);
+            if (compare_job(a, old[i], b, &b->jobs[i], &jc) != 0) {
+                cg_grow(&m->changed, &ccap, m->nchanged + 1, sizeof *m->changed);
+                m->changed[m->nchanged++] = jc; /* released with m */
+                rc = -1;
+                continue;
+            }
         }
         if (jc.n) {
             jc.name = cg_xstrdup(b->jobs[i].name);
-            m->changed = cg_xrealloc(m->changed, (m->nchanged + 1) * sizeof *m->changed);
+            cg_grow(&m->changed, &ccap, m->nchanged + 1, sizeof *m->changed);
             m->changed[m->nchanged++] = jc;
         }
     }
+    free(old);
+    free(jcs);
+    free(again);
+    if (rc != 0)
+        return rc;
     for (size_t i = 0; i < a->n; i++) {
         if (config_find(b, a->jobs[i].name))
             continue;
-        m->removed = cg_xrealloc(m->removed, (m->nremoved + 1) * sizeof *m->removed);
+        cg_grow(&m->removed, &rcap, m->nremoved + 1, sizeof *m->removed);
         m->removed[m->nremoved++] = cg_xstrdup(a->jobs[i].name);
     }
     if (a->sliced && sliced_rest(a, b) != 0)
@@ -720,7 +802,7 @@ void cg_matrix_compare_whole(const char *old_text, size_t old_len, const char *n
         cg_report_config_release(&b);
         return;
     }
-    cg_report_compare_configs(&a, &b, p, m);
+    cg_report_compare_configs(&a, &b, p, NULL, m);
     cg_report_config_release(&a);
     cg_report_config_release(&b);
 }
@@ -753,14 +835,14 @@ static bool compare_sliced(const char *old_text, size_t old_len, const char *new
     bool ok;
     if (both) {
         both(slice_one, &ja, &jb);
-        ok = ja.rc == 0 && jb.rc == 0 && cg_report_compare_configs(&a, &b, p, m) == 0;
+        ok = ja.rc == 0 && jb.rc == 0 && cg_report_compare_configs(&a, &b, p, both, m) == 0;
         cg_report_config_release(&b);
     } else {
         slice_one(&ja);
         ok = ja.rc == 0;
         if (ok) {
             slice_one(&jb);
-            ok = jb.rc == 0 && cg_report_compare_configs(&a, &b, p, m) == 0;
+            ok = jb.rc == 0 && cg_report_compare_configs(&a, &b, p, both, m) == 0;
             cg_report_config_release(&b);
         }
     }

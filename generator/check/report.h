@@ -79,12 +79,12 @@ typedef struct cg_report_run {
 } cg_report_run;
 typedef struct cg_report_old cg_report_old;
 /* The result of cg_matrix_compare_both, the configs never held whole: each
- * read through a callback (base/diff.h), `runs` (in order) saying where
- * they are the same bytes.  The jobs whose entries lie there on both sides
+ * read through a callback (base/diff.h), `runs` (in order; malloc'd, taken
+ * and freed once read) saying where they are the same bytes.  The jobs whose entries lie there on both sides
  * are left out of the comparison (named only), the rest compared as whole
  * configs are.  False (m empty) when it cannot tell the same result: the
  * caller then reads both configs whole. */
-bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, const cg_report_run *runs,
+bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, cg_report_run *runs,
                            size_t nruns, const cg_model *p, cg_run_both both, cg_report_old *pre,
                            cg_matrix *m);
 /* The committed config's part of cg_matrix_compare_src, which needs nothing

@@ -283,6 +283,43 @@ static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off,
     sd->v[sd->n++] = (ent){(uint32_t)off, (uint32_t)len, (uint32_t)(id - 1), (uint16_t)wf, false, false};
 }
 
+/* The generated side, at the first line of an entry of workflow wf (its
+ * "- " at column E): the committed side's entries that are the same bytes
+ * from here on, one after the other in that workflow, each with enough of
+ * the line after it to tell that it ends there (its indentation and first
+ * character: E + 2 bytes), are the entries reading them would find; added
+ * (paired, as add_entry adds them) without reading them, the cursor moved
+ * past them.  False when there is none. */
+static bool skip_same(side *sd, jobset *J, lcur *c, size_t wf, size_t E)
+{
+    size_t off = c->i;
+    while (sd->r < sd->nruns && sd->runs[sd->r].new_at + sd->runs[sd->r].len <= off)
+        sd->r++;
+    if (sd->r == sd->nruns || off < sd->runs[sd->r].new_at)
+        return false;
+    const cg_report_run *run = &sd->runs[sd->r];
+    const side *a = sd->other;
+    size_t j = sd->j, end = off, run_end = run->new_at + run->len;
+    while (j < a->n && a->v[j].off < off - run->new_at + run->old_at)
+        j++;
+    size_t first = j;
+    for (; j < a->n; j++) {
+        const ent *x = &a->v[j];
+        if (x->off != end - run->new_at + run->old_at || x->wf != wf || end + x->len + E + 2 > run_end)
+            break;
+        end += x->len;
+    }
+    if (j == first)
+        return false;
+    for (size_t k = first, at = off; k < j; k++) {
+        add_entry(sd, J, c, wf, at, a->v[k].len, E);
+        at += a->v[k].len;
+    }
+    c->i = end;
+    lc_hold(c);
+    return true;
+}
+
 /* slice_workflows of report_slice.c, a line at a time: c is at the line
  * after `workflows:`, and is left at the block's end. */
 static void scan_workflows(lcur *c, side *sd, jobset *J)
@@ -348,6 +385,8 @@ static void scan_workflows(lcur *c, side *sd, jobset *J)
                 size_t n = lc_len(c);
                 if (lc_indent(c) != E || E < W2 || t[E] != '-' || (E + 1 < n && t[E + 1] != ' '))
                     break;
+                if (sd->other && skip_same(sd, J, c, wf, E))
+                    continue;
                 size_t start = c->i;
                 lc_next(c);
                 lc_deeper(c, E);
@@ -467,9 +506,14 @@ static bool same_entries(const config *c, const kept *v, size_t n, const char *c
     return true;
 }
 
+/* One side from its entries on: the text but the entries left out, what
+ * slicing it must find, and its slicing (each side reads its own source). */
 typedef struct slice_job {
-    cg_strbuf *text;
+    side *sd;
     const char *what;
+    cg_strbuf text;
+    kept *k;
+    size_t nk;
     config *c;
     int rc;
 } slice_job;
@@ -477,7 +521,11 @@ typedef struct slice_job {
 static void slice_one(void *v)
 {
     slice_job *j = v;
-    j->rc = cg_report_slice(cg_strbuf_str(j->text), j->text->len, j->what, 0, j->c);
+    compact(j->sd, &j->text);
+    j->k = kept_of(j->sd, &j->nk);
+    free(j->sd->v);
+    j->sd->v = NULL;
+    j->rc = cg_report_slice(cg_strbuf_str(&j->text), j->text.len, j->what, 0, j->c);
 }
 
 /* The committed config's entries and jobs, read before the generated one
@@ -525,12 +573,13 @@ void cg_report_old_free(cg_report_old *o)
     free(o);
 }
 
-bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, const cg_report_run *runs,
+bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, cg_report_run *runs,
                            size_t nruns, const cg_model *p, cg_run_both both, cg_report_old *pre, cg_matrix *m)
 {
     memset(m, 0, sizeof *m);
     if (old_src->len > UINT32_MAX || new_src->len > UINT32_MAX) {
         cg_report_old_free(pre);
+        free(runs);
         return false;
     }
     /* the committed config read already (the same length: the same text,
@@ -548,6 +597,8 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
     if (!a.bad)
         scan(&b, J);
     free(b.tmp);
+    free(runs); /* (read) */
+    b.runs = NULL, b.nruns = 0;
     bool ok = !a.bad && !b.bad;
     const char **names = NULL;
     if (ok) {
@@ -560,37 +611,29 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
          * texts, the entries they must hold */
         free(J->v);
         J->v = NULL;
-        cg_strbuf ta, tb;
-        size_t nka, nkb;
-        compact(&a, &ta);
-        kept *ka = kept_of(&a, &nka);
-        free(a.v);
-        a.v = NULL;
-        compact(&b, &tb);
-        kept *kb = kept_of(&b, &nkb);
-        free(b.v);
-        b.v = NULL;
         config ca, cb;
-        slice_job ja = {&ta, "config.yml (committed)", &ca, 0}, jb = {&tb, "config.yml (generated)", &cb, 0};
+        slice_job ja = {&a, "config.yml (committed)", CG_STRBUF_INIT, NULL, 0, &ca, 0},
+                  jb = {&b, "config.yml (generated)", CG_STRBUF_INIT, NULL, 0, &cb, 0};
         if (both) {
             both(slice_one, &ja, &jb);
         } else {
             slice_one(&ja);
             slice_one(&jb);
         }
-        ok = ja.rc == 0 && jb.rc == 0 && same_entries(&ca, ka, nka, J->wf) && same_entries(&cb, kb, nkb, J->wf);
-        free(ka);
-        free(kb);
+        ok = ja.rc == 0 && jb.rc == 0 && same_entries(&ca, ja.k, ja.nk, J->wf) &&
+             same_entries(&cb, jb.k, jb.nk, J->wf);
+        free(ja.k);
+        free(jb.k);
         if (ok) {
             ca.shared = cb.shared = &J->sh;
             ca.shared_names = cb.shared_names = names;
             ca.nshared = cb.nshared = nnames;
-            ok = cg_report_compare_configs(&ca, &cb, p, m) == 0;
+            ok = cg_report_compare_configs(&ca, &cb, p, both, m) == 0;
         }
         cg_report_config_release(&ca);
         cg_report_config_release(&cb);
-        cg_strbuf_release(&ta);
-        cg_strbuf_release(&tb);
+        cg_strbuf_release(&ja.text);
+        cg_strbuf_release(&jb.text);
     }
     free(names);
     free(a.v);

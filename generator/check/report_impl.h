@@ -91,8 +91,10 @@ bool cg_report_shared_has(const cg_report_shared *sh, const char *name);
 bool cg_report_anchor_like(const char *t, size_t len);
 /* The jobs of two read configs (report.c): 0, or -1 when a sliced
  * reading fell short (m then holds part of a result, for
- * cg_matrix_release). */
-int cg_report_compare_configs(config *a, config *b, const cg_model *p, cg_matrix *m);
+ * cg_matrix_release).  `both` (NULL: one after the other) runs the two
+ * halves of the comparison that need no YAML at once. */
+typedef void (*cg_run_both_fn)(void (*f)(void *), void *a, void *b); /* cg_run_both of report.h */
+int cg_report_compare_configs(config *a, config *b, const cg_model *p, cg_run_both_fn both, cg_matrix *m);
 /* Reads an entry's arguments as YAML (w->args): 0, or -1 when it does not
  * read alone. */
 int cg_report_entry_read(config *c, wf_args *w);

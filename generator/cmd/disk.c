@@ -8,6 +8,7 @@
 #include "base/digest.h"
 #include "io/fsio.h"
 #include "io/paths.h"
+#include "render/assemble.h"
 #include "render/header.h"
 
 void cg_disk_release(cg_disk *o)
@@ -20,6 +21,7 @@ void cg_disk_release(cg_disk *o)
         if (o->v[i].from_src) {
             cg_stream_reader_release(&o->v[i].rd);
             cg_stream_reader_release(&o->v[i].rm);
+            cg_stream_reader_release(&o->v[i].rn);
         }
     }
     free(o->v);
@@ -119,7 +121,6 @@ static void matrix_of(cg_project *p, const cg_disk_file *s, const cg_diff_src *s
             if (!S->pieces[i].kept)
                 runs[nruns++] = (cg_report_run){S->pieces[i].at, S->pieces[i].off, S->pieces[i].len};
         bool done = cg_matrix_compare_src(src_old, src_new, runs, nruns, &p->m, both, cg_stream_prescan_join(S), m);
-        free(runs);
         if (done)
             return;
         a = ha = cg_xmalloc(src_old->len + 1);
@@ -132,6 +133,16 @@ static void matrix_of(cg_project *p, const cg_disk_file *s, const cg_diff_src *s
     cg_matrix_compare_both(a, s->old_len, b, s->f.len, &p->m, both, m);
     free(ha);
     free(hb);
+}
+
+/* The job-level report of a streamed config: each side read through its
+ * own reader (they may be read at once). */
+static void matrix_src(cg_project *p, cg_disk_file *s, cg_matrix *m)
+{
+    cg_diff_src a, b;
+    cg_stream_src(&s->rm, false, &a);
+    cg_stream_src(&s->rn, true, &b);
+    matrix_of(p, s, &a, &b, m);
 }
 
 /* The diff and the job-level report of a streamed config, one each on the
@@ -150,10 +161,7 @@ static void report_run(void *v)
         cg_diff_compute_src(&s->src_old, &s->src_new, NULL, &s->diff);
         return;
     }
-    cg_diff_src a, b;
-    cg_stream_src(&s->rm, false, &a);
-    cg_stream_src(&s->rm, true, &b);
-    matrix_of(t->p, s, &a, &b, &s->matrix);
+    matrix_src(t->p, s, &s->matrix);
     s->has_matrix = true;
 }
 
@@ -162,10 +170,15 @@ static void report_run(void *v)
  * when the report has one, the job-level report. */
 static int streamed_diff(cg_project *p, const cg_stream *S, cg_disk_file *s, cg_error *err)
 {
+    /* only a hand edit's report names the jobs of lines (the line map,
+     * cg_disk_hand_edits): otherwise it goes before the report is made */
+    if (!S->hand_edited)
+        cg_linemap_release(&p->out.linemap);
     s->from_src = true;
     s->stream = S;
     cg_stream_reader_init(&s->rd, S);
     cg_stream_reader_init(&s->rm, S);
+    cg_stream_reader_init(&s->rn, S);
     cg_stream_src(&s->rd, false, &s->src_old);
     cg_stream_src(&s->rd, true, &s->src_new);
     s->old_len = s->src_old.len;
@@ -181,7 +194,8 @@ static int streamed_diff(cg_project *p, const cg_stream *S, cg_disk_file *s, cg_
         cg_cli_run_both(report_run, &diff, &jobs);
     else
         report_run(&diff);
-    if (cg_stream_read_error(&s->rd, err) != 0 || cg_stream_read_error(&s->rm, err) != 0)
+    if (cg_stream_read_error(&s->rd, err) != 0 || cg_stream_read_error(&s->rm, err) != 0 ||
+        cg_stream_read_error(&s->rn, err) != 0)
         return -1;
     return 0;
 }
@@ -197,7 +211,9 @@ void cg_disk_unified(const cg_disk_file *s, const char *a_name, const char *b_na
 int cg_disk_read_error(const cg_disk *o, cg_error *err)
 {
     for (size_t i = 0; i < o->n; i++)
-        if (o->v[i].from_src && cg_stream_read_error(&o->v[i].rd, err) != 0)
+        if (o->v[i].from_src && (cg_stream_read_error(&o->v[i].rd, err) != 0 ||
+                                 cg_stream_read_error(&o->v[i].rm, err) != 0 ||
+                                 cg_stream_read_error(&o->v[i].rn, err) != 0))
             return -1;
     return 0;
 }
@@ -210,7 +226,10 @@ void cg_disk_matrix(cg_project *p, cg_disk_file *s, cg_matrix *m)
         s->has_matrix = false;
         return;
     }
-    matrix_of(p, s, &s->src_old, &s->src_new, m);
+    if (s->from_src)
+        matrix_src(p, s, m);
+    else
+        matrix_of(p, s, NULL, NULL, m);
 }
 
 int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream *streamed, cg_error *err)
