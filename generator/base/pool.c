@@ -36,7 +36,11 @@ void *cg_pool_alloc(cg_pool *p, size_t n)
     n = (n + 15) & ~(size_t)15;
     cg_pool_block *b = p->blocks;
     if (!b || b->cap - b->used < n) {
-        size_t cap = n > 65536 ? n : 65536;
+        /* each block twice the last, up to 4 MiB: a large pool (the job
+         * names at 100k jobs) is then a few large blocks, which the
+         * allocator backs with huge pages (base/alloc.c) */
+        size_t cap = b && b->cap < (2 << 20) ? 2 * b->cap : b ? (size_t)4 << 20 : 65536;
+        cap = n > cap ? n : cap;
         b = cg_xmalloc(sizeof *b + cap);
         b->cap = cap;
         b->used = 0;
