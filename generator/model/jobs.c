@@ -449,7 +449,10 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
     int rc = 0;
     if (!jobs->by_name.key_of)
         cg_index_init(&jobs->by_name, job_name_at, jobs);
-    cg_index_reserve(&jobs->by_name, jobs->n + cells->nlive * np); /* at most one job per live cell and phase */
+    /* at most one job per live cell and phase: made once at that size, not
+     * grown by copying (the pages past the jobs made are never touched) */
+    cg_index_reserve(&jobs->by_name, jobs->n + cells->nlive * np);
+    cg_grow(&jobs->v, &jobs->cap, jobs->n + cells->nlive * np, sizeof *jobs->v);
     size_t first_job = jobs->n;
     /* which phases run for which cells: first when groups need them all,
      * else cell by cell below (binding each cell once) */
