@@ -221,6 +221,7 @@ typedef struct tn_table {
     uint32_t *leaves;
     uint32_t n;                 /* nodes, the root (0) included */
     uint32_t epoch;
+    uint32_t last_n;            /* the nodes of the previous count */
 } tn_table;
 
 static uint64_t tn_hash(uint32_t parent, int32_t dim, const char *value)
@@ -246,10 +247,10 @@ static void tn_place(tn_table *T, tn_slot s)
     T->slot[h] = s;
 }
 
-/* Doubles the slots in use (the first call: 1024), keeping the entries. */
-static void tn_grow(tn_table *T)
+/* Doubles the slots in use (from none: to `first`), keeping the entries. */
+static void tn_grow(tn_table *T, size_t first)
 {
-    size_t cap = T->cap ? T->cap * 2 : 1024;
+    size_t cap = T->cap ? T->cap * 2 : first;
     tn_slot *keep = NULL;
     size_t nkeep = 0;
     if (T->cap) {
@@ -298,9 +299,14 @@ static uint32_t tn_node(tn_table *T)
  * T: the table, kept between calls (zeroed the first time). */
 static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *mask, tn_table *T)
 {
+    /* a new epoch in the first slots: as many as the previous count
+     * needed (the next one is mostly alike), not regrown from 1024 */
+    size_t want = 1024;
+    while (want / 2 < (size_t)T->last_n + 1)
+        want *= 2;
     T->n = 0;
     T->cap = 0;
-    tn_grow(T); /* a new epoch in the first 1024 slots */
+    tn_grow(T, want);
     tn_node(T); /* the root */
     size_t nl = 0;
     /* cells come in tree order: a cell's path mostly repeats the previous
@@ -328,7 +334,7 @@ static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *ma
                 continue;
             }
             if ((size_t)T->n + 1 > T->cap / 2)
-                tn_grow(T);
+                tn_grow(T, 0);
             size_t h = (size_t)tn_hash(cur, (int32_t)d, val) & (T->cap - 1);
             while (T->slot[h].epoch == T->epoch &&
                    !(T->slot[h].parent == cur && T->slot[h].dim == (int32_t)d && T->slot[h].value == val))
@@ -345,6 +351,7 @@ static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *ma
             nl++;
         }
     }
+    T->last_n = T->n;
     size_t count = T->n + nl;
     for (uint32_t i = 1; i < T->n; i++)
         count -= !T->has_child[i] && T->leaves[i] == 1; /* drawn as its leaf */
