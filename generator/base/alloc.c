@@ -16,18 +16,21 @@
  * is possible that matters, and the bytes are the same either way. */
 enum { HUGE_FROM = 2 << 20 };
 
-static void *huge_hint(void *p, size_t n)
+/* A block of n bytes, at a huge page's boundary when it is large (a
+ * huge page can only map an aligned 2 MiB: a block of 3 MiB where malloc
+ * puts it might hold none), NULL when there is no memory. */
+static void *block(size_t n)
 {
 #ifdef MADV_HUGEPAGE
     if (n >= HUGE_FROM) {
-        uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
-        if (e > a)
-            (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+        void *p;
+        if (posix_memalign(&p, HUGE_FROM, n) != 0)
+            return NULL;
+        (void)madvise(p, n & ~(size_t)4095, MADV_HUGEPAGE);
+        return p;
     }
-#else
-    (void)n;
 #endif
-    return p;
+    return malloc(n ? n : 1);
 }
 
 _Noreturn void cg_die_oom(void)
@@ -38,10 +41,10 @@ _Noreturn void cg_die_oom(void)
 
 void *cg_xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    void *p = block(n);
     if (!p)
         cg_die_oom();
-    return huge_hint(p, n);
+    return p;
 }
 
 void *cg_xmalloc_huge(size_t n)
@@ -75,10 +78,10 @@ void *cg_xcalloc(size_t n, size_t size)
          * TLB shootdown on every core once a second thread runs. */
         if (n > SIZE_MAX / size)
             cg_die_oom();
-        void *p = malloc(n * size);
+        void *p = block(n * size);
         if (!p)
             cg_die_oom();
-        return zero_fill(huge_hint(p, n * size), 0, n * size);
+        return zero_fill(p, 0, n * size);
     }
     void *p = calloc(n, size);
     if (!p)
@@ -89,10 +92,10 @@ void *cg_xcalloc(size_t n, size_t size)
 void *cg_xrealloc(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
-    if (p && n >= HUGE_FROM) {
-        /* grown into a new block, hinted before it is touched: a block
-         * that realloc() moves (mremap) stays on small pages */
-        size_t old = malloc_usable_size(p);
+    if (n >= HUGE_FROM) {
+        /* grown into a new block, on huge pages: one that realloc() moves
+         * (mremap) stays on small pages */
+        size_t old = p ? malloc_usable_size(p) : 0;
         if (old < n) {
             void *q = cg_xmalloc(n);
             memcpy(q, p, old);
@@ -104,7 +107,7 @@ void *cg_xrealloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
     if (!q)
         cg_die_oom();
-    return p ? q : huge_hint(q, n);
+    return q;
 }
 
 void cg_grow(void *p, size_t *cap, size_t need, size_t size)
