@@ -387,6 +387,7 @@ void cg_lint_check_workflows(cg_lint *l)
         size_t generated = 0;
         g.jobs = &p->jobs;
         g.job_node = cg_xcalloc(p->jobs.n + 1, sizeof *g.job_node);
+        cg_grow(&g.v, &g.cap, g.n + p->jobs.n + 1, sizeof *g.v); /* at most every job: made once, not grown */
         for (size_t k = 0; k < p->jobs.n; k++) {
             const cg_job *j = &p->jobs.v[k];
             if (!(j->workflows & ((uint64_t)1 << w)))

@@ -301,8 +301,8 @@ static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *ma
 {
     /* a new epoch in the first slots: as many as the previous count
      * needed (the next one is mostly alike), not regrown from 1024 */
-    size_t want = 1024;
-    while (want / 2 < (size_t)T->last_n + 1)
+    size_t want = 1024, guess = T->last_n ? T->last_n : cells->n; /* the first: about a node per cell */
+    while (want / 2 < guess + 1)
         want *= 2;
     T->n = 0;
     T->cap = 0;
