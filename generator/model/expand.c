@@ -456,7 +456,7 @@ int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, long max_fi
 }
 
 /* What both expansions check first: the matrix's size and the tiers'. */
-static int expand_checks(cg_tree *t, long max_cells, cg_error *err)
+static int expand_checks(cg_tree *t, long max_cells, uint64_t *cells, cg_error *err)
 {
     uint64_t total;
     if (count_cells(t, t->root, max_cells, &total, err) != 0)
@@ -465,6 +465,8 @@ static int expand_checks(cg_tree *t, long max_cells, cg_error *err)
         cg_pos p = t->tiers[64].pos;
         return cg_error_at(err, &p, "a tree can declare at most 64 tiers");
     }
+    if (cells)
+        *cells = total;
     return 0;
 }
 
@@ -499,8 +501,12 @@ int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool str
               cg_tier_changes *changes, cg_warnings *warn,
               cg_error *err)
 {
-    if (expand_checks(t, max_cells, err) != 0)
+    uint64_t cells = 0;
+    if (expand_checks(t, max_cells, &cells, err) != 0)
         return -1;
+    /* every cell, removed ones too (at most max_cells): made at its size,
+     * not grown by copying */
+    cg_grow(&out->v, &out->cap, out->n + (size_t)cells, sizeof *out->v);
     walk W = {0};
     W.t = t;
     W.pool = pool;
@@ -528,7 +534,7 @@ int cg_expand(cg_tree *t, cg_pool *pool, cg_cells *out, long max_cells, bool str
 int cg_expand_each(cg_tree *t, long max_cells, bool strict, cg_cell_fn fn, void *ctx, cg_warnings *warn,
                    cg_error *err)
 {
-    if (expand_checks(t, max_cells, err) != 0)
+    if (expand_checks(t, max_cells, NULL, err) != 0)
         return -1;
     walk W = {0};
     W.t = t;

@@ -718,18 +718,18 @@ void cg_dot_tree(const cg_model *p, size_t ti, const cg_dot_opts *o0, cg_strbuf 
     const char **chosen = cg_xmalloc((o0->ncollapse + t->ndims + 1) * sizeof *chosen);
     if (o0->ncollapse)
         memcpy(chosen, o0->collapse, o0->ncollapse * sizeof *chosen);
+    tn_table nodes = {0}; /* the fit's counts and the last one share a table */
     if (o0->fit_px) {
-        tn_table nodes = {0};
         tree_est_ctx te = {p, ti, njobs, pr, o0->max_nodes, &label, &nodes};
         cg_dot_fit(t->dims, t->ndims, o0->fit_px, tree_est, &te, chosen, &oo.ncollapse);
-        tn_release(&nodes);
         oo.collapse = chosen;
     }
     bool fitted = oo.ncollapse > o0->ncollapse;
     bool *mask = cg_dot_collapse_mask(t, o->collapse, o->ncollapse);
     /* count first: over the limit, only the note is drawn and no model built
      * (with no limit and nothing collapsed, the count is not shown) */
-    size_t count = o->max_nodes || o->ncollapse ? tree_nodes_once(t, cells, mask) : 0;
+    size_t count = o->max_nodes || o->ncollapse ? tree_nodes(t, cells, mask, &nodes) : 0;
+    tn_release(&nodes);
     bool note = o->max_nodes && count > o->max_nodes;
     tmodel m;
     if (!note)
