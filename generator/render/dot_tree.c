@@ -221,7 +221,7 @@ typedef struct tn_table {
     uint32_t *leaves;
     uint32_t n;                 /* nodes, the root (0) included */
     uint32_t epoch;
-    uint32_t last_n;            /* the nodes of the previous count */
+    uint32_t last_n;            /* the most nodes a count made so far */
 } tn_table;
 
 static uint64_t tn_hash(uint32_t parent, int32_t dim, const char *value)
@@ -299,8 +299,8 @@ static uint32_t tn_node(tn_table *T)
  * T: the table, kept between calls (zeroed the first time). */
 static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *mask, tn_table *T)
 {
-    /* a new epoch in the first slots: as many as the previous count
-     * needed (the next one is mostly alike), not regrown from 1024 */
+    /* a new epoch in the first slots: as many as the largest count so far
+     * needed (the counts of a fit are alike), not regrown from 1024 */
     size_t want = 1024, guess = T->last_n ? T->last_n : cells->n; /* the first: about a node per cell */
     while (want / 2 < guess + 1)
         want *= 2;
@@ -351,7 +351,7 @@ static size_t tree_nodes(const cg_tree *t, const cg_cells *cells, const bool *ma
             nl++;
         }
     }
-    T->last_n = T->n;
+    T->last_n = T->n > T->last_n ? T->n : T->last_n; /* the most any count needed */
     size_t count = T->n + nl;
     for (uint32_t i = 1; i < T->n; i++)
         count -= !T->has_child[i] && T->leaves[i] == 1; /* drawn as its leaf */
