@@ -14,17 +14,24 @@
  * fault maps 2 MiB instead of 512 faults mapping 4 KiB each, and on a
  * virtual machine a fault costs several microseconds.  A hint: no error
  * is possible that matters, and the bytes are the same either way. */
-enum { HUGE_FROM = 2 << 20 };
+enum {
+    HUGE_PAGE = 2 << 20,
+    /* from 4 MiB: a huge page is mapped whole on its first write, and
+     * blocks of 2 to 4 MiB (the arrays of a 10k-job project) would grow
+     * its peak RSS by a third */
+    HUGE_FROM = 4 << 20
+};
 
-/* A block of n bytes, at a huge page's boundary when it is large (a
- * huge page can only map an aligned 2 MiB: a block of 3 MiB where malloc
- * puts it might hold none), NULL when there is no memory. */
+/* A block of n bytes, at a huge page's boundary when it is large (a huge
+ * page only maps an aligned 2 MiB, and a block where malloc puts it holds
+ * one fewer: a block of 4 MiB often only one), NULL when there is no
+ * memory. */
 static void *block(size_t n)
 {
 #ifdef MADV_HUGEPAGE
     if (n >= HUGE_FROM) {
         void *p;
-        if (posix_memalign(&p, HUGE_FROM, n) != 0)
+        if (posix_memalign(&p, HUGE_PAGE, n) != 0)
             return NULL;
         (void)madvise(p, n & ~(size_t)4095, MADV_HUGEPAGE);
         return p;
