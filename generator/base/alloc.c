@@ -99,16 +99,17 @@ void *cg_xcalloc(size_t n, size_t size)
 void *cg_xrealloc(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
-    if (n >= HUGE_FROM) {
-        /* grown into a new block, on huge pages: one that realloc() moves
-         * (mremap) stays on small pages */
-        size_t old = p ? malloc_usable_size(p) : 0;
-        if (old < n) {
-            void *q = cg_xmalloc(n);
+    /* grown by half or more (an array doubled): into a new block, on huge
+     * pages (one that realloc() moves stays on small pages); an array that
+     * grows an item at a time is left to realloc(), which seldom copies */
+    size_t old = p ? malloc_usable_size(p) : 0;
+    if (n >= HUGE_FROM && old + old / 2 <= n) {
+        void *q = cg_xmalloc(n);
+        if (p) {
             memcpy(q, p, old);
             free(p);
-            return q;
         }
+        return q;
     }
 #endif
     void *q = realloc(p, n ? n : 1);
