@@ -56,7 +56,6 @@ void *cg_xmalloc(size_t n)
 
 void *cg_xmalloc_huge(size_t n)
 {
-    enum { HUGE_PAGE = 2 << 20 };
     if (n < 2 * HUGE_PAGE)
         return cg_xmalloc(n);
     void *p = NULL;
