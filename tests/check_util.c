@@ -1,5 +1,6 @@
 /* base/util: the helpers the hot paths lean on; base/graph: the cycle finder;
- * io/paths: resolving beneath the project folder. */
+ * base/fpset: the compact duplicate check; io/paths: resolving beneath the
+ * project folder. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fpset.h"
 #include "base/graph.h"
 #include "io/paths.h"
 #include "testutil.h"
@@ -321,6 +323,68 @@ START_TEST(dir_in_git_found_however_reached)
 }
 END_TEST
 
+/* base/fpset: a twin (two hashes with the same top 56 bits) is found
+ * wherever the two are (one run, two runs, a run and the buffer), and
+ * never where all differ, however the fingerprints are spread. */
+static uint64_t fp_of(uint64_t i, int spread)
+{
+    uint64_t f = spread == 0 ? i                                      /* all in one high bucket */
+                 : spread == 1 ? i * 0x9E3779B97F4A7C15ULL           /* all over */
+                               : (i << 40) | (i & 1);                 /* one per high bucket */
+    return (f & (((uint64_t)1 << 56) - 1)) << 8 | (i * 37 & 0xff);   /* low 8 bits: not kept */
+}
+
+START_TEST(fpset_finds_twins_only)
+{
+    static const size_t sizes[] = {0, 1, 2, 65535, 65536, 65537, 3 * 65536 + 17};
+    for (int spread = 0; spread < 3; spread++) {
+        for (size_t si = 0; si < CG_ARRAY_LEN(sizes); si++) {
+            size_t n = sizes[si];
+            if (spread == 2 && n > 65536)
+                continue; /* one per high bucket: 2^16 at most */
+            cg_fpset s;
+            cg_fpset_init(&s);
+            for (size_t i = 0; i < n; i++)
+                cg_fpset_add(&s, fp_of(i, spread));
+            ck_assert_msg(!cg_fpset_has_twin(&s), "spread %d, %zu fingerprints: no twin", spread, n);
+            cg_fpset_release(&s);
+            if (n < 2)
+                continue;
+            /* the twin of the first, the last, and one in the middle, added
+             * at each place (the low 8 bits differ: they are not kept) */
+            size_t of[] = {0, n - 1, n / 2};
+            size_t at[] = {1, n / 2, n - 1, n};
+            for (size_t a = 0; a < CG_ARRAY_LEN(of); a++)
+                for (size_t b = 0; b < CG_ARRAY_LEN(at); b++) {
+                    if (at[b] <= of[a])
+                        continue;
+                    cg_fpset_init(&s);
+                    for (size_t i = 0; i <= n; i++) {
+                        if (i == at[b])
+                            cg_fpset_add(&s, fp_of(of[a], spread) ^ 0x5a);
+                        if (i < n)
+                            cg_fpset_add(&s, fp_of(i, spread));
+                    }
+                    ck_assert_msg(cg_fpset_has_twin(&s), "spread %d, %zu fingerprints: twin of %zu at %zu",
+                                  spread, n, of[a], at[b]);
+                    cg_fpset_release(&s);
+                }
+        }
+    }
+    /* two hashes one apart in the 56th bit are not twins */
+    cg_fpset s;
+    cg_fpset_init(&s);
+    cg_fpset_add(&s, (uint64_t)1 << 8);
+    cg_fpset_add(&s, (uint64_t)2 << 8);
+    cg_fpset_add(&s, (uint64_t)1 << 63);
+    cg_fpset_add(&s, ((uint64_t)1 << 63) | ((uint64_t)1 << 8));
+    ck_assert(!cg_fpset_has_twin(&s));
+    cg_fpset_add(&s, ((uint64_t)2 << 8) | 0xff);
+    ck_assert(cg_fpset_has_twin(&s));
+    cg_fpset_release(&s);
+}
+END_TEST
+
 Suite *make_util_suite(void)
 {
     Suite *s = suite_create("util");
@@ -332,6 +396,7 @@ Suite *make_util_suite(void)
     tcase_add_test(tc, graph_finds_the_first_cycle);
     tcase_add_test(tc, open_beneath_stays_inside);
     tcase_add_test(tc, dir_in_git_found_however_reached);
+    tcase_add_test(tc, fpset_finds_twins_only);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fpset.h"
 #include "base/hash.h"
 #include "base/text.h"
 #include "model/select.h"
@@ -37,8 +38,7 @@ struct cg_walk {
     cg_requires_buf req;
     uint64_t rseen;             /* phases of the cell already required */
     uint32_t njobs;
-    uint64_t *hashes;           /* of every job name, to find a duplicate */
-    size_t nhashes, hcap;
+    cg_fpset names_seen;        /* of every job name, to find a duplicate */
 };
 
 void cg_walk_free(struct cg_walk *W)
@@ -59,7 +59,7 @@ void cg_walk_free(struct cg_walk *W)
     free(W->names);
     free(W->has);
     cg_requires_release(&W->req);
-    free(W->hashes);
+    cg_fpset_release(&W->names_seen);
     free(W);
 }
 
@@ -88,6 +88,7 @@ int cg_walk_begin(cg_model *m, cg_error *err)
     for (size_t p = 0; p < CG_MAX_PHASES; p++)
         cg_strbuf_init(&W->names[p]);
     W->has = cg_xcalloc(CG_MAX_PHASES, sizeof *W->has);
+    cg_fpset_init(&W->names_seen);
     m->walk = W;
     return 0;
 }
@@ -261,8 +262,7 @@ static int cell_jobs(struct cg_walk *W, cg_cell *cell, cg_env *env)
         j->workflows = in;
         j->gated = gate;
         W->has[p] = true;
-        cg_grow(&W->hashes, &W->hcap, W->nhashes + 1, sizeof *W->hashes);
-        W->hashes[W->nhashes++] = cg_hash(name->buf, name->len);
+        cg_fpset_add(&W->names_seen, cg_hash(name->buf, name->len));
     }
     for (size_t p = 0; p < np; p++) {
         if (!W->has[p])
@@ -330,36 +330,6 @@ int cg_walk_tree(cg_model *m, cg_tree *t, cg_error *err)
     return err->set ? -1 : 0;
 }
 
-/* Sorts in place (qsort's merge sort would take as much memory again). */
-static void sift(uint64_t *v, size_t i, size_t n)
-{
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            return;
-        if (c + 1 < n && v[c + 1] > v[c])
-            c++;
-        if (v[i] >= v[c])
-            return;
-        uint64_t x = v[i];
-        v[i] = v[c];
-        v[c] = x;
-        i = c;
-    }
-}
-
-static void heap_sort(uint64_t *v, size_t n)
-{
-    for (size_t i = n / 2; i-- > 0;)
-        sift(v, i, n);
-    for (size_t end = n; end > 1; end--) {
-        uint64_t x = v[0];
-        v[0] = v[end - 1];
-        v[end - 1] = x;
-        sift(v, 0, end - 1);
-    }
-}
-
 int cg_walk_finish(cg_model *p, cg_error *err)
 {
     struct cg_walk *W = p->walk;
@@ -393,14 +363,11 @@ int cg_walk_finish(cg_model *p, cg_error *err)
             cg_warn_at(&p->warnings, &pt->pos, "%s pattern %s matches no cell", kind, pt->text);
         }
     }
-    /* two jobs of one name are an error of the whole load (or two hashes meet) */
-    heap_sort(W->hashes, W->nhashes);
-    for (size_t i = 1; i < W->nhashes; i++)
-        if (W->hashes[i] == W->hashes[i - 1])
-            return -1;
-    free(W->hashes);
-    W->hashes = NULL;
-    W->nhashes = W->hcap = 0;
+    /* two jobs of one name are an error of the whole load (or two
+     * fingerprints meet) */
+    if (cg_fpset_has_twin(&W->names_seen))
+        return -1;
+    cg_fpset_release(&W->names_seen);
     /* a special-PR selection (special-pr.yml) changes the jobs: walk none */
     if (cg_model_select(p, err) != 0 || !cg_selection_empty(&p->selection))
         return -1;

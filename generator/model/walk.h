@@ -18,8 +18,9 @@
  * span cells), a workflow with an `order` list, a special-PR selection,
  * more than 64 workflows; later, a job requiring an outside name that no
  * static entry of its workflows has (it may be a generated job of another
- * cell), and two job names with the same 64-bit hash (perhaps a duplicate
- * name: the walk keeps 8 bytes per job to find one, nothing else per job).
+ * cell), and two job names with the same 56-bit fingerprint (perhaps a
+ * duplicate name: the walk keeps about 5.25 bytes per job to find one, in a
+ * cg_fpset, and nothing else per job).
  *
  * The state of a walk (struct cg_walk) lives in cg_model.walk; the three
  * entry points are cg_model_load's (model/load.c).
