@@ -82,7 +82,17 @@ typedef struct tier_report {
     const size_t *by;          /* [npairs]: the selected cell (its place + 1) that covers it first, or 0 */
 } tier_report;
 
-static int print_tier(const tier_report *r, bool json, json_t *arr, cg_strbuf *out)
+/* Writes out to `to` and empties it, once it holds 64 KB (to NULL: keeps it
+ * all, for a report an error may still replace). */
+static void spill(cg_strbuf *out, FILE *to)
+{
+    if (to && out->len >= 65536) {
+        fwrite(out->buf, 1, out->len, to);
+        cg_strbuf_reset(out);
+    }
+}
+
+static int print_tier(const tier_report *r, bool json, json_t *arr, cg_strbuf *out, FILE *to)
 {
     const cg_tree *t = r->t;
     const cg_tier *tier = r->tier;
@@ -127,6 +137,7 @@ static int print_tier(const tier_report *r, bool json, json_t *arr, cg_strbuf *o
             json_array_append_new(jcells, x);
         } else {
             cg_strbuf_addf(out, "    %s%s\n", r->cell[c], r->pinned[c] ? "  (pinned)" : "");
+            spill(out, to);
         }
     }
     /* the proof: each covered pair, and the first selected cell that has it */
@@ -146,6 +157,7 @@ static int print_tier(const tier_report *r, bool json, json_t *arr, cg_strbuf *o
             json_array_append_new(jpairs, x);
         } else {
             cg_strbuf_addf(out, "    %-40s by %s\n", line.buf, cell);
+            spill(out, to);
         }
     }
     if (nmissing && !json)
@@ -157,7 +169,7 @@ static int print_tier(const tier_report *r, bool json, json_t *arr, cg_strbuf *o
         if (json)
             json_array_append_new(jmissing, json_string(line.buf));
         else
-            cg_strbuf_addf(out, "    %s\n", line.buf);
+            cg_strbuf_addf(out, "    %s\n", line.buf), spill(out, to);
     }
     cg_strbuf_release(&line);
     if (json) {
@@ -220,7 +232,7 @@ static int tier_from_model(cg_project *p, size_t ti, size_t k, const int *dims, 
         pairs[cov.covered + i] = cov.missing[i];
     r.pairs = pairs;
     r.by = by;
-    int rc = print_tier(&r, json, arr, out);
+    int rc = print_tier(&r, json, arr, out, NULL);
     for (size_t c = 0; c < r.nsel; c++)
         free(r.cell[c]);
     free(r.cell);
@@ -397,7 +409,7 @@ static void tier_walk_release(tier_walk *w)
 /* Reports tier k of tree ti: from the walk when there was one, else from
  * the whole model.  1 when a pair is missing, -1 after an error. */
 static int report_tier(cg_project *p, const cov_walk *C, size_t ti, size_t k, const char *dims_spec, bool json,
-                       json_t *arr, cg_strbuf *out, cg_error *err)
+                       json_t *arr, cg_strbuf *out, FILE *to, cg_error *err)
 {
     if (C) {
         for (size_t i = 0; i < C->n; i++) {
@@ -409,7 +421,7 @@ static int report_tier(cg_project *p, const cov_walk *C, size_t ti, size_t k, co
             w->r.pairs = w->pairs;
             w->r.by = w->by;
             w->r.npairs = w->npairs;
-            return print_tier(&w->r, json, arr, out);
+            return print_tier(&w->r, json, arr, out, to);
         }
     }
     const cg_tree *t = p->m.trees[ti];
@@ -477,6 +489,12 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
     json_t *arr = json ? json_array() : NULL;
     size_t reported = 0;
     bool missing = false;
+    /* from a walk with every --dims right, no error can follow the first
+     * line: the text goes out as it is made, not kept whole */
+    FILE *to = walked && !json ? stdout : NULL;
+    for (size_t i = 0; i < C.n && to; i++)
+        if (C.v[i].nd == (size_t)-1)
+            to = NULL;
     for (size_t ti = 0; ti < p.m.ntrees && rc == 0; ti++) {
         const cg_tree *t = p.m.trees[ti];
         if (want_tree && !cg_streq(t->name, want_tree))
@@ -487,7 +505,7 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
                 continue;
             if (want_tier ? !cg_streq(tier->name, want_tier) : tier->kind == CG_TIER_ALL)
                 continue;
-            int r = report_tier(&p, walked ? &C : NULL, ti, k, dims, json, arr, &out, &err);
+            int r = report_tier(&p, walked ? &C : NULL, ti, k, dims, json, arr, &out, to, &err);
             if (r < 0)
                 rc = CG_EXIT_ERROR;
             missing = missing || r == 1;
@@ -503,9 +521,8 @@ int cg_cmd_coverage(const cg_global *g0, int argc, char **argv)
         cg_cli_print_error(&err);
     } else {
         if (json) {
-            char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            puts(s);
-            free(s);
+            json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            putchar('\n');
         } else {
             fputs(cg_strbuf_str(&out), stdout);
         }
