@@ -323,35 +323,39 @@ START_TEST(dir_in_git_found_however_reached)
 }
 END_TEST
 
-/* base/fpset: a twin (two hashes with the same top 56 bits) is found
- * wherever the two are (one run, two runs, a run and the buffer), and
+/* base/fpset: a twin (two hashes with the same top CG_FPSET_BITS bits) is
+ * found wherever the two are (one run, two runs, a run and the buffer), and
  * never where all differ, however the fingerprints are spread. */
+#define FP_LOW (CG_FPSET_BITS - CG_FPSET_RUN_LOG)
+#define FP_RUN ((size_t)1 << CG_FPSET_RUN_LOG)
 static uint64_t fp_of(uint64_t i, int spread)
 {
     uint64_t f = spread == 0 ? i                                      /* all in one high bucket */
                  : spread == 1 ? i * 0x9E3779B97F4A7C15ULL           /* all over */
-                               : (i << 40) | (i & 1);                 /* one per high bucket */
-    return (f & (((uint64_t)1 << 56) - 1)) << 8 | (i * 37 & 0xff);   /* low 8 bits: not kept */
+                               : (i << FP_LOW) | (i & 1);             /* one per high bucket */
+    f &= ((uint64_t)1 << CG_FPSET_BITS) - 1;
+    return f << (64 - CG_FPSET_BITS) | (i * 37 & 0x3ff);             /* the low bits: not kept */
 }
 
 START_TEST(fpset_finds_twins_only)
 {
-    static const size_t sizes[] = {0, 1, 2, 65535, 65536, 65537, 3 * 65536 + 17};
+    static const size_t sizes[] = {0, 1, 2, FP_RUN - 1, FP_RUN, FP_RUN + 1, 3 * FP_RUN + 17, 70000};
+    uint64_t tw[8];
     for (int spread = 0; spread < 3; spread++) {
         for (size_t si = 0; si < CG_ARRAY_LEN(sizes); si++) {
             size_t n = sizes[si];
-            if (spread == 2 && n > 65536)
-                continue; /* one per high bucket: 2^16 at most */
+            if (spread == 2 && n > FP_RUN)
+                continue; /* one per high bucket: FP_RUN at most */
             cg_fpset s;
             cg_fpset_init(&s);
             for (size_t i = 0; i < n; i++)
                 cg_fpset_add(&s, fp_of(i, spread));
-            ck_assert_msg(!cg_fpset_has_twin(&s), "spread %d, %zu fingerprints: no twin", spread, n);
+            ck_assert_msg(cg_fpset_twins(&s, tw, 4) == 0, "spread %d, %zu fingerprints: no twin", spread, n);
             cg_fpset_release(&s);
             if (n < 2)
                 continue;
             /* the twin of the first, the last, and one in the middle, added
-             * at each place (the low 8 bits differ: they are not kept) */
+             * at each place (the low bits differ: they are not kept) */
             size_t of[] = {0, n - 1, n / 2};
             size_t at[] = {1, n / 2, n - 1, n};
             for (size_t a = 0; a < CG_ARRAY_LEN(of); a++)
@@ -361,26 +365,38 @@ START_TEST(fpset_finds_twins_only)
                     cg_fpset_init(&s);
                     for (size_t i = 0; i <= n; i++) {
                         if (i == at[b])
-                            cg_fpset_add(&s, fp_of(of[a], spread) ^ 0x5a);
+                            cg_fpset_add(&s, fp_of(of[a], spread) ^ 0x15);
                         if (i < n)
                             cg_fpset_add(&s, fp_of(i, spread));
                     }
-                    ck_assert_msg(cg_fpset_has_twin(&s), "spread %d, %zu fingerprints: twin of %zu at %zu",
+                    ck_assert_msg(cg_fpset_twins(&s, tw, 4) == 1, "spread %d, %zu fingerprints: twin of %zu at %zu",
                                   spread, n, of[a], at[b]);
+                    ck_assert_uint_eq(tw[0], cg_fpset_key(fp_of(of[a], spread)));
                     cg_fpset_release(&s);
                 }
         }
     }
-    /* two hashes one apart in the 56th bit are not twins */
+    /* hashes one apart in the last bit kept are not twins; three of one
+     * fingerprint are one twin; more twins than asked for are counted to
+     * max + 1, the smallest first */
+    const int lo = 64 - CG_FPSET_BITS;
     cg_fpset s;
     cg_fpset_init(&s);
-    cg_fpset_add(&s, (uint64_t)1 << 8);
-    cg_fpset_add(&s, (uint64_t)2 << 8);
+    for (uint64_t k = 1; k <= 5; k++)
+        cg_fpset_add(&s, (k << lo) | k);
     cg_fpset_add(&s, (uint64_t)1 << 63);
-    cg_fpset_add(&s, ((uint64_t)1 << 63) | ((uint64_t)1 << 8));
-    ck_assert(!cg_fpset_has_twin(&s));
-    cg_fpset_add(&s, ((uint64_t)2 << 8) | 0xff);
-    ck_assert(cg_fpset_has_twin(&s));
+    ck_assert_uint_eq(cg_fpset_twins(&s, tw, 4), 0);
+    cg_fpset_add(&s, ((uint64_t)4 << lo) | (((uint64_t)1 << lo) - 1));
+    cg_fpset_add(&s, (uint64_t)4 << lo);
+    ck_assert_uint_eq(cg_fpset_twins(&s, tw, 4), 1);
+    ck_assert_uint_eq(tw[0], 4);
+    for (uint64_t k = 5; k >= 1; k--)
+        cg_fpset_add(&s, k << lo);
+    ck_assert_uint_eq(cg_fpset_twins(&s, tw, 4), 5);
+    ck_assert_uint_eq(tw[0], 1);
+    ck_assert_uint_eq(tw[3], 4);
+    ck_assert_uint_eq(cg_fpset_twins(&s, tw, 5), 5);
+    ck_assert_uint_eq(tw[4], 5);
     cg_fpset_release(&s);
 }
 END_TEST

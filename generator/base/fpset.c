@@ -1,8 +1,8 @@
 /* fpset — a set of 64-bit hashes kept compact (base/fpset.h).
  *
  * A run holds RUN_N sorted fingerprints as Elias-Fano does: the low
- * LOW_BITS bits of each, five bytes, in order; the high RUN_LOG bits as a
- * bit vector where the i-th fingerprint is a one at (its high bits + i). */
+ * LOW_BITS bits of each, in order; the high RUN_LOG bits as a bit vector
+ * where the i-th fingerprint is a one at (its high bits + i). */
 #include "base/fpset.h"
 
 #include <stdlib.h>
@@ -10,16 +10,14 @@
 
 #include "base/alloc.h"
 
-#define RUN_LOG 16
+#define RUN_LOG CG_FPSET_RUN_LOG
 #define RUN_N ((size_t)1 << RUN_LOG)
 #define LOW_BITS (CG_FPSET_BITS - RUN_LOG)
-#define LOW_BYTES (LOW_BITS / 8)
-#define LOW_MASK (((uint64_t)1 << LOW_BITS) - 1)
 
-_Static_assert(LOW_BITS % 8 == 0, "the low bits of a fingerprint are whole bytes");
+_Static_assert(LOW_BITS == 32, "the low bits of a fingerprint are a uint32_t");
 
 struct cg_fpset_run {
-    unsigned char *low;        /* [n * LOW_BYTES], little-endian */
+    uint32_t *low;             /* [n] */
     uint64_t *high;            /* [(n + RUN_N + 63) / 64] */
     size_t n;
 };
@@ -77,23 +75,27 @@ static void flush(cg_fpset *s)
     cg_grow(&s->runs, &s->cap, s->nruns + 1, sizeof *s->runs);
     cg_fpset_run *r = &s->runs[s->nruns++];
     r->n = s->nbuf;
-    r->low = cg_xmalloc(r->n * LOW_BYTES);
+    r->low = cg_xmalloc(r->n * sizeof *r->low);
     r->high = cg_xcalloc((r->n + RUN_N + 63) / 64, sizeof *r->high);
     for (size_t i = 0; i < r->n; i++) {
         uint64_t f = s->buf[i];
-        for (size_t b = 0; b < LOW_BYTES; b++)
-            r->low[i * LOW_BYTES + b] = (unsigned char)(f >> (8 * b));
+        r->low[i] = (uint32_t)f;
         size_t at = (size_t)(f >> LOW_BITS) + i;
         r->high[at / 64] |= (uint64_t)1 << (at % 64);
     }
     s->nbuf = 0;
 }
 
+uint64_t cg_fpset_key(uint64_t h)
+{
+    return h >> (64 - CG_FPSET_BITS);
+}
+
 void cg_fpset_add(cg_fpset *s, uint64_t h)
 {
     if (!s->buf)
         s->buf = cg_xmalloc(RUN_N * sizeof *s->buf);
-    s->buf[s->nbuf++] = h >> (64 - CG_FPSET_BITS);
+    s->buf[s->nbuf++] = cg_fpset_key(h);
     if (s->nbuf == RUN_N)
         flush(s);
 }
@@ -120,10 +122,7 @@ static bool next(cursor *c)
         c->pos = (c->pos / 64 + 1) * 64; /* no one left in this word */
     while (!((w[c->pos / 64] >> (c->pos % 64)) & 1))
         c->pos++;
-    uint64_t low = 0;
-    for (size_t b = 0; b < LOW_BYTES; b++)
-        low |= (uint64_t)c->run->low[c->i * LOW_BYTES + b] << (8 * b);
-    c->cur = (uint64_t)(c->pos - c->i) << LOW_BITS | (low & LOW_MASK);
+    c->cur = (uint64_t)(c->pos - c->i) << LOW_BITS | c->run->low[c->i];
     c->i++;
     c->pos++;
     return true;
@@ -147,7 +146,7 @@ static void sift_down(cursor **h, size_t i, size_t n)
     }
 }
 
-bool cg_fpset_has_twin(cg_fpset *s)
+size_t cg_fpset_twins(cg_fpset *s, uint64_t *out, size_t max)
 {
     heap_sort(s->buf, s->nbuf);
     size_t n = s->nruns + 1;
@@ -165,18 +164,22 @@ bool cg_fpset_has_twin(cg_fpset *s)
     }
     for (size_t i = nh / 2; i-- > 0;)
         sift_down(heap, i, nh);
-    bool twin = false, first = true;
+    size_t ntwins = 0, count = 0; /* count: of the fingerprint `last` so far */
     uint64_t last = 0;
-    while (nh && !twin) {
+    while (nh && ntwins <= max) {
         cursor *c = heap[0];
-        twin = !first && c->cur == last;
-        first = false;
-        last = c->cur;
+        if (count && c->cur == last) {
+            if (++count == 2 && ntwins++ < max)
+                out[ntwins - 1] = last;
+        } else {
+            last = c->cur;
+            count = 1;
+        }
         if (!next(c))
             heap[0] = heap[--nh];
         sift_down(heap, 0, nh);
     }
     free(cs);
     free(heap);
-    return twin;
+    return ntwins;
 }

@@ -18,6 +18,10 @@
 #include "base/text.h"
 #include "model/select.h"
 
+/* Fingerprints shared by two job names that a second walk checks name by
+ * name; more, and the whole load says whether a name is used twice. */
+#define MAX_TWINS 64
+
 struct cg_walk {
     cg_model *m;
     cg_error *err;
@@ -39,6 +43,12 @@ struct cg_walk {
     uint64_t rseen;             /* phases of the cell already required */
     uint32_t njobs;
     cg_fpset names_seen;        /* of every job name, to find a duplicate */
+    /* the second walk, of the names only: the fingerprints two names share,
+     * and the names that have one of them */
+    uint64_t twins[MAX_TWINS];
+    size_t ntwins;
+    cg_map twin_names;
+    cg_pool twin_pool;
 };
 
 void cg_walk_free(struct cg_walk *W)
@@ -60,6 +70,8 @@ void cg_walk_free(struct cg_walk *W)
     free(W->has);
     cg_requires_release(&W->req);
     cg_fpset_release(&W->names_seen);
+    cg_map_release(&W->twin_names);
+    cg_pool_release(&W->twin_pool);
     free(W);
 }
 
@@ -89,6 +101,8 @@ int cg_walk_begin(cg_model *m, cg_error *err)
         cg_strbuf_init(&W->names[p]);
     W->has = cg_xcalloc(CG_MAX_PHASES, sizeof *W->has);
     cg_fpset_init(&W->names_seen);
+    cg_map_init(&W->twin_names);
+    cg_pool_init(&W->twin_pool);
     m->walk = W;
     return 0;
 }
@@ -215,8 +229,32 @@ static int check_job(struct cg_walk *W, const cg_job *j)
     return 0;
 }
 
-/* The jobs of one live cell (env bound to it), as cg_jobs_build makes them. */
-static int cell_jobs(struct cg_walk *W, cg_cell *cell, cg_env *env)
+/* In the second walk: whether the name (its hash h) is one a job of an
+ * earlier cell or phase has, among those sharing a fingerprint. */
+static bool twin_named(struct cg_walk *W, const char *name, size_t len, uint64_t h)
+{
+    uint64_t key = cg_fpset_key(h);
+    size_t lo = 0, hi = W->ntwins;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (W->twins[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == W->ntwins || W->twins[lo] != key)
+        return false;
+    if (cg_map_getn(&W->twin_names, name, len))
+        return true;
+    const char *copy = cg_pool_strndup(&W->twin_pool, name, len);
+    cg_map_put(&W->twin_names, copy, (void *)copy);
+    return false;
+}
+
+/* The names of a live cell's jobs (env bound to it), as cg_jobs_build makes
+ * them: W->jobs[p] where W->has[p].  In the second walk (W->ntwins set),
+ * nothing else of the walk's state changes: -1 when a name is used twice. */
+static int cell_names(struct cg_walk *W, cg_cell *cell, cg_env *env)
 {
     cg_tree *t = W->t;
     size_t np = t->nphases, ti = t->index;
@@ -224,7 +262,7 @@ static int cell_jobs(struct cg_walk *W, cg_cell *cell, cg_env *env)
     for (size_t p = 0; p < np; p++) {
         if (phase_runs(&t->phases[p], env))
             W->runs |= (uint64_t)1 << p;
-        else
+        else if (!W->ntwins)
             W->skipped[ti][p]++;
         if (W->err->set)
             return -1;
@@ -262,9 +300,21 @@ static int cell_jobs(struct cg_walk *W, cg_cell *cell, cg_env *env)
         j->workflows = in;
         j->gated = gate;
         W->has[p] = true;
-        cg_fpset_add(&W->names_seen, cg_hash(name->buf, name->len));
+        uint64_t h = cg_hash(name->buf, name->len);
+        if (!W->ntwins)
+            cg_fpset_add(&W->names_seen, h);
+        else if (twin_named(W, name->buf, name->len, h))
+            return -1;
     }
-    for (size_t p = 0; p < np; p++) {
+    return 0;
+}
+
+/* The jobs of one live cell (env bound to it), as cg_jobs_build makes them. */
+static int cell_jobs(struct cg_walk *W, cg_cell *cell, cg_env *env)
+{
+    if (cell_names(W, cell, env) != 0)
+        return -1;
+    for (size_t p = 0; p < W->t->nphases; p++) {
         if (!W->has[p])
             continue;
         cg_job *j = &W->jobs[p];
@@ -275,8 +325,8 @@ static int cell_jobs(struct cg_walk *W, cg_cell *cell, cg_env *env)
         j->requires = W->req.name;
         j->requires_pos = W->req.pos;
         j->requires_job = W->req.job;
-        if (check_job(W, j) != 0 || (W->w->job && W->w->job(W->w->ctx, j) != 0) ||
-            cg_model_job_templates(W->m, j, env, W->err) != 0 || W->err->set)
+        if (check_job(W, j) != 0 || cg_model_job_templates(W->m, j, env, W->err) != 0 || W->err->set ||
+            (W->w->job && W->w->job(W->w->ctx, j) != 0))
             return -1;
         j->requires = NULL;
         j->requires_pos = NULL;
@@ -297,12 +347,20 @@ static int walk_cell(void *ctx, cg_cell *cell, cg_env *env)
     return cell_jobs(W, cell, env);
 }
 
-int cg_walk_tree(cg_model *m, cg_tree *t, cg_error *err)
+/* The cells of the second walk: their job names only. */
+static int twin_cell(void *ctx, cg_cell *cell, cg_env *env)
 {
-    struct cg_walk *W = m->walk;
-    const cg_manifest *man = &m->manifest;
-    if (!walkable(t))
+    struct cg_walk *W = ctx;
+    cell_tiers(W->t, cell, env);
+    if (W->err->set)
         return -1;
+    return cell->status == CG_CELL_LIVE ? cell_names(W, cell, env) : 0;
+}
+
+/* Which of tree t's tiers each workflow takes (W->all, ungated, gated). */
+static void tree_workflows(struct cg_walk *W, cg_tree *t)
+{
+    const cg_manifest *man = &W->m->manifest;
     W->t = t;
     for (size_t w = 0; w < man->nworkflows; w++) {
         const cg_workflow_decl *wd = &man->workflows[w];
@@ -317,6 +375,15 @@ int cg_walk_tree(cg_model *m, cg_tree *t, cg_error *err)
                     W->gated[w] |= (uint64_t)1 << k;
         }
     }
+}
+
+int cg_walk_tree(cg_model *m, cg_tree *t, cg_error *err)
+{
+    struct cg_walk *W = m->walk;
+    const cg_manifest *man = &m->manifest;
+    if (!walkable(t))
+        return -1;
+    tree_workflows(W, t);
     W->skipped[t->index] = cg_xcalloc(t->nphases + 1, sizeof **W->skipped);
     if (W->w->tree)
         W->w->tree(W->w->ctx, t);
@@ -363,11 +430,25 @@ int cg_walk_finish(cg_model *p, cg_error *err)
             cg_warn_at(&p->warnings, &pt->pos, "%s pattern %s matches no cell", kind, pt->text);
         }
     }
-    /* two jobs of one name are an error of the whole load (or two
-     * fingerprints meet) */
-    if (cg_fpset_has_twin(&W->names_seen))
-        return -1;
+    /* two jobs of one name are an error of the whole load: where two names
+     * share a fingerprint, a second walk compares the names that have it
+     * (a tier's and a pattern's hits only count up again: none becomes 0) */
+    W->ntwins = cg_fpset_twins(&W->names_seen, W->twins, MAX_TWINS);
     cg_fpset_release(&W->names_seen);
+    if (W->ntwins > MAX_TWINS)
+        return -1;
+    if (W->ntwins) {
+        cg_warnings again; /* the first walk's, said already */
+        cg_warnings_init(&again);
+        int rc = 0;
+        for (size_t i = 0; i < p->ntrees && rc == 0; i++) {
+            tree_workflows(W, p->trees[i]);
+            rc = cg_expand_each(p->trees[i], m->max_cells, p->opt.strict, twin_cell, W, &again, err);
+        }
+        cg_warnings_release(&again);
+        if (rc != 0)
+            return -1;
+    }
     /* a special-PR selection (special-pr.yml) changes the jobs: walk none */
     if (cg_model_select(p, err) != 0 || !cg_selection_empty(&p->selection))
         return -1;

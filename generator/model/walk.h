@@ -1,8 +1,9 @@
 /* walk — a model's cells and jobs one at a time, none kept.
  *
- * For the commands that read a few cells or jobs of a large matrix
- * (`coverage`: the pairs of each tier; `explain JOB`: one job) and not all of
- * them: cg_model_load with cg_options.walker set loads the sources as ever,
+ * For the commands that read a few cells or jobs of a large matrix, or what
+ * each says of it (`coverage`: the pairs of each tier; `explain JOB`: one
+ * job, else a skipped job or the nearest name; `explain --cell`: the
+ * matching cells) and not all of them at once: cg_model_load with cg_options.walker set loads the sources as ever,
  * then expands each tree and makes its jobs one cell at a time
  * (cg_expand_each), hands each cell and job to the walker and forgets it.
  * Everything the whole load checks is checked on the way (filters, tiers,
@@ -18,9 +19,11 @@
  * span cells), a workflow with an `order` list, a special-PR selection,
  * more than 64 workflows; later, a job requiring an outside name that no
  * static entry of its workflows has (it may be a generated job of another
- * cell), and two job names with the same 56-bit fingerprint (perhaps a
- * duplicate name: the walk keeps about 5.25 bytes per job to find one, in a
- * cg_fpset, and nothing else per job).
+ * cell), and a job name used twice.  To find one, the walk keeps a 46-bit
+ * fingerprint of each job name (4.25 bytes a job, in a cg_fpset: nothing
+ * else is kept per job); where two names share one, a second walk makes the
+ * names again and compares those that have it (more than 64 such
+ * fingerprints: -1).
  *
  * The state of a walk (struct cg_walk) lives in cg_model.walk; the three
  * entry points are cg_model_load's (model/load.c).
@@ -37,7 +40,8 @@ typedef struct cg_walker {
      * in; env is bound to it (no built-in but tree set).  May be NULL. */
     int (*cell)(void *ctx, const cg_tree *t, const cg_cell *cell, cg_env *env);
     /* every job, in the order of the jobs of the whole load, with its
-     * workflows and requires.  May be NULL. */
+     * workflows and requires, once its templates are loaded (for
+     * cg_model_template).  May be NULL. */
     int (*job)(void *ctx, const cg_job *j);
     void *ctx;
 } cg_walker;
