@@ -226,96 +226,194 @@ static void describe_removal(const cg_cell *cell, cg_strbuf *out)
     cg_strbuf_addc(out, '\n');
 }
 
-/* --cell: the cells (live or removed) that match a dimension spec. */
-static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out, cg_error *err)
+/* --cell, a cell at a time, from the whole model or a walk (model/walk.h):
+ * cell_tree, each cell (cell_one) with its jobs after it (cell_job), then
+ * cell_tree_end; cell_done at the end. */
+typedef struct cell_expl {
+    const cg_qgroup *g;
+    cg_strbuf *out;
+    size_t shown;
+    const cg_tree *t;          /* the tree being read, when the spec names only its dimensions */
+    bool open;                 /* a live cell's "its jobs:" line is being written */
+    size_t nj;
+    cg_strbuf *vals;           /* [g->n]: the values of a term's dimension where the others match */
+    size_t *nv;
+} cell_expl;
+
+static bool term_hits(const cg_qterm *term, const cg_tree *t, const cg_cell *cell)
 {
-    const cg_qgroup *g = &q->groups[0];
-    size_t shown = 0;
+    const char *v = cell->values[cg_tree_name_id(t, term->name)];
+    bool hit = v && fnmatch(term->glob, v, 0) == 0;
+    return term->negate ? !hit : hit;
+}
+
+static void cell_close(cell_expl *E)
+{
+    if (E->open)
+        cg_strbuf_adds(E->out, E->nj ? "\n" : " none (every phase is skipped or lands in no workflow)\n");
+    E->open = false;
+}
+
+static void cell_tree(cell_expl *E, const cg_tree *t)
+{
+    const cg_qgroup *g = E->g;
+    /* the spec must name only this tree's dimensions */
+    bool applies = true;
+    for (size_t k = 0; k < g->n && applies; k++)
+        applies = g->terms[k].name && cg_tree_is_dim(t, cg_tree_name_id(t, g->terms[k].name));
+    E->t = applies ? t : NULL;
+    for (size_t k = 0; k < g->n; k++) {
+        cg_strbuf_reset(&E->vals[k]);
+        E->nv[k] = 0;
+    }
+}
+
+static void cell_one(cell_expl *E, const cg_cell *cell)
+{
+    const cg_tree *t = E->t;
+    const cg_qgroup *g = E->g;
+    if (!t)
+        return;
+    cell_close(E);
+    bool m = true;
+    for (size_t k = 0; k < g->n && m; k++)
+        m = term_hits(&g->terms[k], t, cell);
+    if (m) {
+        E->shown++;
+        cg_strbuf_addf(E->out, "cell ");
+        cg_cell_describe(t, cell, E->out);
+        cg_strbuf_addf(E->out, " (tree %s, ", t->name);
+        pos_str(E->out, &cell->leaf->pos);
+        cg_strbuf_adds(E->out, ")\n");
+        if (cell->status == CG_CELL_LIVE) {
+            cg_strbuf_adds(E->out, "  live; its jobs:");
+            E->open = true;
+            E->nj = 0;
+        } else {
+            describe_removal(cell, E->out);
+        }
+    }
+    if (E->shown)
+        return; /* what the tree produces is said only when nothing matched */
+    for (size_t k = 0; k < g->n; k++) {
+        bool others = true;
+        for (size_t o = 0; o < g->n && others; o++)
+            others = o == k || term_hits(&g->terms[o], t, cell);
+        const char *v = cell->values[cg_tree_name_id(t, g->terms[k].name)];
+        if (!others || !v)
+            continue;
+        char needle[512];
+        snprintf(needle, sizeof needle, " %s,", v);
+        cg_strbuf probe = CG_STRBUF_INIT;
+        cg_strbuf_addf(&probe, " %s,", cg_strbuf_str(&E->vals[k]));
+        bool dup = strstr(probe.buf, needle) != NULL;
+        cg_strbuf_release(&probe);
+        if (dup)
+            continue;
+        cg_strbuf_addf(&E->vals[k], "%s%s", E->nv[k] ? ", " : "", v);
+        E->nv[k]++;
+    }
+}
+
+/* A job of the cell last given to cell_one. */
+static void cell_job(cell_expl *E, const char *name)
+{
+    if (E->open) {
+        cg_strbuf_addf(E->out, " %s", name);
+        E->nj++;
+    }
+}
+
+static void cell_tree_end(cell_expl *E)
+{
+    cell_close(E);
+    const cg_qgroup *g = E->g;
+    if (!E->t || E->shown)
+        return;
+    /* nothing: say which values the tree does produce next to the others */
+    for (size_t k = 0; k < g->n; k++)
+        if (g->n > 1 || E->nv[k])
+            cg_strbuf_addf(E->out, "  where the rest matches, tree %s has %s: %s\n", E->t->name, g->terms[k].name,
+                           E->nv[k] ? E->vals[k].buf : "(no value)");
+    E->t = NULL;
+}
+
+static void cell_init(cell_expl *E, const cg_query *q, cg_strbuf *out)
+{
+    memset(E, 0, sizeof *E);
+    E->g = &q->groups[0];
+    E->out = out;
+    E->vals = cg_xcalloc(E->g->n + 1, sizeof *E->vals);
+    E->nv = cg_xcalloc(E->g->n + 1, sizeof *E->nv);
+    for (size_t k = 0; k < E->g->n; k++)
+        cg_strbuf_init(&E->vals[k]);
+}
+
+static void cell_release(cell_expl *E)
+{
+    for (size_t k = 0; E->vals && k < E->g->n; k++)
+        cg_strbuf_release(&E->vals[k]);
+    free(E->vals);
+    free(E->nv);
+}
+
+/* 0 when a cell matched, 1 when none did (said first in out). */
+static int cell_done(cell_expl *E)
+{
+    cell_tree_end(E);
+    if (!E->shown) {
+        cg_strbuf tmp = CG_STRBUF_INIT;
+        cg_strbuf_addf(&tmp, "no branch of any tree produces %s\n", E->g->text);
+        cg_strbuf_add(&tmp, E->out->buf ? E->out->buf : "", E->out->len);
+        cg_strbuf_reset(E->out);
+        cg_strbuf_add(E->out, tmp.buf, tmp.len);
+        cg_strbuf_release(&tmp);
+    }
+    return E->shown ? 0 : 1;
+}
+
+/* --cell: the cells (live or removed) that match a dimension spec, from the
+ * whole model. */
+static int explain_cell(cg_project *p, const cg_query *q, cg_strbuf *out)
+{
+    cell_expl E;
+    cell_init(&E, q, out);
     for (size_t ti = 0; ti < p->m.ntrees; ti++) {
         const cg_tree *t = p->m.trees[ti];
         const cg_cells *cells = &p->m.cells[ti];
-        /* the spec must name only this tree's dimensions */
-        bool applies = true;
-        for (size_t k = 0; k < g->n && applies; k++)
-            applies = g->terms[k].name && cg_tree_is_dim(t, cg_tree_name_id(t, g->terms[k].name));
-        if (!applies)
-            continue;
-        for (size_t c = 0; c < cells->n; c++) {
+        cell_tree_end(&E);
+        cell_tree(&E, t);
+        for (size_t c = 0; c < cells->n && E.t; c++) {
             const cg_cell *cell = &cells->v[c];
-            bool m = true;
-            for (size_t k = 0; k < g->n && m; k++) {
-                const char *v = cell->values[cg_tree_name_id(t, g->terms[k].name)];
-                bool hit = v && fnmatch(g->terms[k].glob, v, 0) == 0;
-                m = g->terms[k].negate ? !hit : hit;
-            }
-            if (!m)
-                continue;
-            shown++;
-            cg_strbuf_addf(out, "cell ");
-            cg_cell_describe(t, cell, out);
-            cg_strbuf_addf(out, " (tree %s, ", t->name);
-            pos_str(out, &cell->leaf->pos);
-            cg_strbuf_adds(out, ")\n");
-            if (cell->status == CG_CELL_LIVE) {
-                cg_strbuf_adds(out, "  live; its jobs:");
-                size_t nj = 0;
-                for (size_t k = 0; k < p->m.jobs.n; k++)
-                    if (p->m.jobs.v[k].cell == cell) {
-                        cg_strbuf_addf(out, " %s", p->m.jobs.v[k].name);
-                        nj++;
-                    }
-                cg_strbuf_adds(out, nj ? "\n" : " none (every phase is skipped or lands in no workflow)\n");
-            } else {
-                describe_removal(cell, out);
-            }
-        }
-        if (shown)
-            continue;
-        /* nothing: say which values the tree does produce next to the others */
-        for (size_t k = 0; k < g->n; k++) {
-            int id = cg_tree_name_id(t, g->terms[k].name);
-            cg_strbuf vals = CG_STRBUF_INIT;
-            size_t nv = 0;
-            for (size_t c = 0; c < cells->n; c++) {
-                const cg_cell *cell = &cells->v[c];
-                bool others = true;
-                for (size_t o = 0; o < g->n && others; o++) {
-                    if (o == k)
-                        continue;
-                    const char *v = cell->values[cg_tree_name_id(t, g->terms[o].name)];
-                    bool hit = v && fnmatch(g->terms[o].glob, v, 0) == 0;
-                    others = g->terms[o].negate ? !hit : hit;
-                }
-                const char *v = cell->values[id];
-                if (!others || !v)
-                    continue;
-                char needle[512];
-                snprintf(needle, sizeof needle, " %s,", v);
-                cg_strbuf probe = CG_STRBUF_INIT;
-                cg_strbuf_addf(&probe, " %s,", cg_strbuf_str(&vals));
-                bool dup = strstr(probe.buf, needle) != NULL;
-                cg_strbuf_release(&probe);
-                if (dup)
-                    continue;
-                cg_strbuf_addf(&vals, "%s%s", nv ? ", " : "", v);
-                nv++;
-            }
-            if (g->n > 1 || nv)
-                cg_strbuf_addf(out, "  where the rest matches, tree %s has %s: %s\n", t->name, g->terms[k].name,
-                               nv ? vals.buf : "(no value)");
-            cg_strbuf_release(&vals);
+            cell_one(&E, cell);
+            for (size_t k = 0; k < p->m.jobs.n && E.open; k++)
+                if (p->m.jobs.v[k].cell == cell)
+                    cell_job(&E, p->m.jobs.v[k].name);
         }
     }
-    if (!shown) {
-        cg_strbuf tmp = CG_STRBUF_INIT;
-        cg_strbuf_addf(&tmp, "no branch of any tree produces %s\n", g->text);
-        cg_strbuf_add(&tmp, out->buf ? out->buf : "", out->len);
-        cg_strbuf_reset(out);
-        cg_strbuf_add(out, tmp.buf, tmp.len);
-        cg_strbuf_release(&tmp);
-    }
-    (void)err;
-    return shown ? 0 : 1;
+    int rc = cell_done(&E);
+    cell_release(&E);
+    return rc;
+}
+
+static void cell_tree_fn(void *ctx, const cg_tree *t)
+{
+    cell_tree_end(ctx);
+    cell_tree(ctx, t);
+}
+
+static int cell_one_fn(void *ctx, const cg_tree *t, const cg_cell *cell, cg_env *env)
+{
+    (void)t;
+    (void)env;
+    cell_one(ctx, cell);
+    return 0;
+}
+
+static int cell_job_fn(void *ctx, const cg_job *j)
+{
+    cell_job(ctx, j->name);
+    return 0;
 }
 
 /* Where a fragment defines job `name` (its key), or false. */
@@ -337,7 +435,66 @@ static bool fragment_def(const cg_model *m, const char *name, cg_pos *at)
 
 /* A job a fragment defines: where, and what runs it (static entries,
  * generated entries by tree and phase, verbatim workflows of fragments). */
-static int explain_fragment_job(const cg_model *m, const char *name, cg_strbuf *out, cg_error *err)
+/* The generated entries that run a fragment's job, counted per tree and
+ * phase: how many, in which workflows. */
+typedef struct frag_count {
+    cg_strbuf inv;
+    size_t ntrees;
+    size_t **count;            /* [ntrees][nphases] */
+    uint64_t **wf;
+} frag_count;
+
+static void frag_count_init(frag_count *fc, const cg_model *m)
+{
+    cg_strbuf_init(&fc->inv);
+    fc->ntrees = m->manifest.ntrees;
+    fc->count = cg_xcalloc(m->manifest.ntrees + 1, sizeof *fc->count);
+    fc->wf = cg_xcalloc(m->manifest.ntrees + 1, sizeof *fc->wf);
+}
+
+static void frag_count_release(frag_count *fc)
+{
+    for (size_t i = 0; fc->count && i < fc->ntrees; i++) {
+        free(fc->count[i]);
+        free(fc->wf[i]);
+    }
+    free(fc->count);
+    free(fc->wf);
+    cg_strbuf_release(&fc->inv);
+}
+
+/* Counts job j (env: the tree's, any binding) if its entry runs `name`. */
+static int frag_count_job(frag_count *fc, const cg_model *m, cg_env *env, const cg_job *j, const char *name,
+                          cg_error *err)
+{
+    const cg_tree *t = j->tree;
+    if (!j->workflows)
+        return 0;
+    if (!fc->count[t->index]) {
+        fc->count[t->index] = cg_xcalloc(t->nphases + 1, sizeof **fc->count);
+        fc->wf[t->index] = cg_xcalloc(t->nphases + 1, sizeof **fc->wf);
+    }
+    const cg_template *tpl = NULL;
+    if (cg_model_bind_job(m, env, j, -1) != 0 || !(tpl = cg_model_template(m, j, env, err)))
+        return -1;
+    cg_strbuf_reset(&fc->inv);
+    if (tpl->invoke.ctext)
+        cg_strbuf_add(&fc->inv, tpl->invoke.ctext, tpl->invoke.ctext_len);
+    else {
+        cg_src src = {tpl->doc, tpl->invoke.path, {0}};
+        if (cg_env_expand(env, &tpl->invoke.text, CG_EXPAND_PLAIN, NULL, &fc->inv, &src, "the template") != 0)
+            return -1;
+    }
+    if (cg_streq(cg_strbuf_str(&fc->inv), name)) {
+        fc->count[t->index][j->phase]++;
+        fc->wf[t->index][j->phase] |= j->workflows;
+    }
+    return 0;
+}
+
+/* A job a fragment defines: where, and what runs it; the generated entries
+ * counted in fc (from a walk), or here from the whole model (fc NULL). */
+static int explain_fragment_job(const cg_model *m, const char *name, frag_count *fc, cg_strbuf *out, cg_error *err)
 {
     cg_pos at;
     if (!fragment_def(m, name, &at))
@@ -355,38 +512,22 @@ static int explain_fragment_job(const cg_model *m, const char *name, cg_strbuf *
         cg_strbuf_adds(out, ")");
     }
     /* generated entries, counted per tree and phase */
-    cg_strbuf inv = CG_STRBUF_INIT;
+    frag_count own;
+    if (!fc) {
+        fc = &own;
+        frag_count_init(fc, m);
+    }
     int rc = 0;
     for (size_t ti = 0; ti < m->ntrees && rc == 0; ti++) {
         const cg_tree *t = m->trees[ti];
-        size_t *count = cg_xcalloc(t->nphases + 1, sizeof *count);
-        uint64_t *wf = cg_xcalloc(t->nphases + 1, sizeof *wf);
         cg_env env;
         cg_env_init(&env, t, err);
-        for (size_t k = 0; k < m->jobs.n && rc == 0; k++) {
-            const cg_job *j = &m->jobs.v[k];
-            if (j->tree != t || !j->workflows)
-                continue;
-            const cg_template *tpl = NULL;
-            if ((rc = cg_model_bind_job(m, &env, j, -1)) != 0 || !(tpl = cg_model_template(m, j, &env, err))) {
-                rc = -1;
-                break;
-            }
-            cg_strbuf_reset(&inv);
-            if (tpl->invoke.ctext)
-                cg_strbuf_add(&inv, tpl->invoke.ctext, tpl->invoke.ctext_len);
-            else {
-                cg_src src = {tpl->doc, tpl->invoke.path, {0}};
-                if ((rc = cg_env_expand(&env, &tpl->invoke.text, CG_EXPAND_PLAIN, NULL, &inv, &src,
-                                        "the template")) != 0)
-                    break;
-            }
-            if (cg_streq(cg_strbuf_str(&inv), name)) {
-                count[j->phase]++;
-                wf[j->phase] |= j->workflows;
-            }
-        }
-        for (size_t ph = 0; ph < t->nphases && rc == 0; ph++) {
+        for (size_t k = 0; fc == &own && k < m->jobs.n && rc == 0; k++)
+            if (m->jobs.v[k].tree == t)
+                rc = frag_count_job(fc, m, &env, &m->jobs.v[k], name, err);
+        const size_t *count = fc->count[ti];
+        const uint64_t *wf = fc->wf[ti];
+        for (size_t ph = 0; count && ph < t->nphases && rc == 0; ph++) {
             if (!count[ph])
                 continue;
             cg_strbuf_addf(out, "\n  %zu generated entr%s of phase '%s', tree %s, in workflow%s", count[ph],
@@ -397,10 +538,9 @@ static int explain_fragment_job(const cg_model *m, const char *name, cg_strbuf *
                     cg_strbuf_addf(out, " %s", m->manifest.workflows[w].name);
         }
         cg_env_release(&env);
-        free(count);
-        free(wf);
     }
-    cg_strbuf_release(&inv);
+    if (fc == &own)
+        frag_count_release(fc);
     if (rc != 0)
         return -1;
     for (size_t f = 0; f < m->nfragments; f++) {
@@ -477,6 +617,57 @@ static bool explain_static(const cg_model *m, const char *name, cg_strbuf *out)
     return any;
 }
 
+/* In a live cell (env bound to it): the job a phase's `skip` or `only`
+ * removed, if it would have been named `name`.  1 found (said in out), 0
+ * not, -1 on error; jn is scratch. */
+static int skipped_in_cell(const cg_tree *t, const cg_cell *cell, cg_env *env, const char *name, cg_strbuf *jn,
+                           cg_strbuf *out)
+{
+    for (size_t k = 0; k < t->nphases; k++) {
+        const cg_phase *ph = &t->phases[k];
+        if (ph->aggregate)
+            continue;
+        const cg_pattern *by = NULL;
+        for (size_t s = 0; s < ph->nskip && !by; s++)
+            if (cg_pattern_matches(ph->skip[s], env))
+                by = ph->skip[s];
+        bool kept = ph->nonly == 0;
+        for (size_t s = 0; s < ph->nonly && !kept; s++)
+            kept = cg_pattern_matches(ph->only[s], env);
+        if (!by && kept)
+            continue;
+        cg_strbuf_reset(jn);
+        cg_env_set_builtin(env, CG_B_PHASE, ph->name, false);
+        bool own = ph->job_name.nsegs > 0;
+        if (cg_env_expand(env, own ? &ph->job_name : &t->job_name, CG_EXPAND_NAME, t, jn,
+                          own ? &ph->job_name_src : &t->job_name_src, "the job name pattern") != 0)
+            return -1;
+        if (!cg_streq(cg_strbuf_str(jn), name))
+            continue;
+        cg_strbuf_addf(out, "no job %s: phase '%s' (", name, ph->name);
+        pos_str(out, &ph->pos);
+        cg_strbuf_adds(out, ") does not run for cell ");
+        cg_cell_describe(t, cell, out);
+        cg_strbuf_addf(out, " (tree %s, ", t->name);
+        pos_str(out, &cell->leaf->pos);
+        cg_strbuf_adds(out, ")\n");
+        if (by) {
+            cg_strbuf_addf(out, "  removed by the phase's skip %s at ", by->text);
+            pos_str(out, &by->pos);
+            cg_strbuf_addc(out, '\n');
+        } else {
+            cg_strbuf_adds(out, "  removed: it matches none of the phase's 'only' patterns");
+            for (size_t s = 0; s < ph->nonly; s++) {
+                cg_strbuf_addf(out, "%s %s at ", s ? "," : "", ph->only[s]->text);
+                pos_str(out, &ph->only[s]->pos);
+            }
+            cg_strbuf_addc(out, '\n');
+        }
+        return 1;
+    }
+    return 0;
+}
+
 /* A name no job has: the job a phase's `skip` or `only` removed from a
  * live cell, if one would have had that name.  1 found (said in out), 0 not,
  * -1 on error. */
@@ -493,54 +684,7 @@ static int explain_skipped(const cg_model *m, const char *name, cg_strbuf *out, 
             const cg_cell *cell = &cells->v[c];
             if (cell->status != CG_CELL_LIVE)
                 continue;
-            if (cg_env_bind(&env, cell) != 0) {
-                found = -1;
-                break;
-            }
-            for (size_t k = 0; k < t->nphases && !found; k++) {
-                const cg_phase *ph = &t->phases[k];
-                if (ph->aggregate)
-                    continue;
-                const cg_pattern *by = NULL;
-                for (size_t s = 0; s < ph->nskip && !by; s++)
-                    if (cg_pattern_matches(ph->skip[s], &env))
-                        by = ph->skip[s];
-                bool kept = ph->nonly == 0;
-                for (size_t s = 0; s < ph->nonly && !kept; s++)
-                    kept = cg_pattern_matches(ph->only[s], &env);
-                if (!by && kept)
-                    continue;
-                cg_strbuf_reset(&jn);
-                cg_env_set_builtin(&env, CG_B_PHASE, ph->name, false);
-                bool own = ph->job_name.nsegs > 0;
-                if (cg_env_expand(&env, own ? &ph->job_name : &t->job_name, CG_EXPAND_NAME, t, &jn,
-                                  own ? &ph->job_name_src : &t->job_name_src, "the job name pattern") != 0) {
-                    found = -1;
-                    break;
-                }
-                if (!cg_streq(cg_strbuf_str(&jn), name))
-                    continue;
-                found = 1;
-                cg_strbuf_addf(out, "no job %s: phase '%s' (", name, ph->name);
-                pos_str(out, &ph->pos);
-                cg_strbuf_adds(out, ") does not run for cell ");
-                cg_cell_describe(t, cell, out);
-                cg_strbuf_addf(out, " (tree %s, ", t->name);
-                pos_str(out, &cell->leaf->pos);
-                cg_strbuf_adds(out, ")\n");
-                if (by) {
-                    cg_strbuf_addf(out, "  removed by the phase's skip %s at ", by->text);
-                    pos_str(out, &by->pos);
-                    cg_strbuf_addc(out, '\n');
-                } else {
-                    cg_strbuf_adds(out, "  removed: it matches none of the phase's 'only' patterns");
-                    for (size_t s = 0; s < ph->nonly; s++) {
-                        cg_strbuf_addf(out, "%s %s at ", s ? "," : "", ph->only[s]->text);
-                        pos_str(out, &ph->only[s]->pos);
-                    }
-                    cg_strbuf_addc(out, '\n');
-                }
-            }
+            found = cg_env_bind(&env, cell) != 0 ? -1 : skipped_in_cell(t, cell, &env, name, &jn, out);
         }
         cg_env_release(&env);
     }
@@ -549,20 +693,89 @@ static int explain_skipped(const cg_model *m, const char *name, cg_strbuf *out, 
 }
 
 /* explain JOB from a walk of the jobs (model/walk.h): the job asked for,
- * copied out of the walk (its cell's arrays, its requires' names). */
+ * copied out of the walk (its cell's arrays, its requires' names); until it
+ * is found, what explain_skipped and cg_suggest would say if it is not. */
 typedef struct find_job {
     const char *name;
     cg_pool *pool;
     bool found;
     cg_job job;
     cg_cell cell;
+    int skipped;               /* explain_skipped's answer so far (1: in skip_text) */
+    cg_strbuf skip_text, jn;
+    char *suggest;             /* cg_suggest's over the jobs so far */
+    size_t suggest_d, suggest_max;
+    /* a fragment's job: the generated entries that run it, counted */
+    const cg_model *m;
+    int frag;                  /* -1: not known yet; 1: the name is a fragment's job */
+    frag_count fc;
+    cg_env env;                /* of env_tree, bound to its cell env_cell */
+    const cg_tree *env_tree;
+    uint32_t env_cell;
+    cg_error env_err;
 } find_job;
+
+static void find_job_release(find_job *F)
+{
+    cg_strbuf_release(&F->skip_text);
+    cg_strbuf_release(&F->jn);
+    free(F->suggest);
+    if (F->frag == 1)
+        frag_count_release(&F->fc);
+    if (F->env_tree)
+        cg_env_release(&F->env);
+    cg_error_release(&F->env_err);
+}
+
+static int find_skipped_fn(void *ctx, const cg_tree *t, const cg_cell *cell, cg_env *env)
+{
+    find_job *F = ctx;
+    if (F->found || F->skipped || cell->status != CG_CELL_LIVE)
+        return 0;
+    F->skipped = skipped_in_cell(t, cell, env, F->name, &F->jn, &F->skip_text);
+    cg_env_set_builtin(env, CG_B_PHASE, NULL, false); /* as bound: the walk sets it per job */
+    return F->skipped < 0 ? -1 : 0;
+}
 
 static int find_job_fn(void *ctx, const cg_job *j)
 {
     find_job *F = ctx;
-    if (F->found || !cg_streq(j->name, F->name))
+    if (F->found)
         return 0;
+    if (F->frag < 0) {
+        cg_pos at;
+        F->frag = fragment_def(F->m, F->name, &at);
+        if (F->frag)
+            frag_count_init(&F->fc, F->m);
+    }
+    if (F->frag) {
+        if (F->env_tree != j->tree) {
+            if (F->env_tree)
+                cg_env_release(&F->env);
+            cg_env_init(&F->env, j->tree, &F->env_err);
+            F->env_tree = j->tree;
+            F->env_cell = UINT32_MAX;
+        }
+        /* the walk's cells share one address (cg_model_bind_job binds a
+         * cell at another address only): bound here when it changes */
+        if (F->env_cell != j->cell->index) {
+            if (cg_env_bind(&F->env, j->cell) != 0)
+                return -1;
+            F->env_cell = j->cell->index;
+        }
+        if (frag_count_job(&F->fc, F->m, &F->env, j, F->name, &F->env_err) != 0)
+            return -1;
+    }
+    if (!cg_streq(j->name, F->name)) {
+        /* cg_suggest, one candidate at a time */
+        size_t d = cg_edit_distance(F->name, j->name, F->suggest_max);
+        if (d < F->suggest_d) {
+            F->suggest_d = d;
+            free(F->suggest);
+            F->suggest = cg_xstrdup(j->name);
+        }
+        return 0;
+    }
     const cg_tree *t = j->tree;
     F->found = true;
     F->cell = *j->cell;
@@ -654,28 +867,38 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
         }
     cg_project p;
     cg_project_init(&p);
-    /* a job's name: walk the jobs for it, keeping none; the whole model for
-     * anything else (another kind of name, none, --cell) or when the walk
-     * cannot give the same answer (model/walk.h) */
-    find_job F = {.name = cell_mode ? NULL : argv[optind], .pool = &p.m.pool};
-    cg_walker walker = {.job = find_job_fn, .ctx = &F};
-    bool walked = !cell_mode && cg_cli_build_walk(g, &p, &walker) == 0;
-    if (walked && !F.found) {
-        /* no generated job: a static entry needs none; a fragment's job, a
-         * skipped one or a suggestion reads them all */
-        cg_strbuf probe = CG_STRBUF_INIT;
-        walked = explain_static(&p.m, argv[optind], &probe);
-        cg_strbuf_release(&probe);
-        if (!walked) {
-            cg_project_release(&p);
-            cg_project_init(&p);
-        }
+    /* a job's name or --cell: walk the cells and jobs, keeping none (what
+     * is said is made on the way); the whole model for a fragment's job, or
+     * when the walk cannot give the same answer (model/walk.h) */
+    find_job F = {.name = cell_mode ? NULL : argv[optind], .pool = &p.m.pool, .m = &p.m, .frag = -1};
+    cg_strbuf_init(&F.skip_text);
+    cg_strbuf_init(&F.jn);
+    cg_error_init(&F.env_err);
+    if (!cell_mode) {
+        size_t len = strlen(F.name);
+        F.suggest_max = len <= 3 ? 1 : len <= 6 ? 2 : 3; /* as cg_suggest */
+        F.suggest_d = F.suggest_max + 1;
     }
+    cg_walker walker = {.cell = find_skipped_fn, .job = find_job_fn, .ctx = &F};
+    /* --cell: the cells as they are walked, said into cell_out */
+    cg_strbuf cell_out = CG_STRBUF_INIT;
+    cell_expl E;
+    if (cell_mode) {
+        cell_init(&E, &q, &cell_out);
+        walker = (cg_walker){.tree = cell_tree_fn, .cell = cell_one_fn, .job = cell_job_fn, .ctx = &E};
+    }
+    bool walked = cg_cli_build_walk(g, &p, &walker) == 0;
+    /* walked and no generated job found: a static entry needs none; a
+     * fragment's job, a skipped job and a suggestion were found on the way */
     if (walked)
         cg_cli_warnings(g, &p);
     int rc = walked ? 0 : cg_cli_build(g, &p, false);
     cg_selection_release(&sel);
     if (rc != 0) {
+        if (cell_mode)
+            cell_release(&E);
+        cg_strbuf_release(&cell_out);
+        find_job_release(&F);
         cg_project_release(&p);
         cg_query_release(&q);
         return rc;
@@ -686,22 +909,28 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     if (cell_mode) {
         if (cg_query_check_names(&q, &p.m, NULL, &err) != 0)
             rc = CG_EXIT_ERROR;
-        else
-            rc = explain_cell(&p, &q, &out, &err) == 0 ? 0 : CG_EXIT_DIFF;
+        else if (walked) {
+            rc = cell_done(&E) == 0 ? 0 : CG_EXIT_DIFF;
+            cg_strbuf_add(&out, cell_out.buf, cell_out.len);
+        } else
+            rc = explain_cell(&p, &q, &out) == 0 ? 0 : CG_EXIT_DIFF;
     } else {
         const cg_job *j = walked ? (F.found ? &F.job : NULL) : cg_jobs_find(&p.m.jobs, argv[optind]);
         int sk = 0;
         if (!j && explain_static(&p.m, argv[optind], &out)) {
             /* a static entry of the manifest's workflows */
-        } else if (!j && (sk = explain_fragment_job(&p.m, argv[optind], &out, &err)) != 0) {
+        } else if (!j && (sk = explain_fragment_job(&p.m, argv[optind], walked ? &F.fc : NULL, &out, &err)) != 0) {
             rc = sk < 0 ? CG_EXIT_ERROR : 0; /* a job of a fragment */
-        } else if (!j && (sk = explain_skipped(&p.m, argv[optind], &out, &err)) != 0) {
+        } else if (!j && walked && F.skipped) {
+            cg_strbuf_add(&out, F.skip_text.buf, F.skip_text.len); /* explain_skipped's, from the walk */
+            rc = CG_EXIT_DIFF;
+        } else if (!j && !walked && (sk = explain_skipped(&p.m, argv[optind], &out, &err)) != 0) {
             rc = sk < 0 ? CG_EXIT_ERROR : CG_EXIT_DIFF; /* a job a phase's skip or only removed */
         } else if (!j) {
-            const char **names = cg_xmalloc((p.m.jobs.n + 1) * sizeof *names);
-            for (size_t k = 0; k < p.m.jobs.n; k++)
+            const char **names = walked ? NULL : cg_xmalloc((p.m.jobs.n + 1) * sizeof *names);
+            for (size_t k = 0; names && k < p.m.jobs.n; k++)
                 names[k] = p.m.jobs.v[k].name;
-            const char *s = cg_suggest(argv[optind], names, p.m.jobs.n);
+            const char *s = walked ? F.suggest : cg_suggest(argv[optind], names, p.m.jobs.n);
             fprintf(stderr, "cigen: no job is named '%s'%s%s%s\n", argv[optind], s ? " (did you mean '" : "",
                     s ? s : "", s ? "'?)" : "");
             free(names);
@@ -716,6 +945,10 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
         fputs(cg_strbuf_str(&out), stdout);
     cg_strbuf_release(&out);
     cg_error_release(&err);
+    if (cell_mode)
+        cell_release(&E);
+    cg_strbuf_release(&cell_out);
+    find_job_release(&F);
     cg_project_release(&p);
     cg_query_release(&q);
     return rc;
