@@ -2,18 +2,22 @@
 #include "base/alloc.h"
 
 #include <malloc.h> /* malloc_usable_size() */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-/* Large blocks (the jobs, their index, the line map, a diagram's tables:
- * megabytes each at 100k jobs) are backed by huge pages where the kernel
- * offers them on request (transparent huge pages in `madvise` mode): one
- * fault maps 2 MiB instead of 512 faults mapping 4 KiB each, and on a
- * virtual machine a fault costs several microseconds.  A hint: no error
- * is possible that matters, and the bytes are the same either way. */
+/* With cg_alloc_huge_blocks(true), large blocks (the jobs, their index, a
+ * diagram's tables: megabytes each at 100k jobs) are backed by huge pages
+ * where the kernel offers them on request (transparent huge pages in
+ * `madvise` mode): one fault maps 2 MiB instead of 512 faults mapping 4 KiB
+ * each, and on a virtual machine a fault costs several microseconds.  A
+ * hint: no error is possible that matters, and the bytes are the same
+ * either way.  The price is memory (a huge page is mapped whole on its
+ * first write, and a doubled array is copied, not moved): generate pays it
+ * (its peak is under its output's size), the others keep small pages. */
 enum {
     HUGE_PAGE = 2 << 20,
     /* from 4 MiB: a huge page is mapped whole on its first write, and
@@ -26,10 +30,17 @@ enum {
  * page only maps an aligned 2 MiB, and a block where malloc puts it holds
  * one fewer: a block of 4 MiB often only one), NULL when there is no
  * memory. */
+static bool huge_blocks; /* cg_alloc_huge_blocks() */
+
+void cg_alloc_huge_blocks(bool on)
+{
+    huge_blocks = on;
+}
+
 static void *block(size_t n)
 {
 #ifdef MADV_HUGEPAGE
-    if (n >= HUGE_FROM) {
+    if (huge_blocks && n >= HUGE_FROM) {
         void *p;
         if (posix_memalign(&p, HUGE_PAGE, n) != 0)
             return NULL;
@@ -102,7 +113,7 @@ void *cg_xrealloc(void *p, size_t n)
      * pages (one that realloc() moves stays on small pages); an array that
      * grows an item at a time is left to realloc(), which seldom copies */
     size_t old = p ? malloc_usable_size(p) : 0;
-    if (n >= HUGE_FROM && old + old / 2 <= n) {
+    if (huge_blocks && n >= HUGE_FROM && old + old / 2 <= n) {
         void *q = cg_xmalloc(n);
         if (p) {
             memcpy(q, p, old);

@@ -6,6 +6,7 @@
 #ifndef CIGEN_ALLOC_H
 #define CIGEN_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define CG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -20,6 +21,10 @@ void *cg_xcalloc(size_t n, size_t size);
  * default "madvise"), faulted in 2 MB at a time, not 4 KB (on a VM a page
  * fault costs microseconds: 20 MB in 4 KB pages took 0.1 s). */
 void *cg_xmalloc_huge(size_t n);
+/* Whether blocks of 4 MiB or more go on transparent huge pages, and arrays
+ * that double grow into new such blocks (fewer page faults, a higher peak
+ * RSS: base/alloc.c).  Off by default; set before any thread starts. */
+void cg_alloc_huge_blocks(bool on);
 /* Takes over p (which may be NULL): the caller owns the result instead. */
 void *cg_xrealloc(void *p, size_t n);
 /* Grows *p (an array of `size`-byte items with capacity *cap, owned by the

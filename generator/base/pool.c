@@ -37,8 +37,7 @@ void *cg_pool_alloc(cg_pool *p, size_t n)
     cg_pool_block *b = p->blocks;
     if (!b || b->cap - b->used < n) {
         /* each block twice the last, up to 4 MiB: a large pool (the job
-         * names at 100k jobs) is then a few large blocks, which the
-         * allocator backs with huge pages (base/alloc.c) */
+         * names at 100k jobs) is a few large blocks, not thousands */
         size_t cap = b && b->cap < (2 << 20) ? 2 * b->cap : b ? (size_t)4 << 20 : 65536;
         cap = n > cap ? n : cap;
         b = cg_xmalloc(sizeof *b + cap);

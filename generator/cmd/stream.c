@@ -2,14 +2,11 @@
 #include "cmd/stream.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/hash.h"
-#include "base/threads.h"
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "io/bgwrite.h"
@@ -278,8 +275,6 @@ static size_t same_prefix(const char *a, const char *b, size_t n)
     return k;
 }
 
-static void prescan_start(cg_stream *S);
-
 /* check: the rendered bytes [S->off, S->off + len), against the file. */
 static int check_write(cg_stream *S, const char *data, size_t len, cg_error *err)
 {
@@ -308,8 +303,6 @@ static int check_write(cg_stream *S, const char *data, size_t len, cg_error *err
                 ls--;
             size_t back = qo - ls;
             push_piece(S, y->run_new, y->run_old, at - back - y->run_new, false);
-            if (!S->differs)
-                prescan_start(S);
             S->differs = true;
             y->diverged = true;
             y->sub_new = at - back, y->sub_old = ls, y->sub_kept = S->kept.len;
@@ -480,59 +473,6 @@ static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
     }
 }
 
-/* ---- check: the committed config's part of the job-level report ----
- *
- * It needs nothing of the rendered config: once the two differ, it is read
- * on its own core (its own reader, pread) while the rest is rendered, and
- * joined by the report. */
-struct cg_stream_prescan {
-    pthread_t th;
-    bool joined;
-    cg_stream_reader r;
-    cg_diff_src src;
-    cg_report_old *o;
-};
-
-static void *prescan_run(void *v)
-{
-    struct cg_stream_prescan *ps = v;
-    ps->o = cg_report_old_scan(&ps->src);
-    return NULL;
-}
-
-static void prescan_start(cg_stream *S)
-{
-    struct stat st;
-    if (S->prescan || !cg_threads_allowed() || fstat(S->old_fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        (uintmax_t)st.st_size > CG_REPORT_MAX_BYTES) /* (no job-level report past that) */
-        return;
-    struct cg_stream_prescan *ps = cg_xcalloc(1, sizeof *ps);
-    cg_stream_reader_init(&ps->r, S);
-    ps->src = (cg_diff_src){(size_t)st.st_size, read_disk, &ps->r};
-    if (pthread_create(&ps->th, NULL, prescan_run, ps) != 0) {
-        free(ps);
-        return;
-    }
-    S->prescan = ps;
-}
-
-cg_report_old *cg_stream_prescan_join(const cg_stream *S)
-{
-    struct cg_stream_prescan *ps = S->prescan;
-    if (!ps || ps->joined)
-        return NULL;
-    pthread_join(ps->th, NULL);
-    ps->joined = true;
-    cg_stream_reader_release(&ps->r);
-    cg_report_old *o = ps->o;
-    ps->o = NULL;
-    if (ps->r.err) { /* read again by the report, which says so */
-        cg_report_old_free(o);
-        o = NULL;
-    }
-    return o;
-}
-
 static int stream_write(void *ctx, const char *data, size_t len, cg_error *err)
 {
     cg_stream *S = ctx;
@@ -664,11 +604,6 @@ int cg_stream_read_error(const cg_stream_reader *r, cg_error *err)
 
 void cg_stream_release(cg_stream *S)
 {
-    if (S->prescan) {
-        cg_report_old_free(cg_stream_prescan_join(S));
-        free(S->prescan);
-        S->prescan = NULL;
-    }
     cg_strbuf_release(&S->kept);
     free(S->pieces);
     if (S->sync) {
