@@ -200,9 +200,7 @@ static int requires_of(build *B, cg_job *j, size_t p, size_t cell, const cg_pos 
     return 0;
 }
 
-/* Whether phase p runs for the bound cell (its skip and only); counts the
- * patterns' hits.  A pattern that fails records its error in the env's. */
-static bool phase_runs(const cg_phase *ph, cg_env *env)
+bool cg_phase_runs(const cg_phase *ph, cg_env *env)
 {
     for (size_t s = 0; s < ph->nskip; s++)
         if (cg_pattern_matches(ph->skip[s], env)) {
@@ -225,7 +223,7 @@ static int cell_runs(build *B, cg_env *env, size_t c, size_t *skipped)
     const cg_cell *cell = &B->cells->v[c];
     for (size_t p = 0; p < B->np; p++) {
         const cg_phase *ph = &B->t->phases[p];
-        bool runs = phase_runs(ph, env);
+        bool runs = cg_phase_runs(ph, env);
         if (B->err->set)
             return -1;
         for (size_t d = 0; d < ph->nper && runs; d++)

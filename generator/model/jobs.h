@@ -63,6 +63,10 @@ typedef struct cg_requires_buf {
  * outside the tree (job -1) only once.  The caller keeps a generated job
  * from coming twice (it knows which it has seen cheaper than a scan). */
 void cg_requires_add(cg_requires_buf *b, cg_job *j, const char *name, int32_t job, const cg_pos *pos);
+/* Whether phase ph runs for the bound cell (its skip and only); counts the
+ * patterns' hits.  A pattern that fails records its error in the env's.
+ * The full load and the walk (model/walk.c) both ask it. */
+bool cg_phase_runs(const cg_phase *ph, cg_env *env);
 void cg_requires_release(cg_requires_buf *b);
 
 typedef struct cg_jobs {

@@ -141,23 +141,6 @@ static void cell_tiers(cg_tree *t, cg_cell *cell, cg_env *env)
     }
 }
 
-/* cg_jobs_build's phase_runs: whether phase ph runs for the bound cell. */
-static bool phase_runs(const cg_phase *ph, cg_env *env)
-{
-    for (size_t s = 0; s < ph->nskip; s++)
-        if (cg_pattern_matches(ph->skip[s], env)) {
-            ph->skip[s]->hits++;
-            return false;
-        }
-    bool kept = ph->nonly == 0;
-    for (size_t s = 0; s < ph->nonly; s++)
-        if (cg_pattern_matches(ph->only[s], env)) {
-            kept = true;
-            ph->only[s]->hits++;
-        }
-    return kept;
-}
-
 static void add_require(struct cg_walk *W, cg_job *j, const char *name, int32_t q, const cg_pos *pos)
 {
     if (q >= 0) {
@@ -260,7 +243,7 @@ static int cell_names(struct cg_walk *W, cg_cell *cell, cg_env *env)
     size_t np = t->nphases, ti = t->index;
     W->runs = 0;
     for (size_t p = 0; p < np; p++) {
-        if (phase_runs(&t->phases[p], env))
+        if (cg_phase_runs(&t->phases[p], env))
             W->runs |= (uint64_t)1 << p;
         else if (!W->ntwins)
             W->skipped[ti][p]++;
