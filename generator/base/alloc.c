@@ -26,10 +26,6 @@ enum {
     HUGE_FROM = 4 << 20
 };
 
-/* A block of n bytes, at a huge page's boundary when it is large (a huge
- * page only maps an aligned 2 MiB, and a block where malloc puts it holds
- * one fewer: a block of 4 MiB often only one), NULL when there is no
- * memory. */
 static bool huge_blocks; /* cg_alloc_huge_blocks() */
 
 void cg_alloc_huge_blocks(bool on)
@@ -37,17 +33,27 @@ void cg_alloc_huge_blocks(bool on)
     huge_blocks = on;
 }
 
+/* A block of n bytes at a huge page's boundary (a huge page only maps an
+ * aligned 2 MiB, and a block where malloc puts it holds one fewer: a block
+ * of 4 MiB often only one), its whole huge pages marked for them (the tail
+ * stays on small pages: no 2 MiB held for a few bytes); NULL when there is
+ * no memory.  Advice: where it is refused, small pages. */
+static void *huge_block(size_t n)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, n) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, n & ~(size_t)(HUGE_PAGE - 1), MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+/* A block of n bytes: on huge pages when generate asked and it is large. */
 static void *block(size_t n)
 {
-#ifdef MADV_HUGEPAGE
-    if (huge_blocks && n >= HUGE_FROM) {
-        void *p;
-        if (posix_memalign(&p, HUGE_PAGE, n) != 0)
-            return NULL;
-        (void)madvise(p, n & ~(size_t)4095, MADV_HUGEPAGE);
-        return p;
-    }
-#endif
+    if (huge_blocks && n >= HUGE_FROM)
+        return huge_block(n);
     return malloc(n ? n : 1);
 }
 
@@ -67,16 +73,9 @@ void *cg_xmalloc(size_t n)
 
 void *cg_xmalloc_huge(size_t n)
 {
-    if (n < 2 * HUGE_PAGE)
-        return cg_xmalloc(n);
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, n) != 0)
+    void *p = n >= HUGE_FROM ? huge_block(n) : malloc(n ? n : 1);
+    if (!p)
         cg_die_oom();
-#ifdef MADV_HUGEPAGE
-    /* the whole huge pages only: the tail in small ones (no 2 MB page
-     * held for a few bytes); advice: where it is refused, small pages */
-    (void)madvise(p, n & ~(size_t)(HUGE_PAGE - 1), MADV_HUGEPAGE);
-#endif
     return p;
 }
 
