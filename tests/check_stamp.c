@@ -29,6 +29,11 @@ static tu_run in_project(const char *script)
 
 #define STAMPED "in sync by the stamp"
 #define IN_FULL "checking in full"
+#define GEN_STAMPED "up to date by the stamp"
+#define GEN_IN_FULL "generating in full"
+/* the base's one value with a blank (a lint warning) without it: then
+ * generate prints nothing but its summary, and a stamp can answer it */
+#define NO_WARNING "sed -i \"s/'say \\\"hi\\\"'/sayhi/\" matrix.yml && $CIGEN -q generate && "
 
 /* The second check is answered by the stamp the first wrote, and prints
  * the same line. */
@@ -174,6 +179,64 @@ START_TEST(when_no_stamp_is_kept)
 }
 END_TEST
 
+/* generate finds everything up to date: it records a stamp, and the next
+ * generate (or check) is answered by it, printing what the full run
+ * printed; a source changed and generate runs in full and writes. */
+START_TEST(generate_uses_the_stamp)
+{
+    tu_run r = in_project(NO_WARNING "$CIGEN -v generate >../first 2>&1 && $CIGEN -v generate >../second 2>&1 && "
+                          "$CIGEN -v check 2>&1 | grep -c '" STAMPED "' && ls ../stamps | wc -l && "
+                          "grep -c '" GEN_IN_FULL "' ../first && grep -c '" GEN_STAMPED "' ../second && "
+                          "grep -v '^cigen: verbose:' ../first >../a && grep -v '^cigen: verbose:' ../second >../b && "
+                          "cat ../a && cmp ../a ../b && "
+                          "printf '# x\\n' >> t.yml && $CIGEN -v generate 2>&1 | grep -v '^cigen: verbose: read'");
+    ck_assert_msg(r.status == 0, "%d: %s%s", r.status, r.out, r.err);
+    const char *want = "1\n1\n1\n1\ncigen: config.yml: 31 jobs in 2 workflows, ";
+    ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0 &&
+                      strstr(r.out, "bytes; already up to date\n"), "%s", r.out);
+    const char *after = strstr(r.out, GEN_IN_FULL);
+    ck_assert_msg(after && strstr(after, "; written"), "%s", r.out);
+    tu_run_free(&r);
+    /* -q: nothing printed either way */
+    r = in_project(NO_WARNING "$CIGEN -q generate && $CIGEN -q generate");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_uint_eq(r.out_len, 0);
+    tu_run_free(&r);
+}
+END_TEST
+
+/* A stamp cannot say lint's warnings, which generate prints: a check's
+ * stamp answers the next check, never generate, which prints them. */
+START_TEST(generate_with_warnings_runs_in_full)
+{
+    tu_run r = in_project("$CIGEN check >/dev/null && $CIGEN -v generate 2>&1; $CIGEN -v check 2>&1 | "
+                          "grep -c '" STAMPED "'");
+    ck_assert_msg(r.status == 0, "%d: %s%s", r.status, r.out, r.err);
+    ck_assert_msg(strstr(r.out, GEN_IN_FULL ": the stamp holds, but generate would print more") &&
+                      strstr(r.out, "warning: value 'say \"hi\"'") && strstr(r.out, "already up to date\n1\n"),
+                  "%s", r.out);
+    tu_run_free(&r);
+}
+END_TEST
+
+/* The runs the stamp does not answer: a selection, --fresh-tiers, and
+ * CIGEN_CACHE_DIR=off; a stamped generate still clears what a killed run
+ * left in the output folders. */
+START_TEST(generate_stamp_limits)
+{
+    tu_run r = in_project(NO_WARNING "$CIGEN -q generate && "
+                          "$CIGEN -v generate --only 'linux*' 2>&1 | grep -c '" GEN_STAMPED "'; "
+                          "$CIGEN -q generate --force && "
+                          "$CIGEN -v generate --fresh-tiers 2>&1 | grep -c '" GEN_STAMPED "'; "
+                          "CIGEN_CACHE_DIR=off $CIGEN -v generate 2>&1 | grep -c '" GEN_STAMPED "'; "
+                          "$CIGEN -q check && echo x > diagrams/.tree-matrix.dot.cigen-abcdef && "
+                          "echo y > .config.yml.cigen-ghijkl && "
+                          "$CIGEN -v generate 2>&1 | grep -c '" GEN_STAMPED "'; ls -A . diagrams | grep -c cigen-");
+    ck_assert_msg(strcmp(r.out, "0\n0\n0\n1\n0\n") == 0, "%d: %s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 Suite *make_stamp_suite(void)
 {
     Suite *s = suite_create("stamp");
@@ -185,6 +248,9 @@ Suite *make_stamp_suite(void)
     tcase_add_test(tc, a_change_while_stamping_is_not_verified);
     tcase_add_test(tc, streamed_config);
     tcase_add_test(tc, only_private_stamps);
+    tcase_add_test(tc, generate_uses_the_stamp);
+    tcase_add_test(tc, generate_with_warnings_runs_in_full);
+    tcase_add_test(tc, generate_stamp_limits);
     suite_add_tcase(s, tc);
     return s;
 }

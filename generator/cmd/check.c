@@ -9,8 +9,8 @@
 #include "cmd/disk.h"
 #include "cmd/stamp.h"
 #include "cmd/stream.h"
+#include "cmd/summary.h"
 #include "io/fsio.h"
-#include "render/dot.h"
 #include "render/header.h"
 
 static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
@@ -19,15 +19,7 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
     for (size_t i = 0; i < o->n; i++)
         ndiff += o->v[i].status != CG_OUT_SAME;
     if (ndiff + o->nstale == 0) {
-        cg_strbuf_addf(out, "cigen: in sync: %s", p->m.manifest.output);
-        size_t ndiag = o->n - 1;
-        if (p->m.manifest.pipeline.setup && o->n > 1) {
-            cg_strbuf_addf(out, "%s %s", o->n > 2 ? "," : " and", p->m.manifest.pipeline.setup);
-            ndiag--;
-        }
-        if (ndiag)
-            cg_strbuf_addf(out, " and %zu diagram%s", ndiag, ndiag == 1 ? "" : "s");
-        cg_strbuf_adds(out, o->n > 1 ? " match their sources\n" : " matches its sources\n");
+        cg_summary_in_sync(p, o, out);
         return;
     }
     /* 1. one summary line */
@@ -180,31 +172,6 @@ static json_t *check_json(cg_project *p, cg_disk *o, bool full)
     return root;
 }
 
-static bool stale_if_owned(void *ctx, const char *data, size_t len)
-{
-    return cg_dot_is_generated_by(&((const cg_project *)ctx)->m, data, len);
-}
-
-/* The stamp of a check that found p's outputs in sync (cmd/stamp.h): each
- * output with the bytes it was compared with (a streamed config: its
- * generated header and body digest). */
-static void store_stamp(cg_stamp *stamp, cg_project *p, cg_disk *o, const cg_stream *streamed)
-{
-    cg_stamp_output *outs = cg_xcalloc(o->n + 1, sizeof *outs);
-    for (size_t i = 0; i < o->n; i++) {
-        const cg_output_file *f = &o->v[i].f;
-        outs[i] = (cg_stamp_output){.rel = f->rel, .data = f->data, .len = f->len};
-        if (i == 0 && streamed)
-            outs[i] = (cg_stamp_output){.rel = f->rel, .head = streamed->head.buf, .head_len = streamed->head.len,
-                                        .body_digest = p->out.body_digest};
-    }
-    cg_strbuf message = CG_STRBUF_INIT;
-    check_text(p, o, false, &message);
-    cg_stamp_store(stamp, p->m.root, outs, o->n, p->m.manifest.diagrams, stale_if_owned, p, message.buf);
-    cg_strbuf_release(&message);
-    free(outs);
-}
-
 int cg_cmd_check(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -258,10 +225,10 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                  "and the selection recorded in its header, read again from the overlay file the\n"
                  "header names (a config whose overlay file is gone is out of sync).  The\n"
                  "current branch is --branch NAME, else $CIRCLE_BRANCH.\n\n"
-                 "A check that finds everything in sync leaves a stamp (in $CIGEN_CACHE_DIR, else\n"
+                 "A check (or generate) that finds everything in sync leaves a stamp (in $CIGEN_CACHE_DIR, else\n"
                  "$XDG_CACHE_HOME/cigen, else ~/.cache/cigen): the digests of every source it read,\n"
-                 "of every output and diagram it compared, and which cigen binary and libraries ran.  The next check finds\n"
-                 "them all unchanged and says in sync without rendering (-v says so); any change\n"
+                 "of every output and diagram it compared, and which cigen binary and libraries ran.  The next check\n"
+                 "(or generate) finds them all unchanged and says in sync without rendering (-v says so); any change\n"
                  "and it checks in full.  A fresh clone has no stamp.  CIGEN_CACHE_DIR=off or\n"
                  "--no-cache: no stamp is read or written.\n\n"
                  "options:\n"
@@ -296,11 +263,11 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     bool stampable = !no_cache && !json && !g->opt.selection && !g->opt.overlay;
     if (stampable) {
         cg_strbuf why = CG_STRBUF_INIT, message = CG_STRBUF_INIT, opts = CG_STRBUF_INIT;
-        cg_strbuf_addf(&opts, "check strict=%d", g->opt.strict);
+        cg_strbuf_addf(&opts, "strict=%d", g->opt.strict); /* the key generate uses too */
         cg_stamp_init(&stamp, g->opt.dir, g->opt.manifest, opts.buf, &why);
-        bool holds = cg_stamp_holds(&stamp, &message, &why);
+        bool holds = cg_stamp_holds(&stamp, "check", &message, &why);
         if (holds)
-            cg_cli_verbose(g, "in sync by the stamp %s: no source, output or cigen changed since a check "
+            cg_cli_verbose(g, "in sync by the stamp %s: no source, output or cigen changed since a run "
                            "verified them (--no-cache checks in full)", stamp.path);
         else
             cg_cli_verbose(g, "checking in full: %s", why.len ? why.buf : "stamps are off");
@@ -500,7 +467,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         }
         /* in sync, plain, no warning about the sources: stamped */
         if (stampable && rc == 0 && !special_active && !committed_special && !overlay_gone && !p.m.warnings.count)
-            store_stamp(&stamp, &p, &o, streamed);
+            cg_summary_stamp(&stamp, &p, &o, streamed);
     }
     cg_stamp_release(&stamp);
     cg_disk_release(&o);

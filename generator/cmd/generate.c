@@ -8,23 +8,11 @@
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
+#include "cmd/stamp.h"
 #include "cmd/stream.h"
+#include "cmd/summary.h"
 #include "io/fsio.h"
 #include "render/header.h"
-
-/* Generated workflows plus the ones fragments hold verbatim. */
-static size_t count_workflows(const cg_project *p)
-{
-    size_t n = p->m.manifest.nworkflows;
-    for (size_t w = 0; w < p->m.manifest.nworkflows; w++)
-        n -= (p->m.omitted >> w) & 1;
-    for (size_t i = 0; i < p->m.nfragments; i++) {
-        json_t *w = json_object_get(cg_doc_root(p->m.fragments[i].doc), "workflows");
-        if (json_is_object(w))
-            n += json_object_size(w) - (json_object_get(w, "version") ? 1 : 0);
-    }
-    return n;
-}
 
 /* What the selection did: counts, the static entries it culled (and
  * why), the workflows it left without jobs. */
@@ -52,26 +40,6 @@ static void print_selection_summary(const cg_model *m)
         if ((m->omitted >> w) & 1)
             printf("cigen: workflow '%s' is not written: the selection left it without jobs\n",
                    m->manifest.workflows[w].name);
-}
-
-/* Every workflow entry of the config: the generated ones (a job in two
- * workflows is two entries), the manifest's static ones and those of
- * workflows written verbatim in fragments. */
-static size_t count_entries(const cg_project *p)
-{
-    size_t n = 0;
-    for (size_t k = 0; k < p->m.jobs.n; k++)
-        for (uint64_t w = p->m.jobs.v[k].workflows; w; w &= w - 1)
-            n++;
-    for (size_t e = 0; e < p->m.nstatics; e++) /* a selection may cull some, or copy them */
-        n += p->m.statics[e].mark.kind != CG_MARK_CULLED;
-    for (size_t i = 0; i < p->m.nfragments; i++) {
-        json_t *ws = json_object_get(cg_doc_root(p->m.fragments[i].doc), "workflows");
-        const char *name;
-        json_t *w;
-        json_object_foreach(ws, name, w) n += json_array_size(json_object_get(w, "jobs"));
-    }
-    return n;
 }
 
 /* Removes what killed runs left in the folders cigen writes to. */
@@ -112,72 +80,36 @@ static void print_tier_changes(const cg_model *m)
     }
 }
 
-int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
+/* Whether the stamp of an earlier run says everything is already up to
+ * date: then it prints what the full run would, and clears what killed runs
+ * left in the output folders; else it watches the sources this run reads. */
+static bool stamped(const cg_global *g, cg_stamp *stamp)
 {
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
-                                             {"force", no_argument, NULL, 'f'},
-                                             {"werror", no_argument, NULL, 'W'},
-                                             {"fresh-tiers", no_argument, NULL, 'T'},
-                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
-                                             {0}};
-    int c;
-    bool force = false, werror = false;
-    cg_global local = *g0, *g = &local;
-    cg_selection sel;
-    cg_selection_init(&sel);
-    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
-    while ((c = cg_cli_getopt(g, argc, argv, "hfqv", longopts)) != -1) {
-        if (cg_cli_selection_option(g, &sel, c, optarg))
-            continue;
-        if (c == 'h') {
-            puts("usage: cigen generate [--force] [--werror] [--fresh-tiers] [--only PATTERN]...\n"
-                 "                      [--also PATTERN]... [--overlay FILE]\n\n"
-                 "Writes config.yml and the diagrams from the sources the manifest names.  Every\n"
-                 "output is written to a temporary file first and renamed into place only when\n"
-                 "all of them are ready; on any error no output changes.  Unchanged files are not\n"
-                 "touched; diagrams cigen made that the sources no longer produce are removed.\n"
-                 "Prints one line: jobs, workflows, bytes, and what changed (+added, -removed,\n"
-                 "changed jobs; only the parts that are not zero, e.g. \"written (1 changed)\"),\n"
-                 "then the jobs added, removed and changed by name, grouped as `cigen check` groups them,\n"
-                 "and the cells that entered or left a pairwise tier, with the reason.\n\n"
-                 "A pairwise tier (the PR subset) starts from the cells the committed config.yml\n"
-                 "records in its header (# cigen-tier: lines): a cell stays while it is live and\n"
-                 "needed, so adding a value adds only the cells its new pairs need.\n\n"
-                 "A config.yml that was edited by hand (its body no longer matches the digest in its\n"
-                 "header; in dynamic mode the setup config and the continuation alike) is not overwritten: cigen shows the edits and exits 1.  --force\n"
-                 "overwrites it anyway (the edits are lost: make them in the sources); when the old\n"
-                 "file held git's conflict markers the summary says so instead of comparing jobs.\n\n"
-                 "options:\n"
-                 "  --force           overwrite a hand-edited config.yml\n"
-                 "  --werror          lint warnings are errors too (see `cigen lint`)\n"
-                 "  --fresh-tiers     choose the pairwise tiers afresh, ignoring the committed ones\n"
-                 CG_SELECTION_HELP
-                 "\nA config with lint errors is never written.\n"
-                 "\nExit status: 0 written or up to date, 1 refused (hand edits), 2 broken sources\n"
-                 "(including lint errors).");
-            cg_selection_release(&sel);
-            return 0;
-        }
-        if (c == 'f') {
-            force = true;
-            continue;
-        }
-        if (c == 'W') {
-            werror = true;
-            continue;
-        }
-        if (c == 'T') {
-            g->opt.fresh_tiers = true;
-            continue;
-        }
-        cg_selection_release(&sel);
-        return CG_EXIT_ERROR;
+    cg_strbuf why = CG_STRBUF_INIT, message = CG_STRBUF_INIT, opts = CG_STRBUF_INIT;
+    cg_strbuf_addf(&opts, "strict=%d", g->opt.strict); /* check's key: either answers the other */
+    cg_stamp_init(stamp, g->opt.dir, g->opt.manifest, opts.buf, &why);
+    bool holds = cg_stamp_holds(stamp, "generate", &message, &why);
+    if (holds) {
+        cg_cli_verbose(g, "up to date by the stamp %s: no source, output or cigen changed since a run verified "
+                       "them (CIGEN_CACHE_DIR=off runs in full)", stamp->path);
+        for (size_t i = 0; i < stamp->ndirs; i++)
+            cg_remove_stale_temps(stamp->real, stamp->dirs[i]);
+        if (!g->quiet)
+            fwrite(message.buf, 1, message.len, stdout);
+    } else {
+        cg_cli_verbose(g, "generating in full: %s", why.len ? why.buf : "stamps are off");
+        cg_stamp_watch(stamp);
     }
-    if (optind < argc) {
-        fprintf(stderr, "cigen: error: generate takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
-        cg_selection_release(&sel);
-        return CG_EXIT_ERROR;
-    }
+    cg_strbuf_release(&why);
+    cg_strbuf_release(&message);
+    cg_strbuf_release(&opts);
+    return holds;
+}
+
+/* The full run: renders, compares with the disk, writes what changed.  A
+ * run that finds everything in sync records its stamp (stamp: NULL, none). */
+static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
+{
     /* generate's peak RSS is below its output's size: it trades memory for
      * page faults, the largest cost of a 100k-job generate on a VM */
     cg_alloc_huge_blocks(true);
@@ -185,7 +117,6 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     cg_project_init(&p);
     p.draw_diagrams = true;
     int rc = cg_cli_build(g, &p, false);
-    cg_selection_release(&sel);
     if (rc != 0) {
         cg_project_release(&p);
         return rc;
@@ -309,7 +240,6 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
     if (rc != 0) {
         cg_cli_print_error(&err);
     } else if (!g->quiet) {
-        size_t nw = count_workflows(&p);
         cg_strbuf what = CG_STRBUF_INIT;
         cg_strbuf named = CG_STRBUF_INIT; /* the jobs, named as check names them */
         size_t marker;
@@ -337,9 +267,10 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             cg_strbuf_adds(&what, ")");
             cg_matrix_release(&m);
         }
-        size_t njobs = count_entries(&p); /* a special-PR selection may cull some */
-        printf("cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p.m.manifest.output, njobs,
-               njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p.out.config_size, what.buf);
+        cg_strbuf line = CG_STRBUF_INIT;
+        cg_summary_generate(&p, what.buf, &line);
+        fputs(line.buf, stdout);
+        cg_strbuf_release(&line);
         fputs(cg_strbuf_str(&named), stdout);
         print_tier_changes(&p.m);
         cg_strbuf_release(&what);
@@ -366,9 +297,102 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             print_selection_summary(&p.m);
         }
     }
+    /* everything already in sync, plain, nothing to warn about: stamped */
+    bool in_sync = rc == 0 && !written && !o.nstale;
+    for (size_t i = 0; i < o.n && in_sync; i++)
+        in_sync = o.v[i].status == CG_OUT_SAME;
+    if (stamp && in_sync && cg_selection_empty(&p.m.selection) && !p.m.warnings.count)
+        cg_summary_stamp(stamp, &p, &o, S.done ? &S : NULL);
     cg_stream_release(&S);
     cg_disk_release(&o);
     cg_error_release(&err);
     cg_project_release(&p);
+    return rc;
+}
+
+int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
+{
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                             {"force", no_argument, NULL, 'f'},
+                                             {"werror", no_argument, NULL, 'W'},
+                                             {"fresh-tiers", no_argument, NULL, 'T'},
+                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
+                                             {0}};
+    int c;
+    bool force = false, werror = false;
+    cg_global local = *g0, *g = &local;
+    cg_selection sel;
+    cg_selection_init(&sel);
+    optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
+    while ((c = cg_cli_getopt(g, argc, argv, "hfqv", longopts)) != -1) {
+        if (cg_cli_selection_option(g, &sel, c, optarg))
+            continue;
+        if (c == 'h') {
+            puts("usage: cigen generate [--force] [--werror] [--fresh-tiers] [--only PATTERN]...\n"
+                 "                      [--also PATTERN]... [--overlay FILE]\n\n"
+                 "Writes config.yml and the diagrams from the sources the manifest names.  Every\n"
+                 "output is written to a temporary file first and renamed into place only when\n"
+                 "all of them are ready; on any error no output changes.  Unchanged files are not\n"
+                 "touched; diagrams cigen made that the sources no longer produce are removed.\n"
+                 "Prints one line: jobs, workflows, bytes, and what changed (+added, -removed,\n"
+                 "changed jobs; only the parts that are not zero, e.g. \"written (1 changed)\"),\n"
+                 "then the jobs added, removed and changed by name, grouped as `cigen check` groups them,\n"
+                 "and the cells that entered or left a pairwise tier, with the reason.\n\n"
+                 "A generate that finds everything already up to date, with nothing to warn about,\n"
+                 "leaves a stamp as `cigen check` does (see `cigen check --help`); the next generate\n"
+                 "or check that finds every source and output unchanged says so without rendering\n"
+                 "(-v says so).  Not with a selection, --overlay or --fresh-tiers; CIGEN_CACHE_DIR=off:\n"
+                 "no stamp is read or written.\n\n"
+                 "A pairwise tier (the PR subset) starts from the cells the committed config.yml\n"
+                 "records in its header (# cigen-tier: lines): a cell stays while it is live and\n"
+                 "needed, so adding a value adds only the cells its new pairs need.\n\n"
+                 "A config.yml that was edited by hand (its body no longer matches the digest in its\n"
+                 "header; in dynamic mode the setup config and the continuation alike) is not overwritten: cigen shows the edits and exits 1.  --force\n"
+                 "overwrites it anyway (the edits are lost: make them in the sources); when the old\n"
+                 "file held git's conflict markers the summary says so instead of comparing jobs.\n\n"
+                 "options:\n"
+                 "  --force           overwrite a hand-edited config.yml\n"
+                 "  --werror          lint warnings are errors too (see `cigen lint`)\n"
+                 "  --fresh-tiers     choose the pairwise tiers afresh, ignoring the committed ones\n"
+                 CG_SELECTION_HELP
+                 "\nA config with lint errors is never written.\n"
+                 "\nExit status: 0 written or up to date, 1 refused (hand edits), 2 broken sources\n"
+                 "(including lint errors).");
+            cg_selection_release(&sel);
+            return 0;
+        }
+        if (c == 'f') {
+            force = true;
+            continue;
+        }
+        if (c == 'W') {
+            werror = true;
+            continue;
+        }
+        if (c == 'T') {
+            g->opt.fresh_tiers = true;
+            continue;
+        }
+        cg_selection_release(&sel);
+        return CG_EXIT_ERROR;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "cigen: error: generate takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
+        cg_selection_release(&sel);
+        return CG_EXIT_ERROR;
+    }
+    /* a plain generate may be answered by the stamp of an earlier run that
+     * found everything in sync (cmd/stamp.h), when nothing it read changed */
+    cg_stamp stamp;
+    memset(&stamp, 0, sizeof stamp);
+    bool stampable = !g->opt.selection && !g->opt.overlay && !g->opt.fresh_tiers;
+    if (stampable && stamped(g, &stamp)) {
+        cg_stamp_release(&stamp);
+        cg_selection_release(&sel);
+        return 0;
+    }
+    int rc = run(g, force, werror, stampable ? &stamp : NULL);
+    cg_stamp_release(&stamp);
+    cg_selection_release(&sel);
     return rc;
 }

@@ -3,14 +3,16 @@
  * The stamp file, one line each (words %XX-escaped: no blank, no control
  * byte, no '%'):
  *
- *   cigen-stamp 2
+ *   cigen-stamp 3
  *   binary HEX yaml=V jansson=V nettle=V   the cigen that checked, and its libraries
  *   key HEX                                the folder, manifest and options
  *   mac HEX                                this stamp's random key for the outputs' MACs
  *   source STATUS MAX ALIAS DIGEST REL     each source read, in order
  *   output STATUS ALIAS MAC REL            each output and diagram file
  *   listing DIGEST DIR                     the diagrams folder's .dot names
- *   message TEXT                           what the check printed
+ *   message check TEXT                     what the check printed
+ *   message generate TEXT                  what generate prints (when it
+ *                                          would print nothing else)
  *   end
  *
  * STATUS 0 read, 1 missing; ALIAS the index of the first file read that is
@@ -273,6 +275,9 @@ void cg_stamp_release(cg_stamp *s)
     free(s->path);
     free(s->real);
     cg_strbuf_release(&s->log);
+    for (size_t i = 0; i < s->ndirs; i++)
+        free(s->dirs[i]);
+    free(s->dirs);
     if (s->ids)
         free(s->ids->v);
     free(s->ids);
@@ -491,7 +496,7 @@ static bool make_dirs(const char *dir)
 
 void cg_stamp_store(cg_stamp *s, const char *root, const cg_stamp_output *outputs, size_t noutputs,
                     const char *diagrams, bool (*owned)(void *ctx, const char *data, size_t len), void *ctx,
-                    const char *message)
+                    const char *check_line, const char *generate_line)
 {
     bool watched = s->watching;
     cg_stamp_stop(s);
@@ -502,7 +507,7 @@ void cg_stamp_store(cg_stamp *s, const char *root, const cg_stamp_output *output
         return; /* no key, no stamp */
     cg_test_pause("stamp"); /* the outputs were compared; a test may change them now */
     cg_strbuf text = CG_STRBUF_INIT;
-    cg_strbuf_addf(&text, "cigen-stamp 2\n%s\n", binary_line());
+    cg_strbuf_addf(&text, "cigen-stamp 3\n%s\n", binary_line());
     key_line(s, &text);
     char hexkey[2 * MAC_KEY + 1];
     cg_hex(key, sizeof key, hexkey);
@@ -540,8 +545,12 @@ void cg_stamp_store(cg_stamp *s, const char *root, const cg_stamp_output *output
         put_word(&text, diagrams, strlen(diagrams));
         cg_strbuf_addc(&text, '\n');
     }
-    cg_strbuf_adds(&text, "message ");
-    put_word(&text, message, strlen(message));
+    cg_strbuf_adds(&text, "message check ");
+    put_word(&text, check_line, strlen(check_line));
+    if (generate_line) {
+        cg_strbuf_adds(&text, "\nmessage generate ");
+        put_word(&text, generate_line, strlen(generate_line));
+    }
     cg_strbuf_adds(&text, "\nend\n");
     /* written aside, then renamed: a reader sees a whole stamp or none */
     struct stat dst;
@@ -625,7 +634,22 @@ static bool output_holds(cg_stamp_ids *ids, const char *root, const unsigned cha
     return entry_matches(&e, ids, st, hex, &id);
 }
 
-bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
+/* A folder an output or the diagrams are in, once (generate clears the
+ * temporary files a killed run left there). */
+static void add_dir(cg_stamp *s, const char *rel, bool is_dir)
+{
+    const char *slash = strrchr(rel, '/');
+    char *dir = is_dir ? cg_xstrdup(rel) : slash ? cg_xstrndup(rel, (size_t)(slash - rel)) : cg_xstrdup(".");
+    for (size_t i = 0; i < s->ndirs; i++)
+        if (strcmp(s->dirs[i], dir) == 0) {
+            free(dir);
+            return;
+        }
+    s->dirs = cg_xrealloc(s->dirs, (s->ndirs + 1) * sizeof *s->dirs);
+    s->dirs[s->ndirs++] = dir;
+}
+
+bool cg_stamp_holds(cg_stamp *s, const char *verb, cg_strbuf *message, cg_strbuf *why)
 {
     if (!s->dir)
         return false;
@@ -639,7 +663,7 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
         private_to_me(&st) && stat(s->dir, &dst) == 0 && private_to_me(&dst))
         f = fdopen(fd, "r");
     if (!f) {
-        cg_strbuf_adds(why, fd < 0 ? "no stamp of an earlier check"
+        cg_strbuf_adds(why, fd < 0 ? "no stamp of an earlier run"
                                    : "the stamp is not a private file of this user (or is too large): not read");
         if (fd >= 0)
             close(fd);
@@ -662,7 +686,7 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
         buf[n - 1] = '\0';
         char *p = buf;
         if (state == 0)
-            ok = strcmp(buf, "cigen-stamp 2") == 0, state = 1;
+            ok = strcmp(buf, "cigen-stamp 3") == 0, state = 1;
         else if (state == 1) {
             ok = strcmp(buf, binary_line()) == 0, state = 2;
             if (!ok)
@@ -690,8 +714,11 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
                     key[i] = (unsigned char)(h * 16 + l);
                 }
                 have_key = ok;
-            } else if (strcmp(w.buf, "output") == 0)
+            } else if (strcmp(w.buf, "output") == 0) {
                 ok = have_key && output_holds(&ids, s->real, key, p, &w), noutputs++;
+                if (ok)
+                    add_dir(s, w.buf, false);
+            }
             else if (strcmp(w.buf, "listing") == 0) {
                 char digest[65], hex[65];
                 ok = get_word(&p, &w);
@@ -700,10 +727,14 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
                 if (ok) {
                     listing(s->real, w.buf, hex, NULL, NULL);
                     ok = strcmp(hex, digest) == 0;
+                    add_dir(s, w.buf, true);
                 }
             } else if (strcmp(w.buf, "message") == 0) {
-                ok = get_word(&p, &w) && !have_message;
-                if (ok) {
+                /* the line of the verb asked for; the others are skipped */
+                ok = get_word(&p, &w);
+                bool mine = ok && strcmp(w.buf, verb) == 0;
+                ok = ok && get_word(&p, &w) && !(mine && have_message);
+                if (ok && mine) {
                     cg_strbuf_reset(message);
                     cg_strbuf_add(message, w.buf, w.len);
                     have_message = true;
@@ -715,9 +746,13 @@ bool cg_stamp_holds(cg_stamp *s, cg_strbuf *message, cg_strbuf *why)
         }
     }
     /* a check reads its manifest and compares its config, at least */
-    ok = ok && state == 4 && have_message && nsources && noutputs && !ferror(f);
+    ok = ok && state == 4 && nsources && noutputs && !ferror(f);
     if (!ok && !why->len)
         cg_strbuf_adds(why, "the stamp is unreadable");
+    if (ok && !have_message)
+        cg_strbuf_addf(why, "the stamp holds, but %s would print more than it records (a lint warning, a tier "
+                       "change)", verb);
+    ok = ok && have_message;
     fclose(f);
     free(buf);
     free(ids.v);
