@@ -329,16 +329,18 @@ tar -C "$srcdir" --exclude=./build --exclude=./.git -cf - . | tar -C "$def" -xf 
 def_jobs=$(sed -n "s/^cigen: [^:]*: \([0-9]*\) jobs\{0,1\} in .*/\1/p" "$tmp/first")
 declare -A DEF
 # generate: config.yml removed first, so it is written (and fsync'd) as after
-# an edit; generate-same: already up to date, nothing written; check: in sync
-# (the warm-up runs leave a stamp); check-full: in sync, with no stamp
+# an edit; generate-same: already up to date, nothing written (the warm-up
+# runs leave a stamp); generate-same-full: the same with no stamp; check: in
+# sync (answered by the stamp); check-full: in sync, with no stamp
 # exec-floor: /bin/true, timed the same way: what starting any process costs
 # on this machine, which the 10 ms targets include
-def_ops=(exec-floor generate generate-same check check-full)
+def_ops=(exec-floor generate generate-same generate-same-full check check-full)
 for op in "${def_ops[@]}"; do
-    cmd=${op%-same}
+    cmd=${op%-same*}
     run=("$CIGEN" -q -C "$def" "$cmd")
     [ "$op" = exec-floor ] && run=(/bin/true)
     [ "$op" = check-full ] && run=(env CIGEN_CACHE_DIR=off "$CIGEN" -q -C "$def" check)
+    [ "$op" = generate-same-full ] && run=(env CIGEN_CACHE_DIR=off "$CIGEN" -q -C "$def" generate)
     prep=":"
     [ "$op" = generate ] && prep="rm -f $def/config.yml"
     "$CIGEN" -q -C "$def" generate >/dev/null 2>&1
@@ -373,6 +375,7 @@ echo "bench env loadavg_at_end=$(cut -d" " -f1-3 /proc/loadavg | tr " " ,)"
 echo "bench targets:"
 verdict "default generate wall (writes config.yml)" "$(calc '%.2f' "${DEF[generate]:-1} * 1000")" 10 ms
 verdict "default generate wall (up to date)" "$(calc '%.2f' "${DEF[generate-same]:-1} * 1000")" 10 ms
+verdict "default generate wall (up to date, no stamp)" "$(calc '%.2f' "${DEF[generate-same-full]:-1} * 1000")" 10 ms
 verdict "default check wall" "$(calc '%.2f' "${DEF[check]:-1} * 1000")" 10 ms
 verdict "default check wall, no stamp" "$(calc '%.2f' "${DEF[check-full]:-1} * 1000")" 10 ms
 [ -n "${SEC[100k,generate]:-}" ] && verdict "100k jobs generate" "$(calc '%.3f' "${SEC[100k,generate]}")" 1 s
