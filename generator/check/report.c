@@ -251,14 +251,37 @@ static size_t job_pairs(const cg_job *j, char pairs[][256], size_t max)
     return n;
 }
 
-static bool has_pair(const cg_job *j, const char *pair)
+/* Whether `p` can be the pair of the name `name` ("name=..."; a pair is
+ * cut at 255 bytes): a cheap test before the pair is made. */
+static bool pair_of(const char *p, const char *name)
 {
-    char pairs[70][256];
-    size_t n = job_pairs(j, pairs, 70);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(pairs[i], pair) == 0)
+    size_t l = strlen(name);
+    if (l >= 255)
+        return strncmp(p, name, 255) == 0;
+    return strncmp(p, name, l) == 0 && p[l] == '=';
+}
+
+/* Whether one of job_pairs(j) is `p`: only the pairs named as p is are
+ * made (explain_group asks this of every job, for each candidate pair). */
+static bool has_pair(const cg_job *j, const char *p)
+{
+    char buf[256];
+    const cg_tree *t = j->tree;
+    size_t n = 0;
+    for (size_t d = 0; d < t->ndims && n < 70; d++) { /* as job_pairs(j, ., 70) */
+        if (!j->cell->values[d])
+            continue;
+        n++;
+        if (!pair_of(p, t->dims[d]))
+            continue;
+        pair(buf, t->dims[d], j->cell->values[d]);
+        if (strcmp(buf, p) == 0)
             return true;
-    return false;
+    }
+    if (n == 70 || !pair_of(p, "phase"))
+        return false;
+    snprintf(buf, sizeof buf, "phase=%s", t->phases[j->phase].name);
+    return strcmp(buf, p) == 0;
 }
 
 /* Whether job j has both pairs of "a,b" (a pattern as `list --where` takes). */

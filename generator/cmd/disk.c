@@ -120,7 +120,7 @@ static void matrix_of(cg_project *p, const cg_disk_file *s, const cg_diff_src *s
         for (size_t i = 0; i < S->npieces; i++)
             if (!S->pieces[i].kept)
                 runs[nruns++] = (cg_report_run){S->pieces[i].at, S->pieces[i].off, S->pieces[i].len};
-        bool done = cg_matrix_compare_src(src_old, src_new, runs, nruns, &p->m, both, NULL, m);
+        bool done = cg_matrix_compare_src(src_old, src_new, runs, nruns, &p->m, both, cg_stream_prescan_join(S), m);
         if (done)
             return;
         a = ha = cg_xmalloc(src_old->len + 1);

@@ -54,6 +54,10 @@ typedef struct cg_stream {
     bool forget;            /* lint: only whether the file on disk is the
                              * config (`differs`, `old_fd`): nothing kept, and
                              * a file that cannot be read merely differs */
+    struct cg_stream_prescan *prescan; /* check, when the sources changed: the
+                             * committed config's part of the job-level
+                             * report, read while the config is rendered
+                             * (cg_stream_prescan_join) */
     /* the results, once header() ran */
     bool done, hand_edited, sources_changed;
     struct cg_bgwrite *bg;  /* hashes and writes the chunks on a second core */
@@ -77,6 +81,11 @@ void cg_stream_reader_release(cg_stream_reader *r);
 /* The file on disk (`rendered` false) or the rendered config, read through
  * r, never held whole (base/diff.h). */
 void cg_stream_src(cg_stream_reader *r, bool rendered, cg_diff_src *src);
+/* check, once a streamed config differed: the committed config's part of
+ * the job-level report (check/report.h, cg_report_old_scan), read on
+ * another thread while the config was rendered, once it is done; NULL
+ * when it was not read (or a read failed: then it is read again).  Once. */
+struct cg_report_old *cg_stream_prescan_join(const cg_stream *S);
 /* 0, or -1 with err set when a read through r failed. */
 int cg_stream_read_error(const cg_stream_reader *r, cg_error *err);
 
