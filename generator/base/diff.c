@@ -522,6 +522,79 @@ static void solve_split(const char *ta, size_t alen, size_t n, const char *tb, s
     cg_diff_release(&part);
 }
 
+/* The range's bytes from i on that the cursor holds (reading a window
+ * from i when it holds none): *n of them (0 at the range's end). */
+static const char *lc_held(lcur *c, size_t i, size_t *n)
+{
+    if (!c->x->src) {
+        *n = c->len - i;
+        return c->x->t + c->from + i;
+    }
+    if (i >= c->len) {
+        *n = 0;
+        return "";
+    }
+    if (i < c->bs || i >= c->bs + c->bn)
+        lc_load(c, i, c->len - i < c->x->window ? c->len - i : c->x->window);
+    *n = c->bs + c->bn - i;
+    return c->buf + (i - c->bs);
+}
+
+/* The '\n's of t[0, len) and where the last one is (*last; untouched when
+ * there is none). */
+static size_t count_nl(const char *t, size_t len, size_t *last)
+{
+    size_t k = count_lines(t, len) - (len && t[len - 1] != '\n');
+    if (k) {
+        const char *nl = last_nl(t, len);
+        *last = (size_t)(nl - t);
+    }
+    return k;
+}
+
+/* The walk of solve_windows_lazy over lines the same on both sides, at
+ * most `max` of them, done on the bytes: the two cursors (at lines ka and
+ * kb) move past the whole lines before the first byte that differs (a
+ * line is the same when its bytes and its '\n' are), a window at a time,
+ * instead of a line at a time.  How many lines it passed. */
+static size_t skip_same(lcur *ca, size_t ka, lcur *cb, size_t kb, size_t max)
+{
+    lcur_get(ca, ka);
+    lcur_get(cb, kb);
+    size_t at_a = ca->at, at_b = cb->at, passed = 0;
+    for (;;) {
+        size_t na, nb;
+        const char *x = lc_held(ca, at_a, &na), *y = lc_held(cb, at_b, &nb);
+        size_t c = na < nb ? na : nb;
+        if (!c || passed == max)
+            break;
+        size_t same = c;
+        if (memcmp(x, y, c) != 0) {
+            same = 0;
+            while (x[same] == y[same])
+                same++;
+        }
+        size_t last = 0, k = count_nl(x, same, &last);
+        if (k > max - passed) { /* only max lines: where the last of them ends */
+            k = max - passed;
+            const char *q = x;
+            for (size_t t = 0; t < k; t++)
+                q = (const char *)memchr(q, '\n', (size_t)(x + same - q)) + 1;
+            last = (size_t)(q - x) - 1;
+        }
+        if (k) {
+            passed += k;
+            at_a += last + 1, at_b += last + 1;
+        }
+        if (same < c || passed == max || !k)
+            break;
+    }
+    /* the cursors where the walk stopped */
+    ca->line = ka + passed, ca->at = at_a, ca->next = SIZE_MAX;
+    cb->line = kb + passed, cb->at = at_b, cb->next = SIZE_MAX;
+    return passed;
+}
+
 /* solve_windows without tables: the walk reads the lines where they are,
  * and each window is split alone (the same hunks, in memory of the
  * window's size, not the region's). */
@@ -530,6 +603,8 @@ static void solve_windows_lazy(lcur *ca, lcur *cb, size_t a0, size_t n, size_t b
 {
     size_t i = 0, j = 0;
     while (i < n && j < m) {
+        size_t k = skip_same(ca, a0 + i, cb, b0 + j, n - i < m - j ? n - i : m - j);
+        i += k, j += k;
         for (;;) {
             if (i >= n || j >= m)
                 break;
