@@ -559,8 +559,16 @@ START_TEST(streamed_check_same_report)
         ck_assert_msg(a.status == b.status, "%s: exit %d, streamed %d", cases[i], a.status, b.status);
         ck_assert_msg(strcmp(a.out, b.out) == 0, "%s: the report differs:\n%s\n---\n%s", cases[i], a.out, b.out);
         ck_assert_msg(strcmp(a.err, b.err) == 0, "%s: stderr differs:\n%s\n---\n%s", cases[i], a.err, b.err);
+        /* the committed side read while rendering (sources changed), and
+         * that reading stopped as on a busy machine (read again) */
+        cg_strbuf_reset(&cmd);
+        cg_strbuf_addf(&cmd, "CIGEN_TEST_PRESCAN_STOP=1 CIGEN_TEST_STREAM_BYTES=1 $CIGEN -C p %s", args);
+        tu_run c = tu_sh(t, cmd.buf);
+        ck_assert_msg(a.status == c.status && strcmp(a.out, c.out) == 0 && strcmp(a.err, c.err) == 0,
+                      "%s: the report differs when the early reading stops:\n%s\n---\n%s", cases[i], a.out, c.out);
         tu_run_free(&a);
         tu_run_free(&b);
+        tu_run_free(&c);
         free(args);
         cg_strbuf_release(&path);
         cg_strbuf_release(&cmd);

@@ -587,23 +587,27 @@ static const char *explain_group(const cg_model *p, const config *oldc, const co
     char pairs[70][256];
     size_t np = job_pairs(j0, pairs, 70);
     const char *why = NULL;
+    /* the group's jobs, found once (NULL: not in the model) */
+    const cg_job **gj = cg_xmalloc(nj * sizeof *gj);
+    for (size_t k = 1; k < nj; k++)
+        gj[k] = cg_jobs_find(&p->jobs, jobs[k]);
     for (size_t q = 0; q < np && !why; q++) {
         bool ok = true;
-        for (size_t k = 1; k < nj && ok; k++) {
-            const cg_job *jk = cg_jobs_find(&p->jobs, jobs[k]);
-            ok = jk && has_pair(jk, pairs[q]);
-        }
+        for (size_t k = 1; k < nj && ok; k++)
+            ok = gj[k] && has_pair(gj[k], pairs[q]);
+        /* (the pair first: most jobs lack it, and then where they are
+         * does not matter) */
         for (size_t k = 0; k < p->jobs.n && ok; k++) {
             const cg_job *jk = &p->jobs.v[k];
-            if (cg_map_has(&in, jk->name) || !has_job(oldc, jk->name) || !has_job(newc, jk->name))
-                continue;
-            ok = !has_pair(jk, pairs[q]);
+            ok = !has_pair(jk, pairs[q]) || cg_map_has(&in, jk->name) || !has_job(oldc, jk->name) ||
+                 !has_job(newc, jk->name);
         }
         if (ok) {
             snprintf(buf, size, "%s", pairs[q]);
             why = buf;
         }
     }
+    free(gj);
     cg_map_release(&in);
     return why;
 }

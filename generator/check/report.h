@@ -11,6 +11,7 @@
 #define CIGEN_REPORT_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -92,6 +93,15 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
  * is rendered), then handed to cg_matrix_compare_src as `pre` (taken, even
  * when NULL or read from a text of another length: then read again). */
 cg_report_old *cg_report_old_scan(const cg_diff_src *old_src);
+/* The same on another thread, watched: `at` says how far it has read (the
+ * offset of the entry it is at; SIZE_MAX once done), and once `stop` is
+ * set it stops at the next entry and returns NULL (its caller then reads
+ * it again itself). */
+typedef struct cg_report_scan_ctl {
+    _Atomic size_t at;
+    _Atomic bool stop;
+} cg_report_scan_ctl;
+cg_report_old *cg_report_old_scan_ctl(const cg_diff_src *old_src, cg_report_scan_ctl *ctl);
 void cg_report_old_free(cg_report_old *o);
 void cg_matrix_release(cg_matrix *m);
 /* How the jobs changed, as generate ("written (+2 jobs, 1 changed)") and

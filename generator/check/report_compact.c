@@ -203,6 +203,7 @@ typedef struct side {
     bool bad;            /* read otherwise than slicing would: give up */
     char *tmp;
     size_t tcap;
+    cg_report_scan_ctl *ctl; /* read on another thread: its progress, and when to stop */
 } side;
 
 /* The entry [off, off + len) read (its "- " at column E), of workflow wf. */
@@ -387,6 +388,13 @@ static void scan_workflows(lcur *c, side *sd, jobset *J)
                     break;
                 if (sd->other && skip_same(sd, J, c, wf, E))
                     continue;
+                if (sd->ctl) {
+                    atomic_store_explicit(&sd->ctl->at, c->i, memory_order_relaxed);
+                    if (atomic_load_explicit(&sd->ctl->stop, memory_order_relaxed)) {
+                        sd->bad = true;
+                        break;
+                    }
+                }
                 size_t start = c->i;
                 lc_next(c);
                 lc_deeper(c, E);
@@ -407,6 +415,8 @@ static void scan(side *sd, jobset *J)
     bool seen = false;
     while (!lc_eof(&c) && !sd->bad) {
         size_t rest, kl;
+        if (sd->ctl)
+            atomic_store_explicit(&sd->ctl->at, c.i, memory_order_relaxed);
         if (lc_text(&c)[0] == ' ' || lc_blank(&c) || !(kl = lc_key(&c, 0, &rest))) {
             lc_next(&c); /* (a line slicing refuses is refused again in what is compared) */
             continue;
@@ -543,12 +553,12 @@ static void jobset_init(jobset *J)
     cg_index_init(&J->sh.index, job_name, &J->sh);
 }
 
-cg_report_old *cg_report_old_scan(const cg_diff_src *old_src)
+cg_report_old *cg_report_old_scan_ctl(const cg_diff_src *old_src, cg_report_scan_ctl *ctl)
 {
     cg_report_old *o = cg_xcalloc(1, sizeof *o);
     o->len = old_src->len;
     jobset_init(&o->J);
-    o->a = (side){old_src, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, false, NULL, 0};
+    o->a = (side){old_src, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, false, NULL, 0, ctl};
     if (old_src->len > UINT32_MAX)
         o->a.bad = true;
     else
@@ -556,7 +566,19 @@ cg_report_old *cg_report_old_scan(const cg_diff_src *old_src)
     free(o->a.tmp);
     o->a.tmp = NULL, o->a.tcap = 0;
     o->a.src = NULL;
+    o->a.ctl = NULL;
+    if (ctl && o->a.bad && atomic_load(&ctl->stop)) { /* (bad because it stopped, maybe) */
+        cg_report_old_free(o);
+        return NULL;
+    }
+    if (ctl)
+        atomic_store(&ctl->at, SIZE_MAX); /* done */
     return o;
+}
+
+cg_report_old *cg_report_old_scan(const cg_diff_src *old_src)
+{
+    return cg_report_old_scan_ctl(old_src, NULL);
 }
 
 void cg_report_old_free(cg_report_old *o)
@@ -593,7 +615,7 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
     side a = o->a;
     a.src = old_src;
     o->a.v = NULL;
-    side b = {new_src, 1, &a, runs, nruns, 0, 0, NULL, 0, 0, false, NULL, 0};
+    side b = {new_src, 1, &a, runs, nruns, 0, 0, NULL, 0, 0, false, NULL, 0, NULL};
     if (!a.bad)
         scan(&b, J);
     free(b.tmp);

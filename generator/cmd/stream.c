@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/hash.h"
@@ -487,11 +488,17 @@ static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
  * time it still needs then is on the core the report's other half does
  * not use.  Not started for a hand edit or an output in sync: nothing is
  * read for nothing. */
+/* the pace it must keep once joined: the whole config in PRESCAN_POLLS
+ * polls of PRESCAN_POLL_NS (0.64 s: an idle core reads 100k jobs' in 0.3 s) */
+enum { PRESCAN_POLL_NS = 20 * 1000 * 1000, PRESCAN_POLLS = 32 };
+
 struct cg_stream_prescan {
     pthread_t th;
     bool joined;
     cg_stream_reader r;
     cg_diff_src src;
+    cg_report_scan_ctl ctl;
+    bool test_stop;         /* CIGEN_TEST_PRESCAN_STOP: stopped before it reads (as if busy) */
     cg_report_old *o;
 };
 
@@ -499,7 +506,9 @@ static void *prescan_run(void *v)
 {
     struct cg_stream_prescan *ps = v;
     cg_thread_yield_priority();
-    ps->o = cg_report_old_scan(&ps->src);
+    while (ps->test_stop && !atomic_load(&ps->ctl.stop))
+        nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+    ps->o = cg_report_old_scan_ctl(&ps->src, &ps->ctl);
     return NULL;
 }
 
@@ -512,6 +521,7 @@ static void prescan_start(cg_stream *S)
     struct cg_stream_prescan *ps = cg_xcalloc(1, sizeof *ps);
     cg_stream_reader_init(&ps->r, S);
     ps->src = (cg_diff_src){(size_t)st.st_size, read_disk, &ps->r};
+    ps->test_stop = getenv("CIGEN_TEST_PRESCAN_STOP") != NULL;
     if (pthread_create(&ps->th, NULL, prescan_run, ps) != 0) {
         free(ps);
         return;
@@ -524,6 +534,21 @@ cg_report_old *cg_stream_prescan_join(const cg_stream *S)
     struct cg_stream_prescan *ps = S->prescan;
     if (!ps || ps->joined)
         return NULL;
+    /* Not done by the time the config is rendered: it finishes on the core
+     * the diff leaves, as long as it moves on at the pace of an idle core.
+     * Less than half read, or slower (the machine is busy, and at its
+     * priority the rest could take seconds): stopped, and read again at
+     * the report's priority. */
+    size_t at = atomic_load(&ps->ctl.at);
+    if ((at != SIZE_MAX && at < ps->src.len / 2) || ps->test_stop)
+        atomic_store(&ps->ctl.stop, true);
+    while (!atomic_load(&ps->ctl.stop) && at != SIZE_MAX) {
+        nanosleep(&(struct timespec){0, PRESCAN_POLL_NS}, NULL);
+        size_t now = atomic_load(&ps->ctl.at);
+        if (now != SIZE_MAX && now - at < ps->src.len / PRESCAN_POLLS)
+            atomic_store(&ps->ctl.stop, true);
+        at = now;
+    }
     pthread_join(ps->th, NULL);
     ps->joined = true;
     cg_stream_reader_release(&ps->r);
