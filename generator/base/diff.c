@@ -480,21 +480,24 @@ static void place_blocks(cg_diff *d, lines *la, size_t na, lines *lb, size_t nb)
     d->n = k;
 }
 
-/* The first k lines of t[0..len) (fewer when it has fewer) into v, hashed,
+/* The first k lines of t[0..len) (fewer when it has fewer) into v, hashed
+ * (or not, `hash` false: their hashes left 0, and eq compares their bytes),
  * as split makes them: *end is where the bytes after them start. */
-static size_t split_some(const char *t, size_t len, size_t k, line *v, size_t *end)
+static size_t split_some(const char *t, size_t len, size_t k, line *v, size_t *end, bool hash)
 {
     size_t got = 0, at = 0;
     while (got < k && at < len) {
         const char *nl = memchr(t + at, '\n', len - at);
         size_t e = nl ? (size_t)(nl - t) : len;
-        v[got] = (line){t + at, e - at, cg_hash(t + at, e - at), nl != NULL};
+        v[got] = (line){t + at, e - at, hash ? cg_hash(t + at, e - at) : 0, nl != NULL};
         got++;
         at = nl ? e + 1 : len;
     }
     *end = at;
     return got;
 }
+
+enum { SMALL_WINDOW = 256 }; /* lines, both sides */
 
 /* Solves lines [0, n) of ta against [0, m) of tb (the texts from those
  * lines on) with tables of just those lines, adding the hunks to d shifted
@@ -504,8 +507,12 @@ static void solve_split(const char *ta, size_t alen, size_t n, const char *tb, s
 {
     size_t ea, eb;
     line *wa = cg_xmalloc((n + 1) * sizeof *wa), *wb = cg_xmalloc((m + 1) * sizeof *wb);
-    split_some(ta, alen, n, wa, &ea);
-    split_some(tb, blen, m, wb, &eb);
+    /* a small window's lines are compared a few times each: hashing each
+     * whole costs more than the comparisons it spares (a template edit's
+     * windows of 16 lines, one per change) */
+    bool hash = n + m > SMALL_WINDOW;
+    split_some(ta, alen, n, wa, &ea, hash);
+    split_some(tb, blen, m, wb, &eb, hash);
     cg_diff part;
     memset(&part, 0, sizeof part);
     long half = (long)((n + m + 1) / 2) + 2;
