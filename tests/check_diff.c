@@ -337,6 +337,8 @@ START_TEST(diff_large_scattered_changes)
     ck_assert_uint_eq(d.added, 30000);
     ck_assert_uint_eq(d.hunks[7].a_start, 75);
     ck_assert_uint_eq(d.hunks[7].a_len, 1);
+    ck_assert_uint_eq(d.a_lines, 300000); /* counted 4 KB at a time, and past it */
+    ck_assert_uint_eq(d.b_lines, 300000);
     cg_strbuf out = CG_STRBUF_INIT;
     cg_diff_unified(&d, a.buf, a.len, b.buf, b.len, "a", "b", 3, 200, &out);
     ck_assert(strstr(out.buf, "@@ -3,7 +3,7 @@\n line 2\n line 3\n line 4\n-line 5\n+changed 5\n") != NULL);
@@ -345,6 +347,30 @@ START_TEST(diff_large_scattered_changes)
     cg_diff_release(&d);
     cg_strbuf_release(&a);
     cg_strbuf_release(&b);
+}
+END_TEST
+
+/* Line counts of texts of every length around the 16-byte blocks and the
+ * 4080-byte runs they are counted in, '\n' anywhere (a blank line, the
+ * last byte or not): a_lines and b_lines as a byte-by-byte count says. */
+START_TEST(diff_line_counts)
+{
+    unsigned long r = 13579;
+    for (size_t len = 0; len < 8200; len += 1 + len / 64) {
+        char *a = cg_xmalloc(len + 1);
+        size_t want = 0;
+        for (size_t i = 0; i < len; i++) {
+            r = r * 6364136223846793005ul + 1442695040888963407ul;
+            a[i] = (r >> 60) < 3 ? '\n' : 'x';
+            want += a[i] == '\n';
+        }
+        want += len && a[len - 1] != '\n';
+        cg_diff d;
+        cg_diff_compute(a, len, "", 0, &d);
+        ck_assert_msg(d.a_lines == want, "length %zu: %zu lines, counted %zu", len, want, d.a_lines);
+        cg_diff_release(&d);
+        free(a);
+    }
 }
 END_TEST
 
@@ -363,6 +389,7 @@ Suite *make_diff_suite(void)
     tcase_add_test(tc, diff_large_scattered_changes);
     tcase_add_test(tc, diff_lazy_same_as_tables);
     tcase_add_test(tc, diff_src_same_as_memory);
+    tcase_add_test(tc, diff_line_counts);
     suite_add_tcase(s, tc);
     return s;
 }

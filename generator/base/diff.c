@@ -48,9 +48,28 @@ static line *split(const char *t, size_t len, size_t *count)
 
 static size_t count_lines(const char *t, size_t len)
 {
+    size_t n = 0, i = 0;
+#if defined(__GNUC__) || defined(__clang__)
+    /* sixteen bytes at a time in vector registers (GCC's and Clang's
+     * vector extensions: SSE2 on x86-64, NEON on arm64): each '\n' is -1
+     * in the comparison, summed per byte lane over at most 255 blocks */
+    typedef signed char v16 __attribute__((vector_size(16)));
+    const v16 nl = {'\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n',
+                    '\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n'};
+    while (i + 16 <= len) {
+        v16 acc = {0};
+        size_t blocks = (len - i) / 16 < 255 ? (len - i) / 16 : 255;
+        for (size_t b = 0; b < blocks; b++, i += 16) {
+            v16 w;
+            memcpy(&w, t + i, 16);
+            acc -= (v16)(w == nl);
+        }
+        for (int k = 0; k < 16; k++)
+            n += (unsigned char)acc[k];
+    }
+#endif
     /* eight bytes at a time: a byte of w ^ NL8 is zero where t has '\n' */
     const uint64_t NL8 = 0x0A0A0A0A0A0A0A0Aull, LOW7 = 0x7F7F7F7F7F7F7F7Full;
-    size_t n = 0, i = 0;
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, t + i, 8);
