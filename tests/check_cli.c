@@ -578,6 +578,44 @@ START_TEST(streamed_check_same_report)
 }
 END_TEST
 
+/* The streamed check meets the committed file again after each difference
+ * (cmd/stream.c: one line replaced by one, lines added, removed, moved):
+ * random edits of a generated config.yml, each side of a line replaced,
+ * lines dropped, doubled or swapped, a few per file, give the same report
+ * streamed as in memory. */
+START_TEST(streamed_check_random_edits)
+{
+    char *t = project("e2e-small");
+    tu_run g = tu_sh(t, "$CIGEN -q -C p generate && cp p/config.yml orig.yml");
+    ck_assert_msg(g.status == 0, "%s", g.err);
+    tu_run_free(&g);
+    for (int seed = 1; seed <= 60; seed++) {
+        cg_strbuf cmd = CG_STRBUF_INIT;
+        /* awk's own generator, seeded: the same edits on every machine */
+        cg_strbuf_addf(&cmd,
+                       "awk -v seed=%d 'BEGIN { srand(seed) } { l[NR] = $0 } END {"
+                       " for (i = 1; i <= NR; i++) { r = rand();"
+                       "  if (r < 0.03) print l[i] \"x\";"
+                       "  else if (r < 0.05) continue;"
+                       "  else if (r < 0.07) { print l[i]; print l[i] }"
+                       "  else if (r < 0.09 && i < NR) { print l[i + 1]; print l[i]; i++ }"
+                       "  else if (r < 0.10) { print \"# new\"; print l[i] }"
+                       "  else print l[i] } }' orig.yml > p/config.yml && "
+                       "$CIGEN -C p check > a.out 2> a.err; echo $? > a.st; "
+                       "CIGEN_TEST_STREAM_BYTES=1 $CIGEN -C p check > b.out 2> b.err; echo $? > b.st; "
+                       "cmp a.out b.out && cmp a.err b.err && cmp a.st b.st && cat a.st",
+                       seed);
+        tu_run r = tu_sh(t, cmd.buf);
+        ck_assert_msg(r.status == 0, "seed %d: the streamed report differs: %s%s", seed, r.out, r.err);
+        ck_assert_msg(strcmp(r.out, "1\n") == 0, "seed %d: check exit %s", seed, r.out);
+        tu_run_free(&r);
+        cg_strbuf_release(&cmd);
+    }
+    tu_rm_rf(t);
+    free(t);
+}
+END_TEST
+
 /* lint compares a config over its streaming threshold with the file on
  * disk as it is rendered, keeping none of it: the same findings, word for
  * word (lines of config.yml named only when the file is this config), as
@@ -837,6 +875,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, same_bytes_everywhere);
     tcase_add_test(tc, streamed_config_same_outcome);
     tcase_add_test(tc, streamed_check_same_report);
+    tcase_add_test(tc, streamed_check_random_edits);
     tcase_add_test(tc, fifo_output_refused_not_waited_on);
     tcase_add_test(tc, streamed_lint_same_report);
     tcase_add_test(tc, streamed_lint_big_project);

@@ -343,20 +343,19 @@ static int check_write(cg_stream *S, const char *data, size_t len, cg_error *err
                 memcmp(y->ow + (y->diag - y->ow_start), S->kept.buf + i, e - i) == 0)
                 found = y->diag;
             if (found == SIZE_MAX && de != SIZE_MAX) {
-                /* the lines after this one where as many follow the file's
-                 * next line: this line replaced that one (a template edit:
-                 * one per job), found without looking anywhere near (which
-                 * hashes every line around: most of a drifted check's writer) */
-                const char *q4 = memchr(S->kept.buf + e, '\n', S->kept.len - e);
-                if (!q4)
-                    break; /* one more line first */
-                size_t i2 = i + ll, e2 = (size_t)(q4 - S->kept.buf) + 1, de2;
+                /* the lines after this one (all kept after it) where the
+                 * file's next line starts: this line replaced that one (a
+                 * template edit: one per job), found without looking
+                 * anywhere near (which hashes every line around it: most of
+                 * a drifted check's writer); the bytes after them are
+                 * compared as those of any meeting are */
+                size_t i2 = i + ll, de2;
                 const char *q = memchr(y->ow + (y->diag - y->ow_start), '\n', de - y->diag);
                 size_t d2 = (size_t)(q - y->ow) + y->ow_start + 1;
                 if ((rc = block_end(S, d2, &de2, err)) != 0)
                     break;
-                if (de2 != SIZE_MAX && de2 - d2 == e2 - i2 &&
-                    memcmp(y->ow + (d2 - y->ow_start), S->kept.buf + i2, e2 - i2) == 0) {
+                if (de2 != SIZE_MAX && de2 - d2 >= e - i2 &&
+                    memcmp(y->ow + (d2 - y->ow_start), S->kept.buf + i2, e - i2) == 0) {
                     y->scan += ll;
                     y->diag = d2;
                     i = i2;
