@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "cmd/cli.h"
 
 static const char usage[] =
@@ -116,6 +117,7 @@ int main(int argc, char **argv)
     /* past `ulimit -f` a write fails with EFBIG, said as an error (and the
      * temporary file removed), instead of the signal killing cigen mid-write */
     signal(SIGXFSZ, SIG_IGN);
+    cg_alloc_init();
     int rc = run(argc, argv);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "cigen: error: cannot write to standard output: %s\n", strerror(errno));

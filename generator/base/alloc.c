@@ -33,6 +33,13 @@ void cg_alloc_huge_blocks(bool on)
     huge_blocks = on;
 }
 
+void cg_alloc_init(void)
+{
+#ifdef M_MMAP_THRESHOLD
+    (void)mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
 /* A block of n bytes at a huge page's boundary (a huge page only maps an
  * aligned 2 MiB, and a block where malloc puts it holds one fewer: a block
  * of 4 MiB often only one), its whole huge pages marked for them (the tail

@@ -25,6 +25,12 @@ void *cg_xmalloc_huge(size_t n);
  * that double grow into new such blocks (fewer page faults, a higher peak
  * RSS: base/alloc.c).  Off by default; set before any thread starts. */
 void cg_alloc_huge_blocks(bool on);
+/* Once, at the start: blocks of 1 MiB and more each mapped on their own
+ * and unmapped when freed (glibc's M_MMAP_THRESHOLD, fixed; elsewhere
+ * nothing).  glibc otherwise raises that threshold to the largest block
+ * freed, and the large blocks a thread frees after that stay in its arena:
+ * a drifted check at 100k jobs then peaked at 122 MB instead of 108. */
+void cg_alloc_init(void);
 /* Takes over p (which may be NULL): the caller owns the result instead. */
 void *cg_xrealloc(void *p, size_t n);
 /* Grows *p (an array of `size`-byte items with capacity *cap, owned by the
