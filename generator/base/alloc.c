@@ -35,8 +35,11 @@ void cg_alloc_huge_blocks(bool on)
 
 void cg_alloc_init(void)
 {
-#ifdef M_MMAP_THRESHOLD
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
     (void)mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    /* fixing one fixes both: the trim threshold would stay at 128 KiB, and
+     * every heap would be given back and faulted in again as it breathes */
+    (void)mallopt(M_TRIM_THRESHOLD, 8 << 20);
 #endif
 }
 

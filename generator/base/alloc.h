@@ -26,10 +26,11 @@ void *cg_xmalloc_huge(size_t n);
  * RSS: base/alloc.c).  Off by default; set before any thread starts. */
 void cg_alloc_huge_blocks(bool on);
 /* Once, at the start: blocks of 1 MiB and more each mapped on their own
- * and unmapped when freed (glibc's M_MMAP_THRESHOLD, fixed; elsewhere
- * nothing).  glibc otherwise raises that threshold to the largest block
- * freed, and the large blocks a thread frees after that stay in its arena:
- * a drifted check at 100k jobs then peaked at 122 MB instead of 108. */
+ * and unmapped when freed, up to 8 MiB free kept at a heap's top (glibc's
+ * M_MMAP_THRESHOLD and M_TRIM_THRESHOLD, fixed; elsewhere nothing).  glibc
+ * otherwise raises the first to the largest block freed, and the large
+ * blocks a thread frees after that stay in its arena: a drifted check at
+ * 100k jobs peaked at 122 MB instead of 111. */
 void cg_alloc_init(void);
 /* Takes over p (which may be NULL): the caller owns the result instead. */
 void *cg_xrealloc(void *p, size_t n);
