@@ -554,13 +554,13 @@ cg_report_old *cg_stream_prescan_join(const cg_stream *S)
     struct cg_stream_prescan *ps = S->prescan;
     if (!ps || ps->joined)
         return NULL;
-    /* Not done by the time the config is rendered: it finishes on the core
+    /* Not done by the time the config is rendered (the render, the
+     * diagrams and the writer may leave it little): it finishes on the core
      * the diff leaves, as long as it moves on at the pace of an idle core.
-     * Less than half read, or slower (the machine is busy, and at its
-     * priority the rest could take seconds): stopped, and read again at
-     * the report's priority. */
+     * Slower (the machine is busy, and at its priority the rest could take
+     * seconds): stopped, and read again at the report's priority. */
     size_t at = atomic_load(&ps->ctl.at);
-    if ((at != SIZE_MAX && at < ps->src.len / 2) || ps->test_stop)
+    if (ps->test_stop)
         atomic_store(&ps->ctl.stop, true);
     while (!atomic_load(&ps->ctl.stop) && at != SIZE_MAX) {
         nanosleep(&(struct timespec){0, PRESCAN_POLL_NS}, NULL);
