@@ -279,6 +279,8 @@ static size_t same_prefix(const char *a, const char *b, size_t n)
     return k;
 }
 
+static void prescan_start(cg_stream *S);
+
 /* check: the rendered bytes [S->off, S->off + len), against the file. */
 static int check_write(cg_stream *S, const char *data, size_t len, cg_error *err)
 {
@@ -307,6 +309,8 @@ static int check_write(cg_stream *S, const char *data, size_t len, cg_error *err
                 ls--;
             size_t back = qo - ls;
             push_piece(S, y->run_new, y->run_old, at - back - y->run_new, false);
+            if (!S->differs)
+                prescan_start(S); /* (a hand edit: from its first difference on) */
             S->differs = true;
             y->diverged = true;
             y->sub_new = at - back, y->sub_old = ls, y->sub_kept = S->kept.len;
@@ -499,15 +503,14 @@ static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
 
 /* ---- check: the committed config's part of the job-level report ----
  *
- * It needs nothing of the rendered config.  When the committed config's
- * header says its sources changed (a template edited: most of the config
- * will differ), it is read on a thread of its own from the first chunk on,
- * at the lowest priority: the render, the diagrams and the writer come
- * first, and it takes the time they leave a core idle (a quarter of a
- * second at 100k jobs, about what it needs).  The report joins it; the
- * time it still needs then is on the core the report's other half does
- * not use.  Not started for a hand edit or an output in sync: nothing is
- * read for nothing. */
+ * It needs nothing of the rendered config.  It is read on a thread of its
+ * own, at the lowest priority (the render, the diagrams and the writer
+ * come first, and it takes the time they leave a core idle), from the
+ * first chunk on when the committed config's header says its sources
+ * changed (a template edited: most of the config will differ), else from
+ * the first difference on (a hand edit).  The report joins it; the time it
+ * still needs then is on the core the report's other half does not use.
+ * Not started for an output in sync: nothing is read for nothing. */
 /* the pace it must keep once joined: the whole config in PRESCAN_POLLS
  * polls of PRESCAN_POLL_NS (0.64 s: an idle core reads 100k jobs' in 0.3 s) */
 enum { PRESCAN_POLL_NS = 20 * 1000 * 1000, PRESCAN_POLLS = 32 };
