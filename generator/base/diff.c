@@ -578,6 +578,8 @@ static size_t count_nl(const char *t, size_t len, size_t *last)
     return k;
 }
 
+enum { SKIP_BLOCK = 1 << 16 };
+
 /* The walk of solve_windows_lazy over lines the same on both sides, at
  * most `max` of them, done on the bytes: the two cursors (at lines ka and
  * kb) move past the whole lines before the first byte that differs (a
@@ -588,10 +590,15 @@ static size_t skip_same(lcur *ca, size_t ka, lcur *cb, size_t kb, size_t max)
     lcur_get(ca, ka);
     lcur_get(cb, kb);
     size_t at_a = ca->at, at_b = cb->at, passed = 0;
-    for (;;) {
+    /* a block at a time, from a few lines to SKIP_BLOCK: the next
+     * difference is often near (a memcmp past it is work for nothing, and
+     * a checking memcmp reads the whole range) */
+    for (size_t block = 256;; block = block < SKIP_BLOCK ? 2 * block : SKIP_BLOCK) {
         size_t na, nb;
         const char *x = lc_held(ca, at_a, &na), *y = lc_held(cb, at_b, &nb);
         size_t c = na < nb ? na : nb;
+        if (c > block)
+            c = block;
         if (!c || passed == max)
             break;
         size_t same = c;
