@@ -56,7 +56,9 @@ deps-tests:
 $(BUILD)/.deps-ok: build-aux/ensure-deps.sh | $(BUILD)
 	@build-aux/ensure-deps.sh
 	@touch $@
-$(BUILD)/.deps-tests-ok: build-aux/ensure-deps.sh | $(BUILD)
+# after .deps-ok: under make -j the two would run apt-get at once, and one
+# fails on its lock
+$(BUILD)/.deps-tests-ok: build-aux/ensure-deps.sh | $(BUILD)/.deps-ok
 	@build-aux/ensure-deps.sh --with-tests
 	@touch $@
 

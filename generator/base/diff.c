@@ -51,13 +51,13 @@ static size_t count_lines(const char *t, size_t len)
     size_t n = 0, i = 0;
 #if defined(__GNUC__) || defined(__clang__)
     /* sixteen bytes at a time in vector registers (GCC's and Clang's
-     * vector extensions: SSE2 on x86-64, NEON on arm64): each '\n' is -1
-     * in the comparison, summed per byte lane over at most 255 blocks */
-    typedef signed char v16 __attribute__((vector_size(16)));
+     * vector extensions: SSE2 on x86-64, NEON on arm64): each '\n' is all
+     * ones in the comparison, counted per byte lane over at most 255 blocks */
+    typedef unsigned char v16 __attribute__((vector_size(16)));
     const v16 nl = {'\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n',
                     '\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n'};
     while (i + 16 <= len) {
-        v16 acc = {0};
+        v16 acc = {0}; /* (unsigned: 255 wraps nowhere, and -(0xFF) adds 1) */
         size_t blocks = (len - i) / 16 < 255 ? (len - i) / 16 : 255;
         for (size_t b = 0; b < blocks; b++, i += 16) {
             v16 w;
@@ -65,7 +65,7 @@ static size_t count_lines(const char *t, size_t len)
             acc -= (v16)(w == nl);
         }
         for (int k = 0; k < 16; k++)
-            n += (unsigned char)acc[k];
+            n += acc[k];
     }
 #endif
     /* eight bytes at a time: a byte of w ^ NL8 is zero where t has '\n' */

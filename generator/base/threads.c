@@ -14,7 +14,7 @@ bool cg_threads_allowed(void)
 
 void cg_thread_yield_priority(void)
 {
-#ifdef SYS_gettid
+#if defined(__linux__) && defined(SYS_gettid)
     /* on Linux, PRIO_PROCESS with a thread id sets that thread's nice */
     (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 #endif

@@ -415,8 +415,13 @@ static void scan(side *sd, jobset *J)
     bool seen = false;
     while (!lc_eof(&c) && !sd->bad) {
         size_t rest, kl;
-        if (sd->ctl)
+        if (sd->ctl) {
             atomic_store_explicit(&sd->ctl->at, c.i, memory_order_relaxed);
+            if (atomic_load_explicit(&sd->ctl->stop, memory_order_relaxed)) {
+                sd->bad = true;
+                break;
+            }
+        }
         if (lc_text(&c)[0] == ' ' || lc_blank(&c) || !(kl = lc_key(&c, 0, &rest))) {
             lc_next(&c); /* (a line slicing refuses is refused again in what is compared) */
             continue;

@@ -512,8 +512,8 @@ static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
  * still needs then is on the core the report's other half does not use.
  * Not started for an output in sync: nothing is read for nothing. */
 /* the pace it must keep once joined: the whole config in PRESCAN_POLLS
- * polls of PRESCAN_POLL_NS (0.64 s: an idle core reads 100k jobs' in 0.3 s) */
-enum { PRESCAN_POLL_NS = 20 * 1000 * 1000, PRESCAN_POLLS = 32 };
+ * spans of PRESCAN_POLL_MS (0.64 s: an idle core reads 100k jobs' in 0.3 s) */
+enum { PRESCAN_POLL_MS = 20, PRESCAN_POLLS = 32 };
 
 struct cg_stream_prescan {
     pthread_t th;
@@ -565,8 +565,11 @@ cg_report_old *cg_stream_prescan_join(const cg_stream *S)
     size_t at = atomic_load(&ps->ctl.at);
     if (ps->test_stop)
         atomic_store(&ps->ctl.stop, true);
-    while (!atomic_load(&ps->ctl.stop) && at != SIZE_MAX) {
-        nanosleep(&(struct timespec){0, PRESCAN_POLL_NS}, NULL);
+    /* looked at every millisecond (done?), its pace every PRESCAN_POLL_MS */
+    for (unsigned ms = 1; !atomic_load(&ps->ctl.stop) && atomic_load(&ps->ctl.at) != SIZE_MAX; ms++) {
+        nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+        if (ms % PRESCAN_POLL_MS)
+            continue;
         size_t now = atomic_load(&ps->ctl.at);
         if (now != SIZE_MAX && now - at < ps->src.len / PRESCAN_POLLS)
             atomic_store(&ps->ctl.stop, true);
@@ -717,9 +720,18 @@ int cg_stream_read_error(const cg_stream_reader *r, cg_error *err)
 
 void cg_stream_release(cg_stream *S)
 {
-    if (S->prescan) {
-        cg_report_old_free(cg_stream_prescan_join(S));
-        free(S->prescan);
+    /* the writer first: a chunk in flight may start a reading */
+    cg_bgwrite_finish(S->bg, &(cg_error){0});
+    S->bg = NULL;
+    if (S->prescan) { /* not wanted (no report, or joined): stopped at its next entry */
+        struct cg_stream_prescan *ps = S->prescan;
+        if (!ps->joined) {
+            atomic_store(&ps->ctl.stop, true);
+            pthread_join(ps->th, NULL);
+        }
+        cg_report_old_free(ps->o);
+        cg_stream_reader_release(&ps->r);
+        free(ps);
         S->prescan = NULL;
     }
     cg_strbuf_release(&S->kept);
@@ -730,7 +742,6 @@ void cg_stream_release(cg_stream *S)
         free(S->sync);
     }
     cg_strbuf_release(&S->head);
-    cg_bgwrite_finish(S->bg, &(cg_error){0});
     if (S->old_fd >= 0)
         close(S->old_fd);
     free(S->buf);
