@@ -583,8 +583,8 @@ enum { SKIP_BLOCK = 1 << 16 };
 /* The walk of solve_windows_lazy over lines the same on both sides, at
  * most `max` of them, done on the bytes: the two cursors (at lines ka and
  * kb) move past the whole lines before the first byte that differs (a
- * line is the same when its bytes and its '\n' are), a window at a time,
- * instead of a line at a time.  How many lines it passed. */
+ * line is the same when its bytes and its '\n' are), a block of bytes at a
+ * time, instead of a line at a time.  How many lines it passed. */
 static size_t skip_same(lcur *ca, size_t ka, lcur *cb, size_t kb, size_t max)
 {
     lcur_get(ca, ka);

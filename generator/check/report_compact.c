@@ -321,6 +321,19 @@ static bool skip_same(side *sd, jobset *J, lcur *c, size_t wf, size_t E)
     return true;
 }
 
+/* A side read on another thread (sd->ctl): says it is at `at`; true (and
+ * the side given up) once it was asked to stop. */
+static bool stopped(side *sd, size_t at)
+{
+    if (!sd->ctl)
+        return false;
+    atomic_store_explicit(&sd->ctl->at, at, memory_order_relaxed);
+    if (!atomic_load_explicit(&sd->ctl->stop, memory_order_relaxed))
+        return false;
+    sd->bad = true;
+    return true;
+}
+
 /* slice_workflows of report_slice.c, a line at a time: c is at the line
  * after `workflows:`, and is left at the block's end. */
 static void scan_workflows(lcur *c, side *sd, jobset *J)
@@ -388,13 +401,8 @@ static void scan_workflows(lcur *c, side *sd, jobset *J)
                     break;
                 if (sd->other && skip_same(sd, J, c, wf, E))
                     continue;
-                if (sd->ctl) {
-                    atomic_store_explicit(&sd->ctl->at, c->i, memory_order_relaxed);
-                    if (atomic_load_explicit(&sd->ctl->stop, memory_order_relaxed)) {
-                        sd->bad = true;
-                        break;
-                    }
-                }
+                if (stopped(sd, c->i))
+                    break;
                 size_t start = c->i;
                 lc_next(c);
                 lc_deeper(c, E);
@@ -415,13 +423,8 @@ static void scan(side *sd, jobset *J)
     bool seen = false;
     while (!lc_eof(&c) && !sd->bad) {
         size_t rest, kl;
-        if (sd->ctl) {
-            atomic_store_explicit(&sd->ctl->at, c.i, memory_order_relaxed);
-            if (atomic_load_explicit(&sd->ctl->stop, memory_order_relaxed)) {
-                sd->bad = true;
-                break;
-            }
-        }
+        if (stopped(sd, c.i))
+            break;
         if (lc_text(&c)[0] == ' ' || lc_blank(&c) || !(kl = lc_key(&c, 0, &rest))) {
             lc_next(&c); /* (a line slicing refuses is refused again in what is compared) */
             continue;

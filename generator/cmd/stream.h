@@ -54,10 +54,11 @@ typedef struct cg_stream {
     bool forget;            /* lint: only whether the file on disk is the
                              * config (`differs`, `old_fd`): nothing kept, and
                              * a file that cannot be read merely differs */
-    struct cg_stream_prescan *prescan; /* check, when the sources changed: the
-                             * committed config's part of the job-level
-                             * report, read while the config is rendered
-                             * (cg_stream_prescan_join) */
+    struct cg_stream_prescan *prescan; /* check: the committed config's part of
+                             * the job-level report, read while the config
+                             * is rendered (from the first chunk when the
+                             * sources changed, else from the first
+                             * difference; cg_stream_prescan_join) */
     /* the results, once header() ran */
     bool done, hand_edited, sources_changed;
     struct cg_bgwrite *bg;  /* hashes and writes the chunks on a second core */
