@@ -113,16 +113,10 @@ static size_t lc_key(const lcur *c, size_t at, size_t *rest)
     size_t n = lc_len(c), k = at;
     if (k >= n)
         return 0;
-    unsigned char f = (unsigned char)t[k];
-    if (!((f >= '0' && f <= '9') || (f >= 'a' && f <= 'z') || (f >= 'A' && f <= 'Z') || f == '_'))
+    if (!(cg_report_chars[(unsigned char)t[k]] & CG_CH_KEY_FIRST))
         return 0;
-    while (k < n) {
-        unsigned char ch = (unsigned char)t[k];
-        if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' ||
-              ch == '-' || ch == '.' || ch == '/'))
-            break;
+    while (k < n && (cg_report_chars[(unsigned char)t[k]] & CG_CH_KEY))
         k++;
-    }
     if (k >= n || t[k] != ':' || (k + 1 < n && t[k + 1] != ' '))
         return 0;
     size_t r = k + 1;
@@ -141,8 +135,25 @@ static void lc_content(lcur *c)
 
 static void lc_deeper(lcur *c, size_t ind)
 {
-    while (!lc_end(c) && (lc_blank(c) || lc_indent(c) > ind))
-        lc_next(c);
+    static const char spaces[64] = "                                                                ";
+    while (!lc_end(c) && (lc_blank(c) || lc_indent(c) > ind)) {
+        if (c->e >= c->src->len) { /* the last line */
+            lc_next(c);
+            continue;
+        }
+        /* the lines held after it that start deeper than ind (most of an
+         * entry's): one comparison and a search for the line's end each */
+        const char *b = c->buf;
+        size_t i = c->e + 1 - c->bs, n = c->bn;
+        while (ind < sizeof spaces && i + ind + 1 < n && memcmp(b + i, spaces, ind + 1) == 0) {
+            const char *nl = memchr(b + i + ind + 1, '\n', n - i - ind - 1);
+            if (!nl)
+                break;
+            i = (size_t)(nl - b) + 1;
+        }
+        c->i = c->bs + i;
+        lc_hold(c);
+    }
 }
 
 /* ---- the entries of one config ---- */

@@ -73,6 +73,12 @@ static inline wf_args *cg_report_first(const config *c, const jobrec *r)
  * the pointer lasts until the next one is added. */
 wf_args *cg_report_add_entry(config *c, const char *name, const char *invoke, const char *workflow);
 
+/* The bytes of a plain key ("KEY:": a letter, digit or '_' first, then
+ * those and "-./") and of a plain value (a letter, digit or "_./" first,
+ * then those and "+=() "), a bit each, as slicing reads them. */
+enum { CG_CH_KEY_FIRST = 1, CG_CH_KEY = 2, CG_CH_VALUE_FIRST = 4, CG_CH_VALUE = 8 };
+extern const unsigned char cg_report_chars[256];
+
 /* Reads text by slicing it into its top-level keys, its workflows and their
  * entries, each kept as text: 0, or -1 when the text is not laid out so
  * that slicing reads it as a YAML parser would (then it is read whole).

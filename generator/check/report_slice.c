@@ -77,19 +77,25 @@ static size_t skip_deeper(const char *t, size_t end, size_t i, size_t ind)
     return i;
 }
 
-static bool is_alnum(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+/* What a byte may be in a plain key or value (cg_report_chars). */
+#define CLASS_RANGE10(a, v) [a] = v, [a + 1] = v, [a + 2] = v, [a + 3] = v, [a + 4] = v, \
+                            [a + 5] = v, [a + 6] = v, [a + 7] = v, [a + 8] = v, [a + 9] = v
+#define CLASS_LETTERS(a, v) CLASS_RANGE10(a, v), CLASS_RANGE10(a + 10, v), \
+                            [a + 20] = v, [a + 21] = v, [a + 22] = v, [a + 23] = v, [a + 24] = v, [a + 25] = v
+enum { WORD = CG_CH_KEY_FIRST | CG_CH_KEY | CG_CH_VALUE_FIRST | CG_CH_VALUE };
+const unsigned char cg_report_chars[256] = {
+    CLASS_RANGE10('0', WORD), CLASS_LETTERS('a', WORD), CLASS_LETTERS('A', WORD), ['_'] = WORD,
+    ['-'] = CG_CH_KEY | CG_CH_VALUE,
+    ['.'] = CG_CH_KEY | CG_CH_VALUE_FIRST | CG_CH_VALUE,
+    ['/'] = CG_CH_KEY | CG_CH_VALUE_FIRST | CG_CH_VALUE,
+    ['+'] = CG_CH_VALUE, ['='] = CG_CH_VALUE, ['('] = CG_CH_VALUE, [')'] = CG_CH_VALUE, [' '] = CG_CH_VALUE,
+};
+#undef CLASS_LETTERS
+#undef CLASS_RANGE10
 
-static bool key_char(unsigned char c)
+static bool is(unsigned char c, int cls)
 {
-    return is_alnum(c) || c == '_' || c == '-' || c == '.' || c == '/';
-}
-
-static bool value_char(unsigned char c)
-{
-    return key_char(c) || c == '+' || c == '=' || c == '(' || c == ')' || c == ' ';
+    return (cg_report_chars[c] & cls) != 0;
 }
 
 /* "KEY:" at t[i..e), KEY plain (a letter, digit or '_' first, then those
@@ -97,10 +103,10 @@ static bool value_char(unsigned char c)
  * the value starts (*rest, e when none); else 0. */
 static size_t plain_key(const char *t, size_t i, size_t e, size_t *rest)
 {
-    if (i >= e || !(is_alnum((unsigned char)t[i]) || t[i] == '_'))
+    if (i >= e || !is((unsigned char)t[i], CG_CH_KEY_FIRST))
         return 0;
     size_t k = i;
-    while (k < e && key_char((unsigned char)t[k]))
+    while (k < e && is((unsigned char)t[k], CG_CH_KEY))
         k++;
     if (k >= e || t[k] != ':' || (k + 1 < e && t[k + 1] != ' '))
         return 0;
@@ -117,10 +123,10 @@ static bool plain_value(const char *t, size_t r, size_t e, span *v)
 {
     while (e > r && t[e - 1] == ' ')
         e--;
-    if (r >= e || !(is_alnum((unsigned char)t[r]) || t[r] == '_' || t[r] == '.' || t[r] == '/'))
+    if (r >= e || !is((unsigned char)t[r], CG_CH_VALUE_FIRST))
         return false;
     for (size_t k = r; k < e; k++)
-        if (!value_char((unsigned char)t[k]))
+        if (!is((unsigned char)t[k], CG_CH_VALUE))
             return false;
     *v = (span){t + r, e - r};
     return true;
