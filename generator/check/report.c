@@ -251,37 +251,45 @@ static size_t job_pairs(const cg_job *j, char pairs[][256], size_t max)
     return n;
 }
 
-/* Whether `p` can be the pair of the name `name` ("name=..."; a pair is
- * cut at 255 bytes): a cheap test before the pair is made. */
-static bool pair_of(const char *p, const char *name)
+/* Whether `p` is the pair "dim=value" as pair() makes it (the value quoted
+ * when `quote`, the whole cut at 255 bytes), compared as it would be made:
+ * explain_group asks this of every job, for each candidate pair. */
+static bool is_pair(const char *p, const char *dim, const char *value, bool quote)
 {
-    size_t l = strlen(name);
-    if (l >= 255)
-        return strncmp(p, name, 255) == 0;
-    return strncmp(p, name, l) == 0 && p[l] == '=';
+    size_t n = 0;
+#define PAIR_BYTE(ch)                                                                                                  \
+    do {                                                                                                               \
+        if (n == 255)                                                                                                  \
+            return p[n] == '\0'; /* cut here */                                                                        \
+        if (p[n] != (ch))                                                                                              \
+            return false;                                                                                              \
+        n++;                                                                                                           \
+    } while (0)
+    for (const char *c = dim; *c; c++)
+        PAIR_BYTE(*c);
+    PAIR_BYTE('=');
+    for (const char *c = value; *c; c++) {
+        if (quote && (strchr("\\,*?[", *c) || (c == value && *c == '!'))) /* as cg_query_quote */
+            PAIR_BYTE('\\');
+        PAIR_BYTE(*c);
+    }
+#undef PAIR_BYTE
+    return p[n] == '\0';
 }
 
-/* Whether one of job_pairs(j) is `p`: only the pairs named as p is are
- * made (explain_group asks this of every job, for each candidate pair). */
+/* Whether one of job_pairs(j) is `p`. */
 static bool has_pair(const cg_job *j, const char *p)
 {
-    char buf[256];
     const cg_tree *t = j->tree;
     size_t n = 0;
     for (size_t d = 0; d < t->ndims && n < 70; d++) { /* as job_pairs(j, ., 70) */
         if (!j->cell->values[d])
             continue;
         n++;
-        if (!pair_of(p, t->dims[d]))
-            continue;
-        pair(buf, t->dims[d], j->cell->values[d]);
-        if (strcmp(buf, p) == 0)
+        if (is_pair(p, t->dims[d], j->cell->values[d], true))
             return true;
     }
-    if (n == 70 || !pair_of(p, "phase"))
-        return false;
-    snprintf(buf, sizeof buf, "phase=%s", t->phases[j->phase].name);
-    return strcmp(buf, p) == 0;
+    return n < 70 && is_pair(p, "phase", t->phases[j->phase].name, false);
 }
 
 /* Whether job j has both pairs of "a,b" (a pattern as `list --where` takes). */
