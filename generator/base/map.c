@@ -199,3 +199,18 @@ uint32_t cg_index_add(cg_index *x, uint32_t id)
     x->len++;
     return 0;
 }
+
+uint32_t cg_index_find(cg_index *x, const char *key, size_t len, cg_index_pos *at)
+{
+    if ((x->len + 1) * 2 > x->cap)
+        index_rehash(x, x->cap ? x->cap * 2 : 16);
+    at->tag = (uint32_t)cg_hash(key, len);
+    at->slot = index_slot(x, key, len, at->tag);
+    return x->slot[at->slot].id1;
+}
+
+void cg_index_put_at(cg_index *x, const cg_index_pos *at, uint32_t id)
+{
+    x->slot[at->slot] = (cg_index_slot){at->tag, id + 1};
+    x->len++;
+}

@@ -69,5 +69,16 @@ uint32_t cg_index_get(const cg_index *x, const char *key, size_t len);
 /* Adds entry `id` under its name unless the name is taken: returns 0, or
  * the entry that has it + 1. */
 uint32_t cg_index_add(cg_index *x, uint32_t id);
+/* Looking a name up and adding it when it is missing, hashed and probed
+ * once: cg_index_find gives the entry named key[0..len) + 1 (0: none) and
+ * where it would go (room made for it); cg_index_put_at then adds entry
+ * `id`, whose name key_of() must give, there.  Nothing may be added in
+ * between. */
+typedef struct cg_index_pos {
+    size_t slot;
+    uint32_t tag;
+} cg_index_pos;
+uint32_t cg_index_find(cg_index *x, const char *key, size_t len, cg_index_pos *at);
+void cg_index_put_at(cg_index *x, const cg_index_pos *at, uint32_t id);
 
 #endif

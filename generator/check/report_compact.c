@@ -165,6 +165,10 @@ typedef struct ent {
     uint16_t wf;         /* index in jobs.wf */
     bool pair;           /* the same entry is on the other side */
     bool drop;
+    /* what cg_report_entry_plain said of its bytes (cg_report_known) */
+    uint16_t inv_at, inv_len, args_indent;
+    uint8_t kind;
+    bool named;
 } ent;
 
 /* The jobs of both configs, by name. */
@@ -247,7 +251,9 @@ static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off,
         ji->keep |= ji->last_wf == (int)wf;
         ji->last_wf = (int)wf;
         cg_grow(&sd->v, &sd->cap, sd->n + 1, sizeof *sd->v);
-        sd->v[sd->n++] = (ent){(uint32_t)off, (uint32_t)len, x->job, (uint16_t)wf, true, false};
+        ent *y = &sd->v[sd->n++];
+        *y = *x; /* (its bytes: what was said of them holds) */
+        y->off = (uint32_t)off, y->pair = true, y->drop = false;
         return;
     }
     const char *t;
@@ -263,15 +269,22 @@ static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off,
         t = sd->tmp;
     }
     const char *inv, *nm;
-    size_t il, nl, ai;
+    size_t il = 0, nl = 0, ai = 0;
     int kind = cg_report_entry_plain(t, len, E, &inv, &il, &nm, &nl, &ai);
     if (kind == 0 || cg_report_anchor_like(t, len) || len > UINT32_MAX) {
         sd->bad = true; /* read as YAML, or something like an anchor: slicing reads it otherwise */
         return;
     }
+    size_t inv_at = (size_t)(inv - t);
+    if (inv_at > UINT16_MAX || il > UINT16_MAX || ai > UINT16_MAX) {
+        sd->bad = true; /* (no entry cigen writes) */
+        return;
+    }
+    bool named = kind == 2 && nm;
     if (!nm)
         nm = inv, nl = il;
-    size_t id = cg_index_get(&J->sh.index, nm, nl);
+    cg_index_pos at;
+    size_t id = cg_index_find(&J->sh.index, nm, nl, &at);
     if (!id) {
         if (J->n >= UINT32_MAX - 1) {
             sd->bad = true;
@@ -281,7 +294,7 @@ static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off,
         cg_grow(&J->sh.name, &J->ncap, J->n + 1, sizeof *J->sh.name);
         J->v[J->n] = (jobinfo){0, 0, -1, false};
         J->sh.name[J->n] = cg_pool_strndup(&J->sh.pool, nm, nl);
-        cg_index_add(&J->sh.index, (uint32_t)J->n);
+        cg_index_put_at(&J->sh.index, &at, (uint32_t)J->n);
         id = ++J->n;
     }
     jobinfo *ji = &J->v[id - 1];
@@ -292,7 +305,8 @@ static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off,
     ji->keep |= ji->last_wf == (int)wf;
     ji->last_wf = (int)wf;
     cg_grow(&sd->v, &sd->cap, sd->n + 1, sizeof *sd->v);
-    sd->v[sd->n++] = (ent){(uint32_t)off, (uint32_t)len, (uint32_t)(id - 1), (uint16_t)wf, false, false};
+    sd->v[sd->n++] = (ent){(uint32_t)off,        (uint32_t)len,    (uint32_t)(id - 1), (uint16_t)wf, false, false,
+                           (uint16_t)inv_at,     (uint16_t)il,     (uint16_t)ai,       (uint8_t)kind, named};
 }
 
 /* The generated side, at the first line of an entry of workflow wf (its
@@ -508,41 +522,32 @@ static void compact(const side *sd, cg_strbuf *out)
     }
 }
 
-/* What slicing the text without the entries left out must find: the
- * entries kept, in order (their lengths and workflows). */
-typedef struct kept {
-    uint32_t len;
-    uint16_t wf;
-} kept;
-
-static kept *kept_of(const side *sd, size_t *n)
+/* The entries kept, in order, where they are in the text without the
+ * entries left out (compact's): what slicing it must find. */
+static cg_report_known *known_of(const side *sd, const jobset *J, size_t *n)
 {
-    kept *v = cg_xmalloc((sd->n + 1) * sizeof *v);
+    cg_report_known *v = cg_xmalloc((sd->n + 1) * sizeof *v);
+    size_t dropped = 0;
     *n = 0;
-    for (size_t k = 0; k < sd->n; k++)
-        if (!sd->v[k].drop)
-            v[(*n)++] = (kept){sd->v[k].len, sd->v[k].wf};
+    for (size_t k = 0; k < sd->n; k++) {
+        const ent *x = &sd->v[k];
+        if (x->drop) {
+            dropped += x->len;
+            continue;
+        }
+        v[(*n)++] = (cg_report_known){x->off - dropped, x->len,       J->wf[x->wf], J->sh.name[x->job],
+                                      x->inv_at,        x->inv_len, x->args_indent, x->kind, x->named};
+    }
     return v;
-}
-
-static bool same_entries(const config *c, const kept *v, size_t n, const char *const *wf)
-{
-    if (c->nents != n)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (c->ents[i].len != v[i].len || !cg_streq(c->ents[i].workflow, wf[v[i].wf]))
-            return false;
-    return true;
 }
 
 /* One side from its entries on: the text but the entries left out, what
  * slicing it must find, and its slicing (each side reads its own source). */
 typedef struct slice_job {
     side *sd;
+    const jobset *J;
     const char *what;
     cg_strbuf text;
-    kept *k;
-    size_t nk;
     config *c;
     int rc;
 } slice_job;
@@ -551,10 +556,12 @@ static void slice_one(void *v)
 {
     slice_job *j = v;
     compact(j->sd, &j->text);
-    j->k = kept_of(j->sd, &j->nk);
+    size_t nk;
+    cg_report_known *k = known_of(j->sd, j->J, &nk);
     free(j->sd->v);
     j->sd->v = NULL;
-    j->rc = cg_report_slice(cg_strbuf_str(&j->text), j->text.len, j->what, 0, j->c);
+    j->rc = cg_report_slice_known(cg_strbuf_str(&j->text), j->text.len, j->what, k, nk, j->c);
+    free(k);
 }
 
 /* The committed config's entries and jobs, read before the generated one
@@ -565,19 +572,31 @@ struct cg_report_old {
     side a;
 };
 
-static void jobset_init(jobset *J)
+/* A workflow entry takes a few hundred bytes: room for the jobs of a text
+ * of `len` bytes made at once (no table rehashed, no array copied on the
+ * way there; an estimate, the tables grow past it). */
+enum { BYTES_PER_ENTRY = 512 };
+
+static void jobset_init(jobset *J, size_t len)
 {
     memset(J, 0, sizeof *J);
     cg_pool_init(&J->sh.pool);
     cg_index_init(&J->sh.index, job_name, &J->sh);
+    size_t n = len / BYTES_PER_ENTRY;
+    if (n) {
+        cg_index_reserve(&J->sh.index, n);
+        cg_grow(&J->v, &J->cap, n, sizeof *J->v);
+        cg_grow(&J->sh.name, &J->ncap, n, sizeof *J->sh.name);
+    }
 }
 
 cg_report_old *cg_report_old_scan_ctl(const cg_diff_src *old_src, cg_report_scan_ctl *ctl)
 {
     cg_report_old *o = cg_xcalloc(1, sizeof *o);
     o->len = old_src->len;
-    jobset_init(&o->J);
+    jobset_init(&o->J, old_src->len);
     o->a = (side){old_src, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, false, NULL, 0, ctl};
+    cg_grow(&o->a.v, &o->a.cap, old_src->len / BYTES_PER_ENTRY + 1, sizeof *o->a.v);
     if (old_src->len > UINT32_MAX)
         o->a.bad = true;
     else
@@ -635,6 +654,7 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
     a.src = old_src;
     o->a.v = NULL;
     side b = {new_src, 1, &a, runs, nruns, 0, 0, NULL, 0, 0, false, NULL, 0, NULL};
+    cg_grow(&b.v, &b.cap, new_src->len / BYTES_PER_ENTRY + 1, sizeof *b.v);
     if (!a.bad)
         scan(&b, J);
     free(b.tmp);
@@ -649,22 +669,19 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
             if (J->sh.left[i])
                 names[k++] = J->sh.name[i];
         /* from here on only what the comparison needs: the names, the
-         * texts, the entries they must hold */
+         * texts, the entries they hold */
         free(J->v);
         J->v = NULL;
         config ca, cb;
-        slice_job ja = {&a, "config.yml (committed)", CG_STRBUF_INIT, NULL, 0, &ca, 0},
-                  jb = {&b, "config.yml (generated)", CG_STRBUF_INIT, NULL, 0, &cb, 0};
+        slice_job ja = {&a, J, "config.yml (committed)", CG_STRBUF_INIT, &ca, 0},
+                  jb = {&b, J, "config.yml (generated)", CG_STRBUF_INIT, &cb, 0};
         if (both) {
             both(slice_one, &ja, &jb);
         } else {
             slice_one(&ja);
             slice_one(&jb);
         }
-        ok = ja.rc == 0 && jb.rc == 0 && same_entries(&ca, ja.k, ja.nk, J->wf) &&
-             same_entries(&cb, jb.k, jb.nk, J->wf);
-        free(ja.k);
-        free(jb.k);
+        ok = ja.rc == 0 && jb.rc == 0;
         if (ok) {
             ca.shared = cb.shared = &J->sh;
             ca.shared_names = cb.shared_names = names;

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/util.h"
 #include "lang/yamlload.h"
@@ -84,6 +85,22 @@ extern const unsigned char cg_report_chars[256];
  * that slicing reads it as a YAML parser would (then it is read whole).
  * `jobs_hint` (0: none): about how many jobs it has, room made at once. */
 int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_hint, config *c);
+/* A plain workflow entry of a text as reading it a window at a time found
+ * it (report_compact.c): where it starts and its length in the text, its
+ * workflow, and what cg_report_entry_plain said of its bytes. */
+typedef struct cg_report_known {
+    size_t off, len;
+    const char *workflow;
+    const char *name;    /* its job's name */
+    uint16_t inv_at, inv_len, args_indent; /* what it invokes: entry bytes [inv_at, + inv_len) */
+    uint8_t kind;        /* 1 or 2, as cg_report_entry_plain */
+    bool named;          /* kind 2: its arguments have a `name:` */
+} cg_report_known;
+/* cg_report_slice of a text whose entries are known, in order: each is
+ * found where it says and as long, or -1; what it says of an entry's
+ * bytes is taken, not read again. */
+int cg_report_slice_known(const char *text, size_t len, const char *what, const cg_report_known *known, size_t nknown,
+                          config *c);
 /* A workflow entry t[0, n) (its "- " at column E) as slicing reads it
  * without YAML: 1, "- job" alone (*invoke and *name that job); 2, "- job:"
  * with its arguments one plain key a line at *args_indent (*name the value

@@ -297,9 +297,35 @@ static int slice_entry(config *c, const char *wname, const char *t, size_t n, si
     return 0;
 }
 
-/* The `workflows:` block text[start..end): its workflows and their entries;
- * the rest goes to c->skeleton. */
-static int slice_workflows(config *c, const char *text, size_t start, size_t end)
+/* The entries known already (cg_report_slice_known), the next one taken. */
+typedef struct knowns {
+    const cg_report_known *v;
+    size_t n, next;
+} knowns;
+
+/* The entry text[i, k) of workflow wname, as the next known one says it is
+ * (slice_entry without reading it): -1 when it is not that one. */
+static int known_entry(config *c, knowns *K, const char *wname, const char *text, size_t i, size_t k)
+{
+    const cg_report_known *h = K->next < K->n ? &K->v[K->next++] : NULL;
+    if (!h || h->off != i || h->len != k - i || !cg_streq(h->workflow, wname))
+        return -1;
+    wf_args *w;
+    if (h->kind == 1) {
+        w = cg_report_add_entry(c, h->name, h->name, wname);
+        w->read = true;
+    } else {
+        const char *invoke = cg_internn(&c->pool, text + i + h->inv_at, h->inv_len);
+        w = cg_report_add_entry(c, h->named ? h->name : invoke, invoke, wname);
+        w->args_indent = h->args_indent, w->plain = true;
+    }
+    w->text = text + i, w->len = k - i;
+    return 0;
+}
+
+/* The `workflows:` block text[start..end): its workflows and their entries
+ * (K: known already, or NULL); the rest goes to c->skeleton. */
+static int slice_workflows(config *c, const char *text, size_t start, size_t end, knowns *K)
 {
     cg_map names;
     cg_map_init(&names);
@@ -356,7 +382,7 @@ static int slice_workflows(config *c, const char *text, size_t start, size_t end
                 size_t k = skip_deeper(text, end, next_line(end, e), E);
                 cg_strbuf_add(&c->skeleton, text + seg, i - seg);
                 seg = k;
-                rc = slice_entry(c, wname, text + i, k - i, E);
+                rc = K ? known_entry(c, K, wname, text, i, k) : slice_entry(c, wname, text + i, k - i, E);
                 i = k;
             }
         }
@@ -366,7 +392,7 @@ static int slice_workflows(config *c, const char *text, size_t start, size_t end
     return rc;
 }
 
-int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_hint, config *c)
+static int slice(const char *text, size_t len, const char *what, size_t jobs_hint, knowns *K, config *c)
 {
     memset(c, 0, sizeof *c);
     c->sliced = true;
@@ -430,7 +456,20 @@ int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_
     c->anchors = cg_report_anchor_like(text + wf_start, wf_end - wf_start);
     if (c->anchors)
         return -1; /* an entry's value may come from elsewhere */
-    return slice_workflows(c, text, wf_start, wf_end);
+    return slice_workflows(c, text, wf_start, wf_end, K);
+}
+
+int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_hint, config *c)
+{
+    return slice(text, len, what, jobs_hint, NULL, c);
+}
+
+int cg_report_slice_known(const char *text, size_t len, const char *what, const cg_report_known *known, size_t nknown,
+                          config *c)
+{
+    knowns K = {known, nknown, 0};
+    int rc = slice(text, len, what, nknown, &K, c);
+    return rc == 0 && K.next == K.n ? 0 : -1;
 }
 
 int cg_report_entry_read(config *c, wf_args *w)
