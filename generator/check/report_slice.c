@@ -491,57 +491,100 @@ int cg_report_entry_read(config *c, wf_args *w)
 typedef struct kv {
     span key;
     span raw;     /* the value's text, the lines below its key included */
-    span val;     /* a one-line plain value (simple) */
-    bool simple;
+    span first;   /* the value's text on its key's line */
+    bool deeper;  /* content on the lines below its key */
+    int8_t simple; /* a one-line plain value (val): -1 until asked (kv_simple) */
+    span val;
 } kv;
 
-/* Its keys and values; false when a key repeats. */
-static bool scan_args(const wf_args *w, kv **out, size_t *nout)
+/* An entry's arguments: most entries have a few dozen, held here. */
+enum { KV_HELD = 32 };
+typedef struct kvs {
+    kv *v;
+    size_t n, cap;
+    kv held[KV_HELD];
+} kvs;
+
+static void kvs_release(kvs *a)
+{
+    if (a->v != a->held)
+        free(a->v);
+}
+
+static kv *kvs_add(kvs *a)
+{
+    if (a->n == a->cap) {
+        size_t cap = 2 * a->cap;
+        kv *v = cg_xmalloc(cap * sizeof *v);
+        memcpy(v, a->v, a->n * sizeof *v);
+        kvs_release(a);
+        a->v = v, a->cap = cap;
+    }
+    return &a->v[a->n++];
+}
+
+/* Whether the value is a one-line plain value (then k->val is it). */
+static bool kv_simple(kv *k)
+{
+    if (k->simple < 0)
+        k->simple = !k->deeper && plain_value(k->first.s, 0, k->first.n, &k->val);
+    return k->simple;
+}
+
+/* Its keys and values (a->v valid until kvs_release); false when a key
+ * repeats. */
+static bool scan_args(const wf_args *w, kvs *a)
 {
     const char *t = w->text;
-    size_t n = w->len, J = w->args_indent, nv = 0, cap = 0;
-    kv *v = NULL;
+    size_t n = w->len, J = w->args_indent;
+    a->v = a->held, a->n = 0, a->cap = KV_HELD;
     for (size_t i = next_line(n, eol(t, n, 0)); i < n;) {
         size_t e = eol(t, n, i);
         if (no_content(t, i, e) || indent_at(t, i, e) > J) {
-            if (nv) {
-                v[nv - 1].raw.n = e - (size_t)(v[nv - 1].raw.s - t);
-                v[nv - 1].simple &= no_content(t, i, e);
+            if (a->n) {
+                kv *last = &a->v[a->n - 1];
+                last->raw.n = e - (size_t)(last->raw.s - t);
+                last->deeper |= !no_content(t, i, e);
             }
             i = next_line(n, e);
             continue;
         }
         size_t rest, kl = plain_key(t, i + J, e, &rest);
-        for (size_t k = 0; k < nv; k++)
-            if (v[k].key.n == kl && memcmp(v[k].key.s, t + i + J, kl) == 0) {
-                free(v);
+        const char *key = t + i + J;
+        for (size_t k = 0; k < a->n; k++)
+            if (a->v[k].key.n == kl && memcmp(a->v[k].key.s, key, kl) == 0) {
+                kvs_release(a);
                 return false;
             }
-        cg_grow(&v, &cap, nv + 1, sizeof *v);
-        v[nv].key = (span){t + i + J, kl};
-        v[nv].raw = (span){t + rest, e - rest};
-        v[nv].simple = plain_value(t, rest, e, &v[nv].val);
-        nv++;
+        *kvs_add(a) = (kv){{key, kl}, {t + rest, e - rest}, {t + rest, e - rest}, false, -1, {NULL, 0}};
         i = next_line(n, e);
     }
-    *out = v;
-    *nout = nv;
     return true;
 }
 
-static const kv *kv_find(const kv *v, size_t n, span key)
+static bool span_eq(span a, span b)
 {
-    for (size_t i = 0; i < n; i++)
-        if (v[i].key.n == key.n && memcmp(v[i].key.s, key.s, key.n) == 0)
-            return &v[i];
+    return a.n == b.n && memcmp(a.s, b.s, a.n) == 0;
+}
+
+/* The argument named key, looked for at `hint` first (two entries of a
+ * template list their arguments in the same order). */
+static kv *kv_find(kvs *a, span key, size_t hint)
+{
+    if (hint < a->n && span_eq(a->v[hint].key, key))
+        return &a->v[hint];
+    for (size_t i = 0; i < a->n; i++)
+        if (span_eq(a->v[i].key, key))
+            return &a->v[i];
     return NULL;
 }
 
-static bool kv_same(const kv *a, const kv *b)
+/* The same value: the same text, or two plain values that read the same. */
+static bool kv_same(kv *a, kv *b)
 {
-    if (a->simple && b->simple)
-        return a->val.n == b->val.n && memcmp(a->val.s, b->val.s, a->val.n) == 0;
-    return a->raw.n == b->raw.n && memcmp(a->raw.s, b->raw.s, a->raw.n) == 0;
+    if (span_eq(a->raw, b->raw))
+        return true;
+    return kv_simple(a) && kv_simple(b) && span_eq(a->val, b->val);
 }
 
 static bool is_name(span key)
@@ -553,40 +596,43 @@ int cg_report_compare_plain(const wf_args *x, const wf_args *y, cg_job_change *j
 {
     if (!x->plain || !y->plain || x->args_indent != y->args_indent)
         return 1;
-    kv *a = NULL, *b = NULL;
-    size_t na = 0, nb = 0;
-    if (!scan_args(x, &a, &na) || !scan_args(y, &b, &nb)) {
-        free(a);
+    kvs a, b;
+    if (!scan_args(x, &a))
+        return 1;
+    if (!scan_args(y, &b)) {
+        kvs_release(&a);
         return 1;
     }
     /* first whether every change shows without YAML, then the changes in
-     * the order compare_job makes them */
+     * the order compare_job makes them (what a change shows, val, is known
+     * by then: kv_simple was asked of both values) */
     int rc = 0;
-    for (size_t i = 0; i < na && !rc; i++) {
-        const kv *o = kv_find(b, nb, a[i].key);
-        if (!is_name(a[i].key) && (!o || !kv_same(&a[i], o)))
-            rc = !a[i].simple || (o && !o->simple);
+    for (size_t i = 0; i < a.n && !rc; i++) {
+        kv *o = kv_find(&b, a.v[i].key, i);
+        if (!is_name(a.v[i].key) && (!o || !kv_same(&a.v[i], o)))
+            rc = !kv_simple(&a.v[i]) || (o && !kv_simple(o));
     }
-    for (size_t i = 0; i < nb && !rc; i++)
-        if (!is_name(b[i].key) && !kv_find(a, na, b[i].key))
-            rc = !b[i].simple;
-    for (size_t i = 0; i < na && !rc; i++) {
-        const kv *o = kv_find(b, nb, a[i].key);
-        if (is_name(a[i].key) || (o && kv_same(&a[i], o)))
+    for (size_t i = 0; i < b.n && !rc; i++)
+        if (!is_name(b.v[i].key) && !kv_find(&a, b.v[i].key, i))
+            rc = !kv_simple(&b.v[i]);
+    for (size_t i = 0; i < a.n && !rc; i++) {
+        kv *o = kv_find(&b, a.v[i].key, i);
+        if (is_name(a.v[i].key) || (o && kv_same(&a.v[i], o)))
             continue;
-        char *field = cg_xstrndup(a[i].key.s, a[i].key.n);
-        cg_report_add_change(jc, field, cg_xstrndup(a[i].val.s, a[i].val.n), o ? cg_xstrndup(o->val.s, o->val.n) : NULL);
+        char *field = cg_xstrndup(a.v[i].key.s, a.v[i].key.n);
+        cg_report_add_change(jc, field, cg_xstrndup(a.v[i].val.s, a.v[i].val.n),
+                             o ? cg_xstrndup(o->val.s, o->val.n) : NULL);
         free(field);
     }
-    for (size_t i = 0; i < nb && !rc; i++) {
-        if (is_name(b[i].key) || kv_find(a, na, b[i].key))
+    for (size_t i = 0; i < b.n && !rc; i++) {
+        if (is_name(b.v[i].key) || kv_find(&a, b.v[i].key, i))
             continue;
-        char *field = cg_xstrndup(b[i].key.s, b[i].key.n);
-        cg_report_add_change(jc, field, NULL, cg_xstrndup(b[i].val.s, b[i].val.n));
+        char *field = cg_xstrndup(b.v[i].key.s, b.v[i].key.n);
+        cg_report_add_change(jc, field, NULL, cg_xstrndup(b.v[i].val.s, b.v[i].val.n));
         free(field);
     }
-    free(a);
-    free(b);
+    kvs_release(&a);
+    kvs_release(&b);
     return rc;
 }
 
@@ -594,12 +640,13 @@ int cg_report_entry_check(config *c, wf_args *w)
 {
     if (w->read || w->covered)
         return 0;
-    kv *v = NULL;
-    size_t nv = 0;
-    bool simple = w->plain && scan_args(w, &v, &nv);
-    for (size_t i = 0; i < nv && simple; i++)
-        simple = v[i].simple;
-    free(v);
+    kvs a;
+    bool simple = w->plain && scan_args(w, &a);
+    if (w->plain && simple) {
+        for (size_t i = 0; i < a.n && simple; i++)
+            simple = kv_simple(&a.v[i]);
+        kvs_release(&a);
+    }
     return simple ? 0 : cg_report_entry_read(c, w);
 }
 
