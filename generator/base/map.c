@@ -200,13 +200,33 @@ uint32_t cg_index_add(cg_index *x, uint32_t id)
     return 0;
 }
 
-uint32_t cg_index_find(cg_index *x, const char *key, size_t len, cg_index_pos *at)
+uint32_t cg_index_hash(const char *key, size_t len)
+{
+    return (uint32_t)cg_hash(key, len);
+}
+
+void cg_index_prefetch(const cg_index *x, uint32_t hash)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    if (x->cap)
+        __builtin_prefetch(&x->slot[hash & (x->cap - 1)]);
+#else
+    (void)x, (void)hash;
+#endif
+}
+
+uint32_t cg_index_find_hashed(cg_index *x, const char *key, size_t len, uint32_t hash, cg_index_pos *at)
 {
     if ((x->len + 1) * 2 > x->cap)
         index_rehash(x, x->cap ? x->cap * 2 : 16);
-    at->tag = (uint32_t)cg_hash(key, len);
+    at->tag = hash;
     at->slot = index_slot(x, key, len, at->tag);
     return x->slot[at->slot].id1;
+}
+
+uint32_t cg_index_find(cg_index *x, const char *key, size_t len, cg_index_pos *at)
+{
+    return cg_index_find_hashed(x, key, len, cg_index_hash(key, len), at);
 }
 
 void cg_index_put_at(cg_index *x, const cg_index_pos *at, uint32_t id)

@@ -80,5 +80,12 @@ typedef struct cg_index_pos {
 } cg_index_pos;
 uint32_t cg_index_find(cg_index *x, const char *key, size_t len, cg_index_pos *at);
 void cg_index_put_at(cg_index *x, const cg_index_pos *at, uint32_t id);
+/* A large index is a cache miss a lookup: a reader that knows a name it
+ * will look up before it can (it has more to read first) hashes it, asks
+ * the processor to fetch its slot meanwhile, and gives the hash to
+ * cg_index_find_hashed. */
+uint32_t cg_index_hash(const char *key, size_t len);
+void cg_index_prefetch(const cg_index *x, uint32_t hash);
+uint32_t cg_index_find_hashed(cg_index *x, const char *key, size_t len, uint32_t hash, cg_index_pos *at);
 
 #endif

@@ -241,6 +241,24 @@ static ent *pair_of(side *sd, size_t off, size_t len, size_t wf)
     return x && x->off == at && x->len == len && x->wf == wf ? x : NULL;
 }
 
+/* The value of the `name:` an entry t[0, len) has on its second line, as
+ * cigen writes them (found before the entry is read: add_entry). */
+static bool name_guess(const char *t, size_t len, const char **v, size_t *n)
+{
+    const char *p = memchr(t, '\n', len), *end = t + len;
+    if (!p)
+        return false;
+    for (p++; p < end && *p == ' '; p++)
+        ;
+    if (end - p <= 6 || memcmp(p, "name: ", 6) != 0)
+        return false;
+    const char *s = p + 6, *e = memchr(s, '\n', (size_t)(end - s));
+    for (e = e ? e : end; e > s && e[-1] == ' ';)
+        e--;
+    *v = s, *n = (size_t)(e - s);
+    return true;
+}
+
 static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off, size_t len, size_t E)
 {
     ent *x = sd->other ? pair_of(sd, off, len, wf) : NULL;
@@ -268,6 +286,14 @@ static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off,
         sd->src->read(sd->src->ctx, off, sd->tmp, len);
         t = sd->tmp;
     }
+    /* its job looked up once it is read: the index's slot fetched while it is */
+    const char *guess = NULL;
+    size_t glen = 0;
+    uint32_t hash = 0;
+    if (name_guess(t, len, &guess, &glen)) {
+        hash = cg_index_hash(guess, glen);
+        cg_index_prefetch(&J->sh.index, hash);
+    }
     const char *inv, *nm;
     size_t il = 0, nl = 0, ai = 0;
     int kind = cg_report_entry_plain(t, len, E, &inv, &il, &nm, &nl, &ai);
@@ -284,7 +310,9 @@ static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off,
     if (!nm)
         nm = inv, nl = il;
     cg_index_pos at;
-    size_t id = cg_index_find(&J->sh.index, nm, nl, &at);
+    if (nm != guess || nl != glen)
+        hash = cg_index_hash(nm, nl);
+    size_t id = cg_index_find_hashed(&J->sh.index, nm, nl, hash, &at);
     if (!id) {
         if (J->n >= UINT32_MAX - 1) {
             sd->bad = true;
