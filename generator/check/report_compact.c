@@ -259,59 +259,64 @@ static bool name_guess(const char *t, size_t len, const char **v, size_t *n)
     return true;
 }
 
-static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off, size_t len, size_t E)
+/* The generated side's entry [off, off + len) of workflow wf, when it is
+ * the same bytes as the committed side's entry there: added as that one's
+ * pair (the same job, read already).  False when it is not. */
+static bool add_paired(side *sd, jobset *J, size_t wf, size_t off, size_t len)
 {
     ent *x = sd->other ? pair_of(sd, off, len, wf) : NULL;
-    if (x) { /* the same bytes: the same job, read already */
-        x->pair = true;
-        jobinfo *ji = &J->v[x->job];
-        ji->nb++;
-        ji->keep |= ji->last_wf == (int)wf;
-        ji->last_wf = (int)wf;
-        cg_grow(&sd->v, &sd->cap, sd->n + 1, sizeof *sd->v);
-        ent *y = &sd->v[sd->n++];
-        *y = *x; /* (its bytes: what was said of them holds) */
-        y->off = (uint32_t)off, y->pair = true, y->drop = false;
-        return;
+    if (!x)
+        return false;
+    x->pair = true;
+    jobinfo *ji = &J->v[x->job];
+    ji->nb++;
+    ji->keep |= ji->last_wf == (int)wf;
+    ji->last_wf = (int)wf;
+    cg_grow(&sd->v, &sd->cap, sd->n + 1, sizeof *sd->v);
+    ent *y = &sd->v[sd->n++];
+    *y = *x; /* (its bytes: what was said of them holds) */
+    y->off = (uint32_t)off, y->pair = true, y->drop = false;
+    return true;
+}
+
+/* The name an entry's job is looked up by, hashed and its index slot
+ * fetched before the entry is read (name_guess): the hash, when the
+ * reading finds that name. */
+typedef struct guess {
+    const char *s;
+    size_t n;
+    uint32_t hash;
+} guess;
+
+static guess guess_of(const jobset *J, const char *t, size_t len)
+{
+    guess g = {NULL, 0, 0};
+    if (name_guess(t, len, &g.s, &g.n)) {
+        g.hash = cg_index_hash(g.s, g.n);
+        cg_index_prefetch(&J->sh.index, g.hash);
     }
-    const char *t;
-    if (off >= c->bs && off + len <= c->bs + c->bn) {
-        t = c->buf + (off - c->bs); /* still held */
-    } else {
-        if (len + 1 > sd->tcap) {
-            free(sd->tmp);
-            sd->tcap = 2 * (len + 1);
-            sd->tmp = cg_xmalloc(sd->tcap);
-        }
-        sd->src->read(sd->src->ctx, off, sd->tmp, len);
-        t = sd->tmp;
-    }
-    /* its job looked up once it is read: the index's slot fetched while it is */
-    const char *guess = NULL;
-    size_t glen = 0;
-    uint32_t hash = 0;
-    if (name_guess(t, len, &guess, &glen)) {
-        hash = cg_index_hash(guess, glen);
-        cg_index_prefetch(&J->sh.index, hash);
-    }
-    const char *inv, *nm;
-    size_t il = 0, nl = 0, ai = 0;
-    int kind = cg_report_entry_plain(t, len, E, &inv, &il, &nm, &nl, &ai);
-    if (kind == 0 || cg_report_anchor_like(t, len) || len > UINT32_MAX) {
+    return g;
+}
+
+/* The entry t[0, len) at off, of workflow wf, read (kind and pl: what
+ * cg_report_entry_walk said of it), added under its job. */
+static void add_read(side *sd, jobset *J, size_t wf, size_t off, const char *t, size_t len, int kind,
+                     const cg_report_plain *pl, const guess *g)
+{
+    if (kind <= 0 || cg_report_anchor_like(t, len) || len > UINT32_MAX) {
         sd->bad = true; /* read as YAML, or something like an anchor: slicing reads it otherwise */
         return;
     }
-    size_t inv_at = (size_t)(inv - t);
-    if (inv_at > UINT16_MAX || il > UINT16_MAX || ai > UINT16_MAX) {
+    size_t inv_at = (size_t)(pl->invoke - t);
+    if (inv_at > UINT16_MAX || pl->invoke_len > UINT16_MAX || pl->args_indent > UINT16_MAX) {
         sd->bad = true; /* (no entry cigen writes) */
         return;
     }
-    bool named = kind == 2 && nm;
-    if (!nm)
-        nm = inv, nl = il;
+    bool named = kind == 2 && pl->name;
+    const char *nm = named ? pl->name : pl->invoke;
+    size_t nl = named ? pl->name_len : pl->invoke_len;
     cg_index_pos at;
-    if (nm != guess || nl != glen)
-        hash = cg_index_hash(nm, nl);
+    uint32_t hash = nm == g->s && nl == g->n ? g->hash : cg_index_hash(nm, nl);
     size_t id = cg_index_find_hashed(&J->sh.index, nm, nl, hash, &at);
     if (!id) {
         if (J->n >= UINT32_MAX - 1) {
@@ -333,8 +338,35 @@ static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off,
     ji->keep |= ji->last_wf == (int)wf;
     ji->last_wf = (int)wf;
     cg_grow(&sd->v, &sd->cap, sd->n + 1, sizeof *sd->v);
-    sd->v[sd->n++] = (ent){(uint32_t)off,        (uint32_t)len,    (uint32_t)(id - 1), (uint16_t)wf, false, false,
-                           (uint16_t)inv_at,     (uint16_t)il,     (uint16_t)ai,       (uint8_t)kind, named};
+    sd->v[sd->n++] = (ent){(uint32_t)off,    (uint32_t)len,            (uint32_t)(id - 1),
+                           (uint16_t)wf,     false,                    false,
+                           (uint16_t)inv_at, (uint16_t)pl->invoke_len, (uint16_t)pl->args_indent,
+                           (uint8_t)kind,    named};
+}
+
+/* The entry [off, off + len) of workflow wf (its "- " at column E), its
+ * bytes read where they are held, or read again. */
+static void add_entry(side *sd, jobset *J, const lcur *c, size_t wf, size_t off, size_t len, size_t E)
+{
+    if (add_paired(sd, J, wf, off, len))
+        return;
+    const char *t;
+    if (off >= c->bs && off + len <= c->bs + c->bn) {
+        t = c->buf + (off - c->bs); /* still held */
+    } else {
+        if (len + 1 > sd->tcap) {
+            free(sd->tmp);
+            sd->tcap = 2 * (len + 1);
+            sd->tmp = cg_xmalloc(sd->tcap);
+        }
+        sd->src->read(sd->src->ctx, off, sd->tmp, len);
+        t = sd->tmp;
+    }
+    guess g = guess_of(J, t, len);
+    size_t end;
+    cg_report_plain pl;
+    int kind = cg_report_entry_walk(t, len, false, E, &end, &pl);
+    add_read(sd, J, wf, off, t, len, kind, &pl, &g);
 }
 
 /* The generated side, at the first line of an entry of workflow wf (its
@@ -456,7 +488,19 @@ static void scan_workflows(lcur *c, side *sd, jobset *J)
                     continue;
                 if (stopped(sd, c->i))
                     break;
-                size_t start = c->i;
+                /* read where it is held, its end found as it is read */
+                size_t start = c->i, held = c->bs + c->bn - start, len; /* (t: its bytes held) */
+                guess g = guess_of(J, t, held);
+                cg_report_plain pl;
+                int kind = cg_report_entry_walk(t, held, c->bs + c->bn < c->src->len, E, &len, &pl);
+                if (kind > 0) {
+                    if (!add_paired(sd, J, wf, start, len))
+                        add_read(sd, J, wf, start, t, len, kind, &pl, &g);
+                    c->i = start + len;
+                    lc_hold(c);
+                    continue;
+                }
+                /* longer than what is held (or not plain): line by line */
                 lc_next(c);
                 lc_deeper(c, E);
                 add_entry(sd, J, c, wf, start, c->i - start, E);

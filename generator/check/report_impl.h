@@ -107,6 +107,21 @@ int cg_report_slice_known(const char *text, size_t len, const char *what, const 
  * of its `name:`, NULL when it has none); 0, read as YAML. */
 int cg_report_entry_plain(const char *t, size_t n, size_t E, const char **invoke, size_t *invoke_len,
                           const char **name, size_t *name_len, size_t *args_indent);
+/* What cg_report_entry_plain says of a plain entry. */
+typedef struct cg_report_plain {
+    const char *invoke;
+    size_t invoke_len;
+    const char *name;    /* NULL: none (kind 2 without a `name:`) */
+    size_t name_len;
+    size_t args_indent;
+} cg_report_plain;
+/* cg_report_entry_plain of the entry that starts at t, finding its end as
+ * slicing does (*end: its first line after the first with content at
+ * column E or less, or n) in the same walk over its lines: 1 or 2 (*end
+ * and *out set), 0 (not plain: the walk stopped where it saw it), or -1
+ * when `more` (text follows t[n - 1]) and the entry may not end within
+ * t[0, n). */
+int cg_report_entry_walk(const char *t, size_t n, bool more, size_t E, size_t *end, cg_report_plain *out);
 /* Whether the job named so is one left out of both configs. */
 typedef struct cg_report_shared cg_report_shared;
 bool cg_report_shared_has(const cg_report_shared *sh, const char *name);

@@ -222,47 +222,80 @@ static bool entry_of(json_t *e, const char **invoke, const char **name, json_t *
     return true;
 }
 
+int cg_report_entry_walk(const char *t, size_t n, bool more, size_t E, size_t *end, cg_report_plain *out)
+{
+    size_t e1 = eol(t, n, 0), C = E + 1, rest = 0;
+    if (e1 == n && more)
+        return -1;
+    while (C < e1 && t[C] == ' ')
+        C++;
+    size_t kl = plain_key(t, C, e1, &rest);
+    bool args = kl && rest == e1; /* "- job:", its arguments below */
+    /* the lines after the first, to the entry's end: each one's
+     * indentation found once; an entry that is not plain is left at its
+     * first line that says so */
+    size_t after = 0, J = 0, i = next_line(n, e1);
+    bool name_open = false; /* a `name:` line read, the next line with content not yet */
+    span nm = {NULL, 0};
+    while (i < n) {
+        size_t e = eol(t, n, i), k = i;
+        if (e == n && more)
+            return -1;
+        while (k < e && t[k] == ' ')
+            k++;
+        if (k == e || t[k] == '#') { /* no content */
+            i = next_line(n, e);
+            continue;
+        }
+        size_t ind = k - i;
+        if (ind <= E)
+            break; /* the next entry, or what follows the entries */
+        if (!after) { /* the first argument: its indentation is theirs */
+            after = i, J = ind;
+            if (!args || J <= C)
+                return 0;
+        }
+        if (name_open && ind > J)
+            return 0; /* the name's value has lines below it */
+        name_open = false;
+        if (ind < J)
+            return 0;
+        if (ind == J) {
+            size_t r2, kl2 = plain_key(t, i + J, e, &r2);
+            if (!kl2)
+                return 0;
+            if (kl2 == 4 && memcmp(t + i + J, "name", 4) == 0) {
+                if (nm.s || !plain_value(t, r2, e, &nm))
+                    return 0;
+                name_open = true;
+            }
+        }
+        i = next_line(n, e);
+    }
+    if (i >= n && more)
+        return -1; /* it may go on past n */
+    *end = i < n ? i : n;
+    span v;
+    if (!after && kl == 0 && plain_value(t, C, e1, &v)) {
+        *out = (cg_report_plain){v.s, v.n, v.s, v.n, 0};
+        return 1;
+    }
+    if (!after)
+        return 0;
+    *out = (cg_report_plain){t + C, kl, nm.s, nm.n, J};
+    return 2;
+}
+
 int cg_report_entry_plain(const char *t, size_t n, size_t E, const char **invoke, size_t *invoke_len,
                           const char **name, size_t *name_len, size_t *args_indent)
 {
-    size_t e1 = eol(t, n, 0), C = E + 1;
-    while (C < e1 && t[C] == ' ')
-        C++;
-    size_t after = next_content(t, n, next_line(n, e1)), rest;
-    size_t kl = plain_key(t, C, e1, &rest);
-    span v;
-    if (kl == 0 && after == n && plain_value(t, C, e1, &v)) {
-        *invoke = *name = v.s;
-        *invoke_len = *name_len = v.n;
-        return 1;
-    }
-    if (kl && rest == e1 && after < n) {
-        size_t J = indent_at(t, after, eol(t, n, after));
-        bool plain = J > C;
-        span nm = {NULL, 0};
-        for (size_t i = after; i < n && plain;) {
-            size_t e = eol(t, n, i), ind = indent_at(t, i, e);
-            if (no_content(t, i, e) || ind > J) {
-                i = next_line(n, e);
-                continue;
-            }
-            size_t r2, kl2 = ind == J ? plain_key(t, i + J, e, &r2) : 0;
-            plain = kl2 != 0;
-            if (plain && kl2 == 4 && memcmp(t + i + J, "name", 4) == 0) {
-                size_t nx = next_content(t, n, next_line(n, e));
-                plain = !nm.s && plain_value(t, r2, e, &nm) &&
-                        (nx == n || indent_at(t, nx, eol(t, n, nx)) <= J);
-            }
-            i = next_line(n, e);
-        }
-        if (plain) {
-            *invoke = t + C, *invoke_len = kl;
-            *name = nm.s, *name_len = nm.n;
-            *args_indent = J;
-            return 2;
-        }
-    }
-    return 0;
+    size_t end;
+    cg_report_plain p = {NULL, 0, NULL, 0, 0};
+    int kind = cg_report_entry_walk(t, n, false, E, &end, &p);
+    *invoke = p.invoke, *invoke_len = p.invoke_len;
+    *name = p.name, *name_len = p.name_len;
+    *args_indent = p.args_indent;
+    return kind;
 }
 
 /* One entry: "- job" alone, "- job:" with its arguments one key a line
