@@ -268,9 +268,31 @@ static void mem_read(void *ctx, size_t off, char *buf, size_t n)
     memcpy(buf, (const char *)ctx + off, n);
 }
 
+/* What a reader of b knows of where b is a's bytes (cg_diff_src.same):
+ * the truth, cut at `cap` bytes (a reader need not know all of it). */
+typedef struct known_same {
+    const char *a, *b;
+    size_t alen, blen, cap;
+} known_same;
+
+static void known_read(void *ctx, size_t off, char *buf, size_t n)
+{
+    memcpy(buf, ((const known_same *)ctx)->b + off, n);
+}
+
+static size_t known_same_bytes(void *ctx, size_t off, size_t a_off)
+{
+    const known_same *k = ctx;
+    size_t n = 0;
+    while (n < k->cap && off + n < k->blen && a_off + n < k->alen && k->b[off + n] == k->a[a_off + n])
+        n++;
+    return n;
+}
+
 /* Texts read a window at a time (of 1 to 40 bytes: lines cross windows)
  * give the hunks and the unified diff of the texts held whole: windowed
- * regions and split ones, margins of 0 to 3 lines and every line. */
+ * regions and split ones, margins of 0 to 3 lines and every line; and so
+ * do they when b's reader says where b is a's bytes (known_same). */
 START_TEST(diff_src_same_as_memory)
 {
     static const char *const pool[] = {"      - build:\n", "          name: x\n", "  - a\n", "\n", "b\n", "c"};
@@ -296,7 +318,7 @@ START_TEST(diff_src_same_as_memory)
         size_t margin = (r >> 54) % 5 == 4 ? SIZE_MAX : (r >> 54) % 5;
         cg_diff_opts o = {margin, run % 3 == 0 ? 0 : 2 + (size_t)run % 59, false, 1 + (size_t)run % 40};
         const char *ta = a.buf ? a.buf : "", *tb = b.buf ? b.buf : "";
-        cg_diff_src sa = {a.len, mem_read, (void *)ta}, sb = {b.len, mem_read, (void *)tb};
+        cg_diff_src sa = {a.len, mem_read, (void *)ta, NULL}, sb = {b.len, mem_read, (void *)tb, NULL};
         cg_diff x, y;
         cg_diff_compute_with(ta, a.len, tb, b.len, &o, &x);
         cg_diff_compute_src(&sa, &sb, &o, &y);
@@ -311,6 +333,16 @@ START_TEST(diff_src_same_as_memory)
         cg_diff_unified(&x, ta, a.len, tb, b.len, "a", "b", 3, run % 2 ? 5 : 0, &ux);
         cg_diff_unified_src(&y, &sa, &sb, o.window, "a", "b", 3, run % 2 ? 5 : 0, &uy);
         ck_assert_str_eq(cg_strbuf_str(&ux), cg_strbuf_str(&uy));
+        known_same ks = {ta, tb, a.len, b.len, run % 4 == 0 ? SIZE_MAX : 256 + (size_t)run % 700};
+        cg_diff_src sk = {b.len, known_read, &ks, known_same_bytes};
+        cg_diff z;
+        cg_diff_compute_src(&sa, &sk, &o, &z);
+        ck_assert_uint_eq(x.n, z.n);
+        ck_assert_uint_eq(x.a_lines, z.a_lines);
+        ck_assert_uint_eq(x.b_lines, z.b_lines);
+        for (size_t i = 0; i < x.n; i++)
+            ck_assert_msg(memcmp(&x.hunks[i], &z.hunks[i], sizeof *x.hunks) == 0, "run %d hunk %zu (known)", run, i);
+        cg_diff_release(&z);
         cg_strbuf_release(&ux);
         cg_strbuf_release(&uy);
         cg_diff_release(&x);
@@ -318,6 +350,37 @@ START_TEST(diff_src_same_as_memory)
         cg_strbuf_release(&a);
         cg_strbuf_release(&b);
     }
+}
+END_TEST
+
+/* A large file with a change every 50th line, its reader saying where it
+ * is the other file's bytes (all of them, or 300 bytes at a time): the
+ * hunks of the texts held whole. */
+START_TEST(diff_known_same_large)
+{
+    cg_strbuf a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+    for (int i = 0; i < 100000; i++) {
+        cg_strbuf_addf(&a, "line %d\n", i);
+        cg_strbuf_addf(&b, i % 50 == 7 ? "changed %d\n" : i % 997 == 3 ? "" : "line %d\n", i);
+    }
+    cg_diff x;
+    cg_diff_compute(a.buf, a.len, b.buf, b.len, &x);
+    for (int cap = 0; cap < 2; cap++) {
+        known_same ks = {a.buf, b.buf, a.len, b.len, cap ? 300 : SIZE_MAX};
+        cg_diff_src sa = {a.len, mem_read, a.buf, NULL}, sk = {b.len, known_read, &ks, known_same_bytes};
+        cg_diff_opts o = {0, 1000, false, 0}; /* searched a window at a time */
+        cg_diff z;
+        cg_diff_compute_src(&sa, &sk, &o, &z);
+        ck_assert_uint_eq(x.n, z.n);
+        ck_assert_uint_eq(x.a_lines, z.a_lines);
+        ck_assert_uint_eq(x.b_lines, z.b_lines);
+        for (size_t i = 0; i < x.n; i++)
+            ck_assert_msg(memcmp(&x.hunks[i], &z.hunks[i], sizeof *x.hunks) == 0, "cap %d hunk %zu", cap, i);
+        cg_diff_release(&z);
+    }
+    cg_diff_release(&x);
+    cg_strbuf_release(&a);
+    cg_strbuf_release(&b);
 }
 END_TEST
 
@@ -389,6 +452,7 @@ Suite *make_diff_suite(void)
     tcase_add_test(tc, diff_large_scattered_changes);
     tcase_add_test(tc, diff_lazy_same_as_tables);
     tcase_add_test(tc, diff_src_same_as_memory);
+    tcase_add_test(tc, diff_known_same_large);
     tcase_add_test(tc, diff_line_counts);
     /* (a 300,000-line diff under ThreadSanitizer takes several seconds: the
      * default 4 s is a hang guard for a plain build) */

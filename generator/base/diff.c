@@ -578,7 +578,10 @@ static size_t count_nl(const char *t, size_t len, size_t *last)
     return k;
 }
 
-enum { SKIP_BLOCK = 1 << 16 };
+enum {
+    SKIP_BLOCK = 1 << 16,
+    KNOWN_MIN = 256 /* fewer bytes known the same: compared (a line or two) */
+};
 
 /* The walk of solve_windows_lazy over lines the same on both sides, at
  * most `max` of them, done on the bytes: the two cursors (at lines ka and
@@ -593,8 +596,22 @@ static size_t skip_same(lcur *ca, size_t ka, lcur *cb, size_t kb, size_t max)
     /* a block at a time, from a few lines to SKIP_BLOCK: the next
      * difference is often near (a memcmp past it is work for nothing, and
      * a checking memcmp reads the whole range) */
+    const cg_diff_src *sb = cb->x->src;
     for (size_t block = 256;; block = block < SKIP_BLOCK ? 2 * block : SKIP_BLOCK) {
         size_t na, nb;
+        /* bytes b's reader knows to be a's: a's lines counted, b not read */
+        size_t known = sb && sb->same && passed < max ? sb->same(sb->ctx, cb->from + at_b, ca->from + at_a) : 0;
+        if (known >= KNOWN_MIN) {
+            const char *x = lc_held(ca, at_a, &na);
+            size_t c = na < known ? na : known, last = 0;
+            c = c < cb->len - at_b ? c : cb->len - at_b;
+            size_t k = count_nl(x, c, &last);
+            if (k && k <= max - passed) {
+                passed += k;
+                at_a += last + 1, at_b += last + 1;
+                continue;
+            }
+        }
         const char *x = lc_held(ca, at_a, &na), *y = lc_held(cb, at_b, &nb);
         size_t c = na < nb ? na : nb;
         if (c > block)

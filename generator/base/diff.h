@@ -53,6 +53,13 @@ typedef struct cg_diff_src {
     size_t len;
     void (*read)(void *ctx, size_t off, char *buf, size_t n);
     void *ctx;
+    /* Optional, on the second text (b) of cg_diff_compute_src: how many of
+     * its bytes from `off` on are known to be the first text's bytes from
+     * `a_off` on (0: none known), so that lines the same are passed
+     * without reading them (a streamed config knows where it is the
+     * committed file's bytes).  Only what is known: the hunks are the
+     * same either way. */
+    size_t (*same)(void *ctx, size_t off, size_t a_off);
 } cg_diff_src;
 /* cg_diff_compute_with over two texts read a window at a time: the same
  * hunks, in memory of the lines around the changes (a region searched a

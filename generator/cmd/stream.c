@@ -501,6 +501,36 @@ static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
     }
 }
 
+/* The bytes from `off` on of the rendered config that are the committed
+ * file's from `old_off` on (cg_diff_src.same): a piece not kept is read
+ * from the file, so it is the file's bytes where it maps to. */
+static size_t same_rendered(void *ctx, size_t off, size_t old_off)
+{
+    const cg_stream *S = ((cg_stream_reader *)ctx)->S;
+    if (off < S->head.len || !S->npieces)
+        return 0;
+    size_t lo = 0, hi = S->npieces;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (S->pieces[mid].at <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const cg_stream_piece *pc = &S->pieces[lo];
+    if (pc->kept || off < pc->at || off >= pc->at + pc->len || pc->off + (off - pc->at) != old_off)
+        return 0;
+    size_t n = pc->at + pc->len - off;
+    /* the pieces after it that go on in the file where it stops */
+    for (size_t k = lo + 1; k < S->npieces; k++) {
+        const cg_stream_piece *q = &S->pieces[k], *p = &S->pieces[k - 1];
+        if (q->kept || q->at != p->at + p->len || q->off != p->off + p->len)
+            break;
+        n += q->len;
+    }
+    return n;
+}
+
 /* ---- check: the committed config's part of the job-level report ----
  *
  * It needs nothing of the rendered config.  It is read on a thread of its
@@ -543,7 +573,7 @@ static void prescan_start(cg_stream *S)
         return;
     struct cg_stream_prescan *ps = cg_xcalloc(1, sizeof *ps);
     cg_stream_reader_init(&ps->r, S);
-    ps->src = (cg_diff_src){(size_t)st.st_size, read_disk, &ps->r};
+    ps->src = (cg_diff_src){(size_t)st.st_size, read_disk, &ps->r, NULL};
     ps->test_stop = getenv("CIGEN_TEST_PRESCAN_STOP") != NULL;
     if (pthread_create(&ps->th, NULL, prescan_run, ps) != 0) {
         free(ps);
@@ -706,7 +736,8 @@ void cg_stream_reader_release(cg_stream_reader *r)
 
 void cg_stream_src(cg_stream_reader *r, bool rendered, cg_diff_src *src)
 {
-    *src = rendered ? (cg_diff_src){r->S->off, read_rendered, r} : (cg_diff_src){r->S->old_off, read_disk, r};
+    *src = rendered ? (cg_diff_src){r->S->off, read_rendered, r, same_rendered}
+                    : (cg_diff_src){r->S->old_off, read_disk, r, NULL};
 }
 
 int cg_stream_read_error(const cg_stream_reader *r, cg_error *err)
