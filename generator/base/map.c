@@ -224,10 +224,6 @@ uint32_t cg_index_find_hashed(cg_index *x, const char *key, size_t len, uint32_t
     return x->slot[at->slot].id1;
 }
 
-uint32_t cg_index_find(cg_index *x, const char *key, size_t len, cg_index_pos *at)
-{
-    return cg_index_find_hashed(x, key, len, cg_index_hash(key, len), at);
-}
 
 void cg_index_put_at(cg_index *x, const cg_index_pos *at, uint32_t id)
 {

@@ -70,22 +70,20 @@ uint32_t cg_index_get(const cg_index *x, const char *key, size_t len);
  * the entry that has it + 1. */
 uint32_t cg_index_add(cg_index *x, uint32_t id);
 /* Looking a name up and adding it when it is missing, hashed and probed
- * once: cg_index_find gives the entry named key[0..len) + 1 (0: none) and
- * where it would go (room made for it); cg_index_put_at then adds entry
- * `id`, whose name key_of() must give, there.  Nothing may be added in
- * between. */
+ * once: cg_index_find_hashed gives the entry named key[0..len) (its
+ * cg_index_hash given) + 1, 0 when there is none, and where it would go
+ * (room made for it); cg_index_put_at then adds entry `id`, whose name
+ * key_of() must give, there.  Nothing may be added in between.  A large
+ * index is a cache miss a lookup: a reader that knows a name before it
+ * can look it up (it has more to read first) hashes it and asks the
+ * processor to fetch its slot meanwhile (cg_index_prefetch). */
 typedef struct cg_index_pos {
     size_t slot;
     uint32_t tag;
 } cg_index_pos;
-uint32_t cg_index_find(cg_index *x, const char *key, size_t len, cg_index_pos *at);
-void cg_index_put_at(cg_index *x, const cg_index_pos *at, uint32_t id);
-/* A large index is a cache miss a lookup: a reader that knows a name it
- * will look up before it can (it has more to read first) hashes it, asks
- * the processor to fetch its slot meanwhile, and gives the hash to
- * cg_index_find_hashed. */
 uint32_t cg_index_hash(const char *key, size_t len);
 void cg_index_prefetch(const cg_index *x, uint32_t hash);
 uint32_t cg_index_find_hashed(cg_index *x, const char *key, size_t len, uint32_t hash, cg_index_pos *at);
+void cg_index_put_at(cg_index *x, const cg_index_pos *at, uint32_t id);
 
 #endif

@@ -165,7 +165,7 @@ typedef struct ent {
     uint16_t wf;         /* index in jobs.wf */
     bool pair;           /* the same entry is on the other side */
     bool drop;
-    /* what cg_report_entry_plain said of its bytes (cg_report_known) */
+    /* what cg_report_entry_walk said of its bytes (cg_report_known) */
     uint16_t inv_at, inv_len, args_indent;
     uint8_t kind;
     bool named;
@@ -221,7 +221,6 @@ typedef struct side {
     cg_report_scan_ctl *ctl; /* read on another thread: its progress, and when to stop */
 } side;
 
-/* The entry [off, off + len) read (its "- " at column E), of workflow wf. */
 /* The entry of the committed side with the bytes of the generated one's
  * [off, off + len), in the same workflow, or NULL. */
 static ent *pair_of(side *sd, size_t off, size_t len, size_t wf)
@@ -242,7 +241,7 @@ static ent *pair_of(side *sd, size_t off, size_t len, size_t wf)
 }
 
 /* The value of the `name:` an entry t[0, len) has on its second line, as
- * cigen writes them (found before the entry is read: add_entry). */
+ * cigen writes them (found before the entry is read: guess_of). */
 static bool name_guess(const char *t, size_t len, const char **v, size_t *n)
 {
     const char *p = memchr(t, '\n', len), *end = t + len;
@@ -493,6 +492,10 @@ static void scan_workflows(lcur *c, side *sd, jobset *J)
                 guess g = guess_of(J, t, held);
                 cg_report_plain pl;
                 int kind = cg_report_entry_walk(t, held, c->bs + c->bn < c->src->len, E, &len, &pl);
+                if (kind == 0) {
+                    sd->bad = true; /* not plain: read as YAML, which slicing reads otherwise */
+                    break;
+                }
                 if (kind > 0) {
                     if (!add_paired(sd, J, wf, start, len))
                         add_read(sd, J, wf, start, t, len, kind, &pl, &g);
@@ -500,7 +503,7 @@ static void scan_workflows(lcur *c, side *sd, jobset *J)
                     lc_hold(c);
                     continue;
                 }
-                /* longer than what is held (or not plain): line by line */
+                /* longer than what is held: line by line */
                 lc_next(c);
                 lc_deeper(c, E);
                 add_entry(sd, J, c, wf, start, c->i - start, E);
@@ -666,13 +669,15 @@ cg_report_old *cg_report_old_scan_ctl(const cg_diff_src *old_src, cg_report_scan
 {
     cg_report_old *o = cg_xcalloc(1, sizeof *o);
     o->len = old_src->len;
-    jobset_init(&o->J, old_src->len);
+    bool readable = old_src->len <= UINT32_MAX;
+    jobset_init(&o->J, readable ? old_src->len : 0);
     o->a = (side){old_src, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, false, NULL, 0, ctl};
-    cg_grow(&o->a.v, &o->a.cap, old_src->len / BYTES_PER_ENTRY + 1, sizeof *o->a.v);
-    if (old_src->len > UINT32_MAX)
-        o->a.bad = true;
-    else
+    if (readable) {
+        cg_grow(&o->a.v, &o->a.cap, old_src->len / BYTES_PER_ENTRY + 1, sizeof *o->a.v);
         scan(&o->a, &o->J);
+    } else {
+        o->a.bad = true;
+    }
     free(o->a.tmp);
     o->a.tmp = NULL, o->a.tcap = 0;
     o->a.src = NULL;
@@ -726,9 +731,10 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
     a.src = old_src;
     o->a.v = NULL;
     side b = {new_src, 1, &a, runs, nruns, 0, 0, NULL, 0, 0, false, NULL, 0, NULL};
-    cg_grow(&b.v, &b.cap, new_src->len / BYTES_PER_ENTRY + 1, sizeof *b.v);
-    if (!a.bad)
+    if (!a.bad) {
+        cg_grow(&b.v, &b.cap, new_src->len / BYTES_PER_ENTRY + 1, sizeof *b.v);
         scan(&b, J);
+    }
     free(b.tmp);
     free(runs); /* (read) */
     b.runs = NULL, b.nruns = 0;

@@ -76,7 +76,7 @@ wf_args *cg_report_add_entry(config *c, const char *name, const char *invoke, co
 
 /* The bytes of a plain key ("KEY:": a letter, digit or '_' first, then
  * those and "-./") and of a plain value (a letter, digit or "_./" first,
- * then those and "+=() "), a bit each, as slicing reads them. */
+ * then those and "-+=() "), a bit each, as slicing reads them. */
 enum { CG_CH_KEY_FIRST = 1, CG_CH_KEY = 2, CG_CH_VALUE_FIRST = 4, CG_CH_VALUE = 8 };
 extern const unsigned char cg_report_chars[256];
 
@@ -87,13 +87,13 @@ extern const unsigned char cg_report_chars[256];
 int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_hint, config *c);
 /* A plain workflow entry of a text as reading it a window at a time found
  * it (report_compact.c): where it starts and its length in the text, its
- * workflow, and what cg_report_entry_plain said of its bytes. */
+ * workflow, and what cg_report_entry_walk said of its bytes. */
 typedef struct cg_report_known {
     size_t off, len;
     const char *workflow;
     const char *name;    /* its job's name */
     uint16_t inv_at, inv_len, args_indent; /* what it invokes: entry bytes [inv_at, + inv_len) */
-    uint8_t kind;        /* 1 or 2, as cg_report_entry_plain */
+    uint8_t kind;        /* 1 or 2, as cg_report_entry_walk */
     bool named;          /* kind 2: its arguments have a `name:` */
 } cg_report_known;
 /* cg_report_slice of a text whose entries are known, in order: each is
@@ -101,26 +101,23 @@ typedef struct cg_report_known {
  * bytes is taken, not read again. */
 int cg_report_slice_known(const char *text, size_t len, const char *what, const cg_report_known *known, size_t nknown,
                           config *c);
-/* A workflow entry t[0, n) (its "- " at column E) as slicing reads it
- * without YAML: 1, "- job" alone (*invoke and *name that job); 2, "- job:"
- * with its arguments one plain key a line at *args_indent (*name the value
- * of its `name:`, NULL when it has none); 0, read as YAML. */
-int cg_report_entry_plain(const char *t, size_t n, size_t E, const char **invoke, size_t *invoke_len,
-                          const char **name, size_t *name_len, size_t *args_indent);
-/* What cg_report_entry_plain says of a plain entry. */
+/* A plain workflow entry as slicing reads it without YAML: the job it
+ * invokes, the value of its `name:` (NULL: none; "- job" alone: the job),
+ * and the indentation of its arguments' keys. */
 typedef struct cg_report_plain {
     const char *invoke;
     size_t invoke_len;
-    const char *name;    /* NULL: none (kind 2 without a `name:`) */
+    const char *name;
     size_t name_len;
     size_t args_indent;
 } cg_report_plain;
-/* cg_report_entry_plain of the entry that starts at t, finding its end as
- * slicing does (*end: its first line after the first with content at
- * column E or less, or n) in the same walk over its lines: 1 or 2 (*end
- * and *out set), 0 (not plain: the walk stopped where it saw it), or -1
- * when `more` (text follows t[n - 1]) and the entry may not end within
- * t[0, n). */
+/* The workflow entry that starts at t (its "- " at column E), read as
+ * slicing reads it, its end found in the same walk over its lines (*end:
+ * its first line after the first with content at column E or less, or n):
+ * 1, "- job" alone; 2, "- job:" with its arguments one plain key a line
+ * (*end and *out set for both); 0, not plain (read as YAML; the walk
+ * stops at the line that says so); -1 when `more` (text follows
+ * t[n - 1]) and the entry may not end within t[0, n). */
 int cg_report_entry_walk(const char *t, size_t n, bool more, size_t E, size_t *end, cg_report_plain *out);
 /* Whether the job named so is one left out of both configs. */
 typedef struct cg_report_shared cg_report_shared;

@@ -286,35 +286,24 @@ int cg_report_entry_walk(const char *t, size_t n, bool more, size_t E, size_t *e
     return 2;
 }
 
-int cg_report_entry_plain(const char *t, size_t n, size_t E, const char **invoke, size_t *invoke_len,
-                          const char **name, size_t *name_len, size_t *args_indent)
-{
-    size_t end;
-    cg_report_plain p = {NULL, 0, NULL, 0, 0};
-    int kind = cg_report_entry_walk(t, n, false, E, &end, &p);
-    *invoke = p.invoke, *invoke_len = p.invoke_len;
-    *name = p.name, *name_len = p.name_len;
-    *args_indent = p.args_indent;
-    return kind;
-}
-
 /* One entry: "- job" alone, "- job:" with its arguments one key a line
  * (plain), or anything else, read alone as YAML. */
 static int slice_entry(config *c, const char *wname, const char *t, size_t n, size_t E)
 {
-    const char *inv, *nm;
-    size_t il, nl, J;
-    int kind = cg_report_entry_plain(t, n, E, &inv, &il, &nm, &nl, &J);
+    size_t end;
+    cg_report_plain pl;
+    int kind = cg_report_entry_walk(t, n, false, E, &end, &pl);
     if (kind == 1) {
-        const char *name = cg_pool_strndup(&c->pool, inv, il);
+        const char *name = cg_pool_strndup(&c->pool, pl.invoke, pl.invoke_len);
         wf_args *w = cg_report_add_entry(c, name, name, wname);
         w->text = t, w->len = n, w->read = true;
         return 0;
     }
     if (kind == 2) {
-        const char *invoke = cg_internn(&c->pool, inv, il);
-        wf_args *w = cg_report_add_entry(c, nm ? cg_pool_strndup(&c->pool, nm, nl) : invoke, invoke, wname);
-        w->text = t, w->len = n, w->args_indent = J, w->plain = true;
+        const char *invoke = cg_internn(&c->pool, pl.invoke, pl.invoke_len);
+        wf_args *w = cg_report_add_entry(c, pl.name ? cg_pool_strndup(&c->pool, pl.name, pl.name_len) : invoke,
+                                         invoke, wname);
+        w->text = t, w->len = n, w->args_indent = pl.args_indent, w->plain = true;
         return 0;
     }
     cg_doc *d = read_alone(c, t, n);

@@ -467,6 +467,22 @@ static void read_disk(void *ctx, size_t off, char *buf, size_t n)
     pread_all(ctx, off, buf, n);
 }
 
+/* The piece of the rendered config that holds its byte `off` (past the
+ * head), or NULL. */
+static const cg_stream_piece *piece_at(const cg_stream *S, size_t off)
+{
+    size_t lo = 0, hi = S->npieces;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (S->pieces[mid].at <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const cg_stream_piece *pc = S->npieces ? &S->pieces[lo] : NULL;
+    return pc && off >= pc->at && off < pc->at + pc->len ? pc : NULL;
+}
+
 static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
 {
     cg_stream_reader *r = ctx;
@@ -477,16 +493,8 @@ static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
             c = S->head.len - off < n ? S->head.len - off : n;
             memcpy(buf, S->head.buf + off, c);
         } else {
-            size_t lo = 0, hi = S->npieces;
-            while (hi - lo > 1) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (S->pieces[mid].at <= off)
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            const cg_stream_piece *pc = S->npieces ? &S->pieces[lo] : NULL;
-            if (!pc || off < pc->at || off >= pc->at + pc->len) { /* never: the pieces cover it */
+            const cg_stream_piece *pc = piece_at(S, off);
+            if (!pc) { /* never: the pieces cover it */
                 memset(buf, 0, n);
                 r->err = r->err ? r->err : -1;
                 return;
@@ -507,24 +515,13 @@ static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
 static size_t same_rendered(void *ctx, size_t off, size_t old_off)
 {
     const cg_stream *S = ((cg_stream_reader *)ctx)->S;
-    if (off < S->head.len || !S->npieces)
-        return 0;
-    size_t lo = 0, hi = S->npieces;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (S->pieces[mid].at <= off)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    const cg_stream_piece *pc = &S->pieces[lo];
-    if (pc->kept || off < pc->at || off >= pc->at + pc->len || pc->off + (off - pc->at) != old_off)
+    const cg_stream_piece *pc = off < S->head.len ? NULL : piece_at(S, off);
+    if (!pc || pc->kept || pc->off + (off - pc->at) != old_off)
         return 0;
     size_t n = pc->at + pc->len - off;
     /* the pieces after it that go on in the file where it stops */
-    for (size_t k = lo + 1; k < S->npieces; k++) {
-        const cg_stream_piece *q = &S->pieces[k], *p = &S->pieces[k - 1];
-        if (q->kept || q->at != p->at + p->len || q->off != p->off + p->len)
+    for (const cg_stream_piece *q = pc + 1; q < S->pieces + S->npieces; q++) {
+        if (q->kept || q->at != q[-1].at + q[-1].len || q->off != q[-1].off + q[-1].len)
             break;
         n += q->len;
     }
