@@ -196,7 +196,7 @@ static char *report_src(const char *a, size_t alen, const char *b, size_t blen, 
     runs[1] = (cg_report_run){blen - t, alen - t, t};
     cg_diff_src sa = {alen, mem_read, (void *)a, NULL}, sb = {blen, mem_read, (void *)b, NULL};
     cg_matrix m;
-    if (!cg_matrix_compare_src(&sa, &sb, runs, 2, NULL, NULL, pre ? cg_report_old_scan(&sa) : NULL, &m))
+    if (!cg_matrix_compare_src(&sa, &sb, &sa, &sb, runs, 2, NULL, NULL, pre ? cg_report_old_scan(&sa) : NULL, &m))
         return NULL;
     return report_text(&m);
 }

@@ -157,8 +157,8 @@ static int compare_job(config *ca, const jobrec *a, config *cb, const jobrec *b,
             if (ca->sliced) {
                 /* the same text is the same value; plain values compare
                  * as text; anything else is read */
-                if ((x->len == y->len && memcmp(x->text, y->text, x->len) == 0) ||
-                    cg_report_compare_plain(x, y, jc) == 0) {
+                const char *xt = cg_report_text(ca, x, 0), *yt = cg_report_text(cb, y, 0);
+                if ((x->len == y->len && memcmp(xt, yt, x->len) == 0) || cg_report_compare_plain(x, xt, y, yt, jc) == 0) {
                     x->covered = y->covered = true;
                     continue;
                 }
@@ -702,8 +702,9 @@ static int sliced_rest(config *a, config *b)
 
 /* compare_job where it needs no YAML and no jansson value (the same job
  * invoked in the same workflows, each pair of entries the same text or
- * plain): 0, or 1 when it does (jc then holds what was added before). */
-static int compare_job_plain(config *ca, const jobrec *a, config *cb, const jobrec *b, cg_job_change *jc)
+ * plain), on thread t: 0, or 1 when it does (jc then holds what was added
+ * before). */
+static int compare_job_plain(config *ca, const jobrec *a, config *cb, const jobrec *b, cg_job_change *jc, int t)
 {
     if (!ca->sliced || !cg_streq(a->invoke, b->invoke) || !same_workflows(ca, a, cb, b))
         return 1;
@@ -711,8 +712,8 @@ static int compare_job_plain(config *ca, const jobrec *a, config *cb, const jobr
         for (wf_args *y = cg_report_first(cb, b); y; y = cg_report_next(cb, y)) {
             if (!cg_streq(x->workflow, y->workflow))
                 continue;
-            if ((x->len == y->len && memcmp(x->text, y->text, x->len) == 0) ||
-                cg_report_compare_plain(x, y, jc) == 0) {
+            const char *xt = cg_report_text(ca, x, t), *yt = cg_report_text(cb, y, t);
+            if ((x->len == y->len && memcmp(xt, yt, x->len) == 0) || cg_report_compare_plain(x, xt, y, yt, jc) == 0) {
                 x->covered = y->covered = true;
                 continue;
             }
@@ -730,6 +731,7 @@ typedef struct compare_part {
     jobrec **old;
     cg_job_change *jc;
     bool *again;
+    int t;               /* which of the configs' readers it reads entries with */
 } compare_part;
 
 static void compare_part_run(void *v)
@@ -738,7 +740,7 @@ static void compare_part_run(void *v)
     for (size_t i = q->from; i < q->to; i++) {
         q->old[i] = config_find(q->a, q->b->jobs[i].name);
         q->jc[i] = (cg_job_change){NULL, NULL, 0};
-        q->again[i] = q->old[i] && compare_job_plain(q->a, q->old[i], q->b, &q->b->jobs[i], &q->jc[i]) != 0;
+        q->again[i] = q->old[i] && compare_job_plain(q->a, q->old[i], q->b, &q->b->jobs[i], &q->jc[i], q->t) != 0;
     }
 }
 
@@ -765,7 +767,7 @@ int cg_report_compare_configs(config *a, config *b, const cg_model *p, cg_run_bo
     jobrec **old = cg_xmalloc((b->n + 1) * sizeof *old);
     cg_job_change *jcs = cg_xmalloc((b->n + 1) * sizeof *jcs);
     bool *again = cg_xmalloc(b->n + 1);
-    compare_part h0 = {a, b, 0, b->n / 2, old, jcs, again}, h1 = {a, b, b->n / 2, b->n, old, jcs, again};
+    compare_part h0 = {a, b, 0, b->n / 2, old, jcs, again, 0}, h1 = {a, b, b->n / 2, b->n, old, jcs, again, 1};
     if (both && b->n >= 1024) {
         both(compare_part_run, &h0, &h1);
     } else {

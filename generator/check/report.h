@@ -83,11 +83,13 @@ typedef struct cg_report_old cg_report_old;
  * read through a callback (base/diff.h), `runs` (in order; malloc'd, taken
  * and freed once read) saying where they are the same bytes.  The jobs whose entries lie there on both sides
  * are left out of the comparison (named only), the rest compared as whole
- * configs are.  False (m empty) when it cannot tell the same result: the
+ * configs are, each entry read again through old_src or new_src when it is
+ * compared (old_src2 and new_src2 when on `both`'s other thread: a reader
+ * each thread).  False (m empty) when it cannot tell the same result: the
  * caller then reads both configs whole. */
-bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, cg_report_run *runs,
-                           size_t nruns, const cg_model *p, cg_run_both both, cg_report_old *pre,
-                           cg_matrix *m);
+bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, const cg_diff_src *old_src2,
+                           const cg_diff_src *new_src2, cg_report_run *runs, size_t nruns, const cg_model *p,
+                           cg_run_both both, cg_report_old *pre, cg_matrix *m);
 /* The committed config's part of cg_matrix_compare_src, which needs nothing
  * of the generated one: read before it is known (on another core, while it
  * is rendered), then handed to cg_matrix_compare_src as `pre` (taken, even

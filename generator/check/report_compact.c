@@ -166,7 +166,8 @@ typedef struct ent {
     bool pair;           /* the same entry is on the other side */
     bool drop;
     /* what cg_report_entry_walk said of its bytes (cg_report_known) */
-    uint16_t inv_at, inv_len, args_indent;
+    const char *invoke;  /* interned in the jobs' pool */
+    uint16_t inv_len, args_indent;
     uint8_t kind;
     bool named;
 } ent;
@@ -219,6 +220,8 @@ typedef struct side {
     char *tmp;
     size_t tcap;
     cg_report_scan_ctl *ctl; /* read on another thread: its progress, and when to stop */
+    const char *inv;     /* what the last entry read invokes (interned), inv_len bytes */
+    size_t inv_len;
 } side;
 
 /* The entry of the committed side with the bytes of the generated one's
@@ -306,11 +309,14 @@ static void add_read(side *sd, jobset *J, size_t wf, size_t off, const char *t, 
         sd->bad = true; /* read as YAML, or something like an anchor: slicing reads it otherwise */
         return;
     }
-    size_t inv_at = (size_t)(pl->invoke - t);
-    if (inv_at > UINT16_MAX || pl->invoke_len > UINT16_MAX || pl->args_indent > UINT16_MAX) {
+    if (pl->invoke_len > UINT16_MAX || pl->args_indent > UINT16_MAX) {
         sd->bad = true; /* (no entry cigen writes) */
         return;
     }
+    /* what it invokes, kept by name (most entries invoke what the one
+     * before did) */
+    if (!sd->inv || sd->inv_len != pl->invoke_len || memcmp(sd->inv, pl->invoke, pl->invoke_len) != 0)
+        sd->inv = cg_internn(&J->sh.pool, pl->invoke, pl->invoke_len), sd->inv_len = pl->invoke_len;
     bool named = kind == 2 && pl->name;
     const char *nm = named ? pl->name : pl->invoke;
     size_t nl = named ? pl->name_len : pl->invoke_len;
@@ -337,10 +343,10 @@ static void add_read(side *sd, jobset *J, size_t wf, size_t off, const char *t, 
     ji->keep |= ji->last_wf == (int)wf;
     ji->last_wf = (int)wf;
     cg_grow(&sd->v, &sd->cap, sd->n + 1, sizeof *sd->v);
-    sd->v[sd->n++] = (ent){(uint32_t)off,    (uint32_t)len,            (uint32_t)(id - 1),
-                           (uint16_t)wf,     false,                    false,
-                           (uint16_t)inv_at, (uint16_t)pl->invoke_len, (uint16_t)pl->args_indent,
-                           (uint8_t)kind,    named};
+    sd->v[sd->n++] = (ent){(uint32_t)off, (uint32_t)len,            (uint32_t)(id - 1),
+                           (uint16_t)wf,  false,                    false,
+                           sd->inv,       (uint16_t)pl->invoke_len, (uint16_t)pl->args_indent,
+                           (uint8_t)kind, named};
 }
 
 /* The entry [off, off + len) of workflow wf (its "- " at column E), its
@@ -572,20 +578,18 @@ static size_t choose(side *a, side *b, jobset *J)
     return n;
 }
 
-/* The text but the entries left out. */
+/* The text without its workflow entries (the comparison reads those it
+ * keeps where they are, cg_report_text): what slicing reads of it. */
 static void compact(const side *sd, cg_strbuf *out)
 {
     size_t at = 0, len = sd->src->len, total = len;
     for (size_t k = 0; k < sd->n; k++)
-        total -= sd->v[k].drop ? sd->v[k].len : 0;
+        total -= sd->v[k].len;
     cg_strbuf_init(out);
-    out->buf = cg_xmalloc_huge(total + 1); /* at once: no copy while it grows */
-    out->cap = total + 1;
+    cg_strbuf_grow(out, total);
     out->buf[0] = '\0';
     for (size_t k = 0; k <= sd->n; k++) {
         size_t upto = k < sd->n ? sd->v[k].off : len;
-        if (k < sd->n && !sd->v[k].drop)
-            continue;
         if (upto > at) {
             cg_strbuf_grow(out, upto - at);
             sd->src->read(sd->src->ctx, at, out->buf + out->len, upto - at);
@@ -597,21 +601,21 @@ static void compact(const side *sd, cg_strbuf *out)
     }
 }
 
-/* The entries kept, in order, where they are in the text without the
- * entries left out (compact's): what slicing it must find. */
+/* The entries kept, in order, where they were cut out of compact's text
+ * and where they are in the side's source: what slicing it must find. */
 static cg_report_known *known_of(const side *sd, const jobset *J, size_t *n)
 {
     cg_report_known *v = cg_xmalloc((sd->n + 1) * sizeof *v);
-    size_t dropped = 0;
+    size_t cut = 0;
     *n = 0;
     for (size_t k = 0; k < sd->n; k++) {
         const ent *x = &sd->v[k];
-        if (x->drop) {
-            dropped += x->len;
+        cut += x->len;
+        if (x->drop)
             continue;
-        }
-        v[(*n)++] = (cg_report_known){x->off - dropped, x->len,       J->wf[x->wf], J->sh.name[x->job],
-                                      x->inv_at,        x->inv_len, x->args_indent, x->kind, x->named};
+        v[(*n)++] = (cg_report_known){x->off - (cut - x->len), x->off,        x->len,         J->wf[x->wf],
+                                      J->sh.name[x->job],      x->invoke,     x->inv_len,     x->args_indent,
+                                      x->kind,                 x->named};
     }
     return v;
 }
@@ -622,6 +626,7 @@ typedef struct slice_job {
     side *sd;
     const jobset *J;
     const char *what;
+    const cg_diff_src *src2; /* the side's source for the comparison's second thread */
     cg_strbuf text;
     config *c;
     int rc;
@@ -635,7 +640,7 @@ static void slice_one(void *v)
     cg_report_known *k = known_of(j->sd, j->J, &nk);
     free(j->sd->v);
     j->sd->v = NULL;
-    j->rc = cg_report_slice_known(cg_strbuf_str(&j->text), j->text.len, j->what, k, nk, j->c);
+    j->rc = cg_report_slice_known(cg_strbuf_str(&j->text), j->text.len, j->what, k, nk, j->sd->src, j->src2, j->c);
     free(k);
 }
 
@@ -671,7 +676,7 @@ cg_report_old *cg_report_old_scan_ctl(const cg_diff_src *old_src, cg_report_scan
     o->len = old_src->len;
     bool readable = old_src->len <= UINT32_MAX;
     jobset_init(&o->J, readable ? old_src->len : 0);
-    o->a = (side){old_src, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, false, NULL, 0, ctl};
+    o->a = (side){old_src, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, false, NULL, 0, ctl, NULL, 0};
     if (readable) {
         cg_grow(&o->a.v, &o->a.cap, old_src->len / BYTES_PER_ENTRY + 1, sizeof *o->a.v);
         scan(&o->a, &o->J);
@@ -710,8 +715,9 @@ void cg_report_old_free(cg_report_old *o)
     free(o);
 }
 
-bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, cg_report_run *runs,
-                           size_t nruns, const cg_model *p, cg_run_both both, cg_report_old *pre, cg_matrix *m)
+bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, const cg_diff_src *old_src2,
+                           const cg_diff_src *new_src2, cg_report_run *runs, size_t nruns, const cg_model *p,
+                           cg_run_both both, cg_report_old *pre, cg_matrix *m)
 {
     memset(m, 0, sizeof *m);
     if (old_src->len > UINT32_MAX || new_src->len > UINT32_MAX) {
@@ -730,7 +736,7 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
     side a = o->a;
     a.src = old_src;
     o->a.v = NULL;
-    side b = {new_src, 1, &a, runs, nruns, 0, 0, NULL, 0, 0, false, NULL, 0, NULL};
+    side b = {new_src, 1, &a, runs, nruns, 0, 0, NULL, 0, 0, false, NULL, 0, NULL, NULL, 0};
     if (!a.bad) {
         cg_grow(&b.v, &b.cap, new_src->len / BYTES_PER_ENTRY + 1, sizeof *b.v);
         scan(&b, J);
@@ -751,8 +757,8 @@ bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_sr
         free(J->v);
         J->v = NULL;
         config ca, cb;
-        slice_job ja = {&a, J, "config.yml (committed)", CG_STRBUF_INIT, &ca, 0},
-                  jb = {&b, J, "config.yml (generated)", CG_STRBUF_INIT, &cb, 0};
+        slice_job ja = {&a, J, "config.yml (committed)", old_src2, CG_STRBUF_INIT, &ca, 0},
+                  jb = {&b, J, "config.yml (generated)", new_src2, CG_STRBUF_INIT, &cb, 0};
         if (both) {
             both(slice_one, &ja, &jb);
         } else {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/diff.h"
 #include "base/util.h"
 #include "lang/yamlload.h"
 
@@ -22,8 +23,9 @@ typedef struct wf_args {
     const char *workflow;
     json_t *args;        /* borrowed; NULL for a bare "name" entry (or, sliced, not read yet) */
     /* sliced reading only: */
-    const char *text;    /* the entry's lines, from its "- " line on */
+    const char *text;    /* the entry's lines, from its "- " line on (NULL: not held, see `at`) */
     size_t len;
+    size_t at;           /* where they are in the config's source (config.src), when not held */
     size_t args_indent;  /* indentation of its arguments' keys (a plain entry) */
     bool read;           /* args is what the entry says (read as YAML) */
     bool plain;          /* "- job:" then one "key: value" per line, values plain or nested */
@@ -53,6 +55,10 @@ typedef struct config {
     cg_strbuf rest;      /* the text besides `workflows:` */
     cg_strbuf skeleton;  /* `workflows:` without its jobs' entries */
     bool anchors;        /* `workflows:` holds something like an anchor or an alias */
+    /* entries not held (cg_report_slice_known): read from src[t], into
+     * held[t], by thread t (0: the caller's) of the comparison */
+    const cg_diff_src *src[2];
+    cg_strbuf held[2];
     /* read in parts (report_compact.c): the jobs both configs hold the
      * same, left out of both (NULL: none), and their names */
     const struct cg_report_shared *shared;
@@ -86,21 +92,29 @@ extern const unsigned char cg_report_chars[256];
  * `jobs_hint` (0: none): about how many jobs it has, room made at once. */
 int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_hint, config *c);
 /* A plain workflow entry of a text as reading it a window at a time found
- * it (report_compact.c): where it starts and its length in the text, its
- * workflow, and what cg_report_entry_walk said of its bytes. */
+ * it (report_compact.c): where it was cut out of the text sliced, where it
+ * is in the config's source (at) and its length, its workflow, and what
+ * cg_report_entry_walk said of its bytes. */
 typedef struct cg_report_known {
-    size_t off, len;
+    size_t off, at, len;
     const char *workflow;
     const char *name;    /* its job's name */
-    uint16_t inv_at, inv_len, args_indent; /* what it invokes: entry bytes [inv_at, + inv_len) */
+    const char *invoke;  /* the job it invokes (inv_len bytes) */
+    uint16_t inv_len, args_indent;
     uint8_t kind;        /* 1 or 2, as cg_report_entry_walk */
     bool named;          /* kind 2: its arguments have a `name:` */
 } cg_report_known;
-/* cg_report_slice of a text whose entries are known, in order: each is
- * found where it says and as long, or -1; what it says of an entry's
- * bytes is taken, not read again. */
+/* cg_report_slice of a config's text with its workflow entries cut out,
+ * the entries known (in order; each must be where a `jobs:` list's
+ * entries were cut, in its workflow), or -1: what is known of an entry is
+ * taken, and its bytes are read from src[t] when a comparison on thread t
+ * needs them (cg_report_text), not held. */
 int cg_report_slice_known(const char *text, size_t len, const char *what, const cg_report_known *known, size_t nknown,
-                          config *c);
+                          const cg_diff_src *src0, const cg_diff_src *src1, config *c);
+/* Entry w's bytes (w->len of them), for thread t of a comparison (0: the
+ * caller's): held, or read into c->held[t] (valid until the next entry
+ * of c read there). */
+const char *cg_report_text(config *c, const wf_args *w, int t);
 /* A plain workflow entry as slicing reads it without YAML: the job it
  * invokes, the value of its `name:` (NULL: none; "- job" alone: the job),
  * and the indentation of its arguments' keys. */
@@ -133,10 +147,10 @@ int cg_report_compare_configs(config *a, config *b, const cg_model *p, cg_run_bo
 /* Reads an entry's arguments as YAML (w->args): 0, or -1 when it does not
  * read alone. */
 int cg_report_entry_read(config *c, wf_args *w);
-/* Compares two plain entries' arguments without reading them as YAML,
- * adding the changes as compare_job would: 0, or 1 when a value that
- * differs needs YAML to show (nothing added then). */
-int cg_report_compare_plain(const wf_args *x, const wf_args *y, cg_job_change *jc);
+/* Compares two plain entries' arguments (their bytes xt and yt) without
+ * reading them as YAML, adding the changes as compare_job would: 0, or 1
+ * when a value that differs needs YAML to show (nothing added then). */
+int cg_report_compare_plain(const wf_args *x, const char *xt, const wf_args *y, const char *yt, cg_job_change *jc);
 /* Whether entry w, never compared, would read alone: 0, or -1. */
 int cg_report_entry_check(config *c, wf_args *w);
 /* Adds one change (taking before and after, either NULL), unless the job

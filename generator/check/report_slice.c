@@ -325,24 +325,27 @@ typedef struct knowns {
     size_t n, next;
 } knowns;
 
-/* The entry text[i, k) of workflow wname, as the next known one says it is
- * (slice_entry without reading it): -1 when it is not that one. */
-static int known_entry(config *c, knowns *K, const char *wname, const char *text, size_t i, size_t k)
+/* The known entries cut out of the text at i (where a `jobs:` list of
+ * workflow wname began), added as slice_entry would add them, their bytes
+ * not held: 0, or -1 when one was cut elsewhere. */
+static int known_entries(config *c, knowns *K, const char *wname, size_t i)
 {
-    const cg_report_known *h = K->next < K->n ? &K->v[K->next++] : NULL;
-    if (!h || h->off != i || h->len != k - i || !cg_streq(h->workflow, wname))
-        return -1;
-    wf_args *w;
-    if (h->kind == 1) {
-        w = cg_report_add_entry(c, h->name, h->name, wname);
-        w->read = true;
-    } else {
-        const char *invoke = cg_internn(&c->pool, text + i + h->inv_at, h->inv_len);
-        w = cg_report_add_entry(c, h->named ? h->name : invoke, invoke, wname);
-        w->args_indent = h->args_indent, w->plain = true;
+    for (; K->next < K->n && K->v[K->next].off == i; K->next++) {
+        const cg_report_known *h = &K->v[K->next];
+        if (!cg_streq(h->workflow, wname))
+            return -1;
+        wf_args *w;
+        if (h->kind == 1) {
+            w = cg_report_add_entry(c, h->name, h->name, wname);
+            w->read = true;
+        } else {
+            const char *invoke = cg_internn(&c->pool, h->invoke, h->inv_len);
+            w = cg_report_add_entry(c, h->named ? h->name : invoke, invoke, wname);
+            w->args_indent = h->args_indent, w->plain = true;
+        }
+        w->text = NULL, w->len = h->len, w->at = h->at;
     }
-    w->text = text + i, w->len = k - i;
-    return 0;
+    return K->next < K->n && K->v[K->next].off < i ? -1 : 0;
 }
 
 /* The `workflows:` block text[start..end): its workflows and their entries
@@ -393,18 +396,24 @@ static int slice_workflows(config *c, const char *text, size_t start, size_t end
                 continue;
             }
             /* the entries: "- " lines at one indentation, each with the
-             * lines below it */
+             * lines below it (known: cut out here) */
             i = next_content(text, end, i);
+            if (K && (rc = known_entries(c, K, wname, i)) != 0)
+                break;
             size_t E = i < end ? indent_at(text, i, eol(text, end, i)) : 0;
             while (i < end && rc == 0) {
                 e = eol(text, end, i);
                 if (indent_at(text, i, e) != E || E < W2 || text[i + E] != '-' ||
                     (i + E + 1 < e && text[i + E + 1] != ' '))
                     break;
+                if (K) { /* one left: the text is not what the known entries were cut from */
+                    rc = -1;
+                    break;
+                }
                 size_t k = skip_deeper(text, end, next_line(end, e), E);
                 cg_strbuf_add(&c->skeleton, text + seg, i - seg);
                 seg = k;
-                rc = K ? known_entry(c, K, wname, text, i, k) : slice_entry(c, wname, text + i, k - i, E);
+                rc = slice_entry(c, wname, text + i, k - i, E);
                 i = k;
             }
         }
@@ -428,6 +437,8 @@ static int slice(const char *text, size_t len, const char *what, size_t jobs_hin
     cg_pool_init(&c->pool);
     cg_strbuf_init(&c->rest);
     cg_strbuf_init(&c->skeleton);
+    cg_strbuf_init(&c->held[0]);
+    cg_strbuf_init(&c->held[1]);
     /* the header: comments and blank lines, checked as a parser would */
     size_t first = next_content(text, len, 0);
     cg_error err;
@@ -487,18 +498,33 @@ int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_
 }
 
 int cg_report_slice_known(const char *text, size_t len, const char *what, const cg_report_known *known, size_t nknown,
-                          config *c)
+                          const cg_diff_src *src0, const cg_diff_src *src1, config *c)
 {
     knowns K = {known, nknown, 0};
     int rc = slice(text, len, what, nknown, &K, c);
+    c->src[0] = src0, c->src[1] = src1;
     return rc == 0 && K.next == K.n ? 0 : -1;
+}
+
+const char *cg_report_text(config *c, const wf_args *w, int t)
+{
+    if (w->text)
+        return w->text;
+    cg_strbuf *b = &c->held[t];
+    cg_strbuf_reset(b);
+    cg_strbuf_grow(b, w->len);
+    if (w->len)
+        c->src[t]->read(c->src[t]->ctx, w->at, b->buf, w->len);
+    b->len = w->len;
+    b->buf[b->len] = '\0';
+    return b->buf;
 }
 
 int cg_report_entry_read(config *c, wf_args *w)
 {
     if (w->read)
         return 0;
-    cg_doc *d = read_alone(c, w->text, w->len);
+    cg_doc *d = read_alone(c, cg_report_text(c, w, 0), w->len);
     json_t *root = d ? cg_doc_root(d) : NULL;
     const char *invoke, *name;
     if (!json_is_array(root) || json_array_size(root) != 1 ||
@@ -553,11 +579,10 @@ static bool kv_simple(kv *k)
     return k->simple;
 }
 
-/* Its keys and values (a->v valid until kvs_release); false when a key
- * repeats. */
-static bool scan_args(const wf_args *w, kvs *a)
+/* Its keys and values (t: its bytes; a->v valid until kvs_release); false
+ * when a key repeats. */
+static bool scan_args(const wf_args *w, const char *t, kvs *a)
 {
-    const char *t = w->text;
     size_t n = w->len, J = w->args_indent;
     a->v = a->held, a->n = 0, a->cap = KV_HELD;
     for (size_t i = next_line(n, eol(t, n, 0)); i < n;) {
@@ -614,14 +639,14 @@ static bool is_name(span key)
     return key.n == 4 && memcmp(key.s, "name", 4) == 0;
 }
 
-int cg_report_compare_plain(const wf_args *x, const wf_args *y, cg_job_change *jc)
+int cg_report_compare_plain(const wf_args *x, const char *xt, const wf_args *y, const char *yt, cg_job_change *jc)
 {
     if (!x->plain || !y->plain || x->args_indent != y->args_indent)
         return 1;
     kvs a, b;
-    if (!scan_args(x, &a))
+    if (!scan_args(x, xt, &a))
         return 1;
-    if (!scan_args(y, &b)) {
+    if (!scan_args(y, yt, &b)) {
         kvs_release(&a);
         return 1;
     }
@@ -663,7 +688,7 @@ int cg_report_entry_check(config *c, wf_args *w)
     if (w->read || w->covered)
         return 0;
     kvs a;
-    bool simple = w->plain && scan_args(w, &a);
+    bool simple = w->plain && scan_args(w, cg_report_text(c, w, 0), &a);
     if (w->plain && simple) {
         for (size_t i = 0; i < a.n && simple; i++)
             simple = kv_simple(&a.v[i]);
@@ -685,6 +710,8 @@ void cg_report_config_release(config *c)
         cg_pool_release(&c->pool);
         cg_strbuf_release(&c->rest);
         cg_strbuf_release(&c->skeleton);
+        cg_strbuf_release(&c->held[0]);
+        cg_strbuf_release(&c->held[1]);
     }
     memset(c, 0, sizeof *c);
 }

@@ -22,6 +22,8 @@ void cg_disk_release(cg_disk *o)
             cg_stream_reader_release(&o->v[i].rd);
             cg_stream_reader_release(&o->v[i].rm);
             cg_stream_reader_release(&o->v[i].rn);
+            cg_stream_reader_release(&o->v[i].rm2);
+            cg_stream_reader_release(&o->v[i].rn2);
         }
     }
     free(o->v);
@@ -107,7 +109,7 @@ static void differs_run(void *v)
  * src_old and src_new (the jobs the same on both sides left out), or read
  * whole from them when that cannot tell, or held whole (a, b). */
 static void matrix_of(cg_project *p, const cg_disk_file *s, const cg_diff_src *src_old, const cg_diff_src *src_new,
-                      cg_matrix *m)
+                      const cg_diff_src *src_old2, const cg_diff_src *src_new2, cg_matrix *m)
 {
     const char *a = s->old, *b = s->f.data;
     char *ha = NULL, *hb = NULL;
@@ -120,7 +122,8 @@ static void matrix_of(cg_project *p, const cg_disk_file *s, const cg_diff_src *s
         for (size_t i = 0; i < S->npieces; i++)
             if (!S->pieces[i].kept)
                 runs[nruns++] = (cg_report_run){S->pieces[i].at, S->pieces[i].off, S->pieces[i].len};
-        bool done = cg_matrix_compare_src(src_old, src_new, runs, nruns, &p->m, both, cg_stream_prescan_join(S), m);
+        bool done = cg_matrix_compare_src(src_old, src_new, src_old2, src_new2, runs, nruns, &p->m, both,
+                                          cg_stream_prescan_join(S), m);
         if (done)
             return;
         a = ha = cg_xmalloc(src_old->len + 1);
@@ -139,10 +142,12 @@ static void matrix_of(cg_project *p, const cg_disk_file *s, const cg_diff_src *s
  * own reader (they may be read at once). */
 static void matrix_src(cg_project *p, cg_disk_file *s, cg_matrix *m)
 {
-    cg_diff_src a, b;
+    cg_diff_src a, b, a2, b2;
     cg_stream_src(&s->rm, false, &a);
     cg_stream_src(&s->rn, true, &b);
-    matrix_of(p, s, &a, &b, m);
+    cg_stream_src(&s->rm2, false, &a2);
+    cg_stream_src(&s->rn2, true, &b2);
+    matrix_of(p, s, &a, &b, &a2, &b2, m);
 }
 
 /* The diff and the job-level report of a streamed config, one each on the
@@ -179,6 +184,8 @@ static int streamed_diff(cg_project *p, const cg_stream *S, cg_disk_file *s, cg_
     cg_stream_reader_init(&s->rd, S);
     cg_stream_reader_init(&s->rm, S);
     cg_stream_reader_init(&s->rn, S);
+    cg_stream_reader_init(&s->rm2, S);
+    cg_stream_reader_init(&s->rn2, S);
     cg_stream_src(&s->rd, false, &s->src_old);
     cg_stream_src(&s->rd, true, &s->src_new);
     s->old_len = s->src_old.len;
@@ -195,7 +202,8 @@ static int streamed_diff(cg_project *p, const cg_stream *S, cg_disk_file *s, cg_
     else
         report_run(&diff);
     if (cg_stream_read_error(&s->rd, err) != 0 || cg_stream_read_error(&s->rm, err) != 0 ||
-        cg_stream_read_error(&s->rn, err) != 0)
+        cg_stream_read_error(&s->rn, err) != 0 || cg_stream_read_error(&s->rm2, err) != 0 ||
+        cg_stream_read_error(&s->rn2, err) != 0)
         return -1;
     return 0;
 }
@@ -229,7 +237,7 @@ void cg_disk_matrix(cg_project *p, cg_disk_file *s, cg_matrix *m)
     if (s->from_src)
         matrix_src(p, s, m);
     else
-        matrix_of(p, s, NULL, NULL, m);
+        matrix_of(p, s, NULL, NULL, NULL, NULL, m);
 }
 
 int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream *streamed, cg_error *err)

@@ -35,8 +35,9 @@ typedef struct cg_disk_file {
     bool from_src;
     cg_diff_src src_old, src_new; /* through rd */
     const cg_stream *stream;
-    cg_stream_reader rd, rm, rn;  /* one for the diff, two for the job-level report
-                                   * (a side each: they are compacted at once) */
+    cg_stream_reader rd, rm, rn, rm2, rn2; /* one for the diff; for the job-level report
+                                   * a side each (they are sliced at once), and two more
+                                   * (its comparison reads both sides on two threads) */
     cg_matrix matrix;             /* the job-level report, made with the diff */
     bool has_matrix;
 } cg_disk_file;

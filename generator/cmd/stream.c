@@ -425,25 +425,36 @@ static void pread_all(cg_stream_reader *r, size_t off, char *buf, size_t n)
         pread_direct(r, off, buf, n);
         return;
     }
-    if (off < r->cache_off || off + n > r->cache_off + r->cache_len) {
-        if (!r->cache)
-            r->cache = cg_xmalloc(SYNC_CACHE);
-        r->cache_off = off & ~(size_t)4095, r->cache_len = 0;
-        while (r->cache_len < SYNC_CACHE) {
-            ssize_t got = pread(r->S->old_fd, r->cache + r->cache_len, SYNC_CACHE - r->cache_len,
-                                (off_t)(r->cache_off + r->cache_len));
+    /* a block that holds it, else the one read from longest ago, read
+     * again from here */
+    size_t k = CG_READER_BLOCKS, old = 0;
+    for (size_t i = 0; i < CG_READER_BLOCKS && k == CG_READER_BLOCKS; i++) {
+        if (r->block[i].buf && off >= r->block[i].off && off + n <= r->block[i].off + r->block[i].len)
+            k = i;
+        else if (r->block[i].used < r->block[old].used)
+            old = i;
+    }
+    if (k == CG_READER_BLOCKS) {
+        k = old;
+        if (!r->block[k].buf)
+            r->block[k].buf = cg_xmalloc(SYNC_CACHE);
+        r->block[k].off = off & ~(size_t)4095, r->block[k].len = 0;
+        while (r->block[k].len < SYNC_CACHE) {
+            ssize_t got = pread(r->S->old_fd, r->block[k].buf + r->block[k].len, SYNC_CACHE - r->block[k].len,
+                                (off_t)(r->block[k].off + r->block[k].len));
             if (got < 0 && errno == EINTR)
                 continue;
             if (got <= 0)
                 break;
-            r->cache_len += (size_t)got;
+            r->block[k].len += (size_t)got;
         }
-        if (off + n > r->cache_off + r->cache_len) { /* past the end, or an error: said once */
+        if (off + n > r->block[k].off + r->block[k].len) { /* past the end, or an error: said once */
             pread_direct(r, off, buf, n);
             return;
         }
     }
-    memcpy(buf, r->cache + (off - r->cache_off), n);
+    r->block[k].used = ++r->clock;
+    memcpy(buf, r->block[k].buf + (off - r->block[k].off), n);
 }
 
 static void pread_direct(cg_stream_reader *r, size_t off, char *buf, size_t n)
@@ -721,14 +732,17 @@ static int stream_header(void *ctx, const char *data, size_t len, cg_error *err)
 
 void cg_stream_reader_init(cg_stream_reader *r, const cg_stream *S)
 {
-    *r = (cg_stream_reader){S, NULL, 0, 0, 0};
+    memset(r, 0, sizeof *r);
+    r->S = S;
 }
 
 void cg_stream_reader_release(cg_stream_reader *r)
 {
-    free(r->cache);
-    r->cache = NULL;
-    r->cache_len = 0;
+    for (size_t i = 0; i < CG_READER_BLOCKS; i++) {
+        free(r->block[i].buf);
+        r->block[i].buf = NULL;
+        r->block[i].len = 0;
+    }
 }
 
 void cg_stream_src(cg_stream_reader *r, bool rendered, cg_diff_src *src)

@@ -71,10 +71,17 @@ void cg_stream_start(cg_project *p, cg_stream *S, cg_config_stream *sink, cg_out
 void cg_stream_release(cg_stream *S);
 /* check, once a streamed config differed: a reader of it, for one thread
  * (its own block of the file on disk, read again). */
+/* A few blocks of the file held at once: a job's entries lie in a block
+ * of each workflow, read in turn. */
+enum { CG_READER_BLOCKS = 4 };
 typedef struct cg_stream_reader {
     const cg_stream *S;
-    char *cache;          /* the file's bytes [cache_off, cache_off + cache_len) */
-    size_t cache_off, cache_len;
+    struct {
+        char *buf;        /* the file's bytes [off, off + len) */
+        size_t off, len;
+        unsigned long used; /* when it was last read from */
+    } block[CG_READER_BLOCKS];
+    unsigned long clock;
     int err;              /* a read failed: its errno, or -1 (the file changed) */
 } cg_stream_reader;
 void cg_stream_reader_init(cg_stream_reader *r, const cg_stream *S);
