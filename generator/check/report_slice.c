@@ -586,12 +586,15 @@ static bool scan_args(const wf_args *w, const char *t, kvs *a)
     size_t n = w->len, J = w->args_indent;
     a->v = a->held, a->n = 0, a->cap = KV_HELD;
     for (size_t i = next_line(n, eol(t, n, 0)); i < n;) {
-        size_t e = eol(t, n, i);
-        if (no_content(t, i, e) || indent_at(t, i, e) > J) {
+        size_t e = eol(t, n, i), c = i; /* (its indentation found once) */
+        while (c < e && t[c] == ' ')
+            c++;
+        bool blank = c == e || t[c] == '#';
+        if (blank || c - i > J) {
             if (a->n) {
                 kv *last = &a->v[a->n - 1];
                 last->raw.n = e - (size_t)(last->raw.s - t);
-                last->deeper |= !no_content(t, i, e);
+                last->deeper |= !blank;
             }
             i = next_line(n, e);
             continue;

@@ -479,9 +479,13 @@ static void read_disk(void *ctx, size_t off, char *buf, size_t n)
 }
 
 /* The piece of the rendered config that holds its byte `off` (past the
- * head), or NULL. */
-static const cg_stream_piece *piece_at(const cg_stream *S, size_t off)
+ * head), or NULL; `hint`: the one found last (reads go forward), looked
+ * at first with the one after it. */
+static const cg_stream_piece *piece_at(const cg_stream *S, size_t off, size_t *hint)
 {
+    for (size_t h = *hint; h < S->npieces && h <= *hint + 1; h++)
+        if (off >= S->pieces[h].at && off < S->pieces[h].at + S->pieces[h].len)
+            return &S->pieces[*hint = h];
     size_t lo = 0, hi = S->npieces;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
@@ -491,6 +495,7 @@ static const cg_stream_piece *piece_at(const cg_stream *S, size_t off)
             hi = mid;
     }
     const cg_stream_piece *pc = S->npieces ? &S->pieces[lo] : NULL;
+    *hint = lo;
     return pc && off >= pc->at && off < pc->at + pc->len ? pc : NULL;
 }
 
@@ -504,7 +509,7 @@ static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
             c = S->head.len - off < n ? S->head.len - off : n;
             memcpy(buf, S->head.buf + off, c);
         } else {
-            const cg_stream_piece *pc = piece_at(S, off);
+            const cg_stream_piece *pc = piece_at(S, off, &r->piece);
             if (!pc) { /* never: the pieces cover it */
                 memset(buf, 0, n);
                 r->err = r->err ? r->err : -1;
@@ -525,8 +530,9 @@ static void read_rendered(void *ctx, size_t off, char *buf, size_t n)
  * from the file, so it is the file's bytes where it maps to. */
 static size_t same_rendered(void *ctx, size_t off, size_t old_off)
 {
-    const cg_stream *S = ((cg_stream_reader *)ctx)->S;
-    const cg_stream_piece *pc = off < S->head.len ? NULL : piece_at(S, off);
+    cg_stream_reader *r = ctx;
+    const cg_stream *S = r->S;
+    const cg_stream_piece *pc = off < S->head.len ? NULL : piece_at(S, off, &r->piece);
     if (!pc || pc->kept || pc->off + (off - pc->at) != old_off)
         return 0;
     size_t n = pc->at + pc->len - off;

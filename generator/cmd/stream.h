@@ -82,6 +82,7 @@ typedef struct cg_stream_reader {
         unsigned long used; /* when it was last read from */
     } block[CG_READER_BLOCKS];
     unsigned long clock;
+    size_t piece;         /* the rendered config's piece read last */
     int err;              /* a read failed: its errno, or -1 (the file changed) */
 } cg_stream_reader;
 void cg_stream_reader_init(cg_stream_reader *r, const cg_stream *S);
