@@ -632,13 +632,17 @@ static void group_changed(cg_matrix *m, const cg_model *p, const config *oldc, c
     for (size_t i = 0; i < m->nchanged; i++) {
         for (size_t f = 0; f < m->changed[i].n; f++) {
             const cg_field_change *fc = &m->changed[i].v[f];
+            /* "F added: 'A'", "F removed (was 'B')", "F 'B' -> 'A'" (a
+             * label a change: appended, not printed) */
             cg_strbuf_reset(&label);
-            if (!fc->before)
-                cg_strbuf_addf(&label, "%s added: '%s'", fc->field, fc->after);
-            else if (!fc->after)
-                cg_strbuf_addf(&label, "%s removed (was '%s')", fc->field, fc->before);
-            else
-                cg_strbuf_addf(&label, "%s '%s' -> '%s'", fc->field, fc->before, fc->after);
+            cg_strbuf_adds(&label, fc->field);
+            cg_strbuf_adds(&label, !fc->before ? " added: '" : !fc->after ? " removed (was '" : " '");
+            cg_strbuf_adds(&label, fc->before ? fc->before : fc->after);
+            if (fc->before && fc->after) {
+                cg_strbuf_adds(&label, "' -> '");
+                cg_strbuf_adds(&label, fc->after);
+            }
+            cg_strbuf_adds(&label, !fc->after ? "')" : "'");
             size_t k = (size_t)cg_map_get(&index, label.buf);
             if (!k) {
                 cg_grow(&b, &bcap, nb + 1, sizeof *b);
