@@ -173,6 +173,18 @@ START_TEST(diff_large_distance_falls_back)
 }
 END_TEST
 
+/* Two diffs of the same texts: the same hunks and counts (`what` and
+ * `run` say which, when they differ). */
+static void same_diff(const cg_diff *x, const cg_diff *y, const char *what, int run)
+{
+    ck_assert_msg(x->n == y->n && x->a_lines == y->a_lines && x->b_lines == y->b_lines && x->removed == y->removed &&
+                      x->added == y->added,
+                  "%s, run %d: %zu/%zu hunks, %zu/%zu and %zu/%zu lines, -%zu/%zu +%zu/%zu", what, run, x->n, y->n,
+                  x->a_lines, y->a_lines, x->b_lines, y->b_lines, x->removed, y->removed, x->added, y->added);
+    for (size_t i = 0; i < x->n; i++)
+        ck_assert_msg(memcmp(&x->hunks[i], &y->hunks[i], sizeof *x->hunks) == 0, "%s, run %d: hunk %zu", what, run, i);
+}
+
 /* Splitting only the lines around the changes gives the hunks splitting
  * every line gives, blocks of repeated lines slid to the edge of the lines
  * split included (margins of 0 to 3 lines, random texts of few distinct
@@ -200,13 +212,7 @@ START_TEST(diff_margin_same_as_whole)
         cg_diff whole, part;
         cg_diff_compute_margin(a.buf ? a.buf : "", a.len, b.buf ? b.buf : "", b.len, SIZE_MAX, &whole);
         cg_diff_compute_margin(a.buf ? a.buf : "", a.len, b.buf ? b.buf : "", b.len, (size_t)run % 4, &part);
-        ck_assert_uint_eq(whole.n, part.n);
-        ck_assert_uint_eq(whole.a_lines, part.a_lines);
-        ck_assert_uint_eq(whole.b_lines, part.b_lines);
-        ck_assert_uint_eq(whole.removed, part.removed);
-        ck_assert_uint_eq(whole.added, part.added);
-        for (size_t i = 0; i < whole.n; i++)
-            ck_assert_msg(memcmp(&whole.hunks[i], &part.hunks[i], sizeof *whole.hunks) == 0, "run %d hunk %zu", run, i);
+        same_diff(&whole, &part, "every line against a margin", run);
         cg_diff_release(&whole);
         cg_diff_release(&part);
         cg_strbuf_release(&a);
@@ -247,13 +253,7 @@ START_TEST(diff_lazy_same_as_tables)
         cg_diff x, y;
         cg_diff_compute_with(a.buf ? a.buf : "", a.len, b.buf ? b.buf : "", b.len, &tables, &x);
         cg_diff_compute_with(a.buf ? a.buf : "", a.len, b.buf ? b.buf : "", b.len, &lazy, &y);
-        ck_assert_uint_eq(x.n, y.n);
-        ck_assert_uint_eq(x.a_lines, y.a_lines);
-        ck_assert_uint_eq(x.b_lines, y.b_lines);
-        ck_assert_uint_eq(x.removed, y.removed);
-        ck_assert_uint_eq(x.added, y.added);
-        for (size_t i = 0; i < x.n; i++)
-            ck_assert_msg(memcmp(&x.hunks[i], &y.hunks[i], sizeof *x.hunks) == 0, "run %d hunk %zu", run, i);
+        same_diff(&x, &y, "tables against lazy", run);
         cg_diff_release(&x);
         cg_diff_release(&y);
         cg_strbuf_release(&a);
@@ -322,13 +322,7 @@ START_TEST(diff_src_same_as_memory)
         cg_diff x, y;
         cg_diff_compute_with(ta, a.len, tb, b.len, &o, &x);
         cg_diff_compute_src(&sa, &sb, &o, &y);
-        ck_assert_uint_eq(x.n, y.n);
-        ck_assert_uint_eq(x.a_lines, y.a_lines);
-        ck_assert_uint_eq(x.b_lines, y.b_lines);
-        ck_assert_uint_eq(x.removed, y.removed);
-        ck_assert_uint_eq(x.added, y.added);
-        for (size_t i = 0; i < x.n; i++)
-            ck_assert_msg(memcmp(&x.hunks[i], &y.hunks[i], sizeof *x.hunks) == 0, "run %d hunk %zu", run, i);
+        same_diff(&x, &y, "held against read", run);
         cg_strbuf ux = CG_STRBUF_INIT, uy = CG_STRBUF_INIT;
         cg_diff_unified(&x, ta, a.len, tb, b.len, "a", "b", 3, run % 2 ? 5 : 0, &ux);
         cg_diff_unified_src(&y, &sa, &sb, o.window, "a", "b", 3, run % 2 ? 5 : 0, &uy);
@@ -337,11 +331,7 @@ START_TEST(diff_src_same_as_memory)
         cg_diff_src sk = {b.len, known_read, &ks, known_same_bytes};
         cg_diff z;
         cg_diff_compute_src(&sa, &sk, &o, &z);
-        ck_assert_uint_eq(x.n, z.n);
-        ck_assert_uint_eq(x.a_lines, z.a_lines);
-        ck_assert_uint_eq(x.b_lines, z.b_lines);
-        for (size_t i = 0; i < x.n; i++)
-            ck_assert_msg(memcmp(&x.hunks[i], &z.hunks[i], sizeof *x.hunks) == 0, "run %d hunk %zu (known)", run, i);
+        same_diff(&x, &z, "held against read, known the same", run);
         cg_diff_release(&z);
         cg_strbuf_release(&ux);
         cg_strbuf_release(&uy);
@@ -371,11 +361,7 @@ START_TEST(diff_known_same_large)
         cg_diff_opts o = {0, 1000, false, 0}; /* searched a window at a time */
         cg_diff z;
         cg_diff_compute_src(&sa, &sk, &o, &z);
-        ck_assert_uint_eq(x.n, z.n);
-        ck_assert_uint_eq(x.a_lines, z.a_lines);
-        ck_assert_uint_eq(x.b_lines, z.b_lines);
-        for (size_t i = 0; i < x.n; i++)
-            ck_assert_msg(memcmp(&x.hunks[i], &z.hunks[i], sizeof *x.hunks) == 0, "cap %d hunk %zu", cap, i);
+        same_diff(&x, &z, "known the same, cut at 300 bytes (run 1) or not", cap);
         cg_diff_release(&z);
     }
     cg_diff_release(&x);
