@@ -84,8 +84,9 @@ typedef struct cg_report_old cg_report_old;
  * and freed once read) saying where they are the same bytes.  The jobs whose entries lie there on both sides
  * are left out of the comparison (named only), the rest compared as whole
  * configs are, each entry read again through old_src or new_src when it is
- * compared (old_src2 and new_src2 when on `both`'s other thread: a reader
- * each thread).  False (m empty) when it cannot tell the same result: the
+ * compared, or through old_src2 and new_src2 (never NULL) by the second
+ * half of the comparison (on `both`'s other thread: a reader each thread;
+ * the same sources will do where reading is thread-safe).  False (m empty) when it cannot tell the same result: the
  * caller then reads both configs whole. */
 bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, const cg_diff_src *old_src2,
                            const cg_diff_src *new_src2, cg_report_run *runs, size_t nruns, const cg_model *p,

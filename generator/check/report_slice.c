@@ -327,7 +327,10 @@ typedef struct knowns {
 
 /* The known entries cut out of the text at i (where a `jobs:` list of
  * workflow wname began), added as slice_entry would add them, their bytes
- * not held: 0, or -1 when one was cut elsewhere. */
+ * not held: 0, or -1 when one was cut elsewhere.  Where one entry ends
+ * and the next begins is the window reading's (cg_report_entry_walk ends
+ * an entry where skip_deeper does: its first line with content at its
+ * "- " column or less). */
 static int known_entries(config *c, knowns *K, const char *wname, size_t i)
 {
     for (; K->next < K->n && K->v[K->next].off == i; K->next++) {

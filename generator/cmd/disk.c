@@ -221,7 +221,9 @@ int cg_disk_read_error(const cg_disk *o, cg_error *err)
     for (size_t i = 0; i < o->n; i++)
         if (o->v[i].from_src && (cg_stream_read_error(&o->v[i].rd, err) != 0 ||
                                  cg_stream_read_error(&o->v[i].rm, err) != 0 ||
-                                 cg_stream_read_error(&o->v[i].rn, err) != 0))
+                                 cg_stream_read_error(&o->v[i].rn, err) != 0 ||
+                                 cg_stream_read_error(&o->v[i].rm2, err) != 0 ||
+                                 cg_stream_read_error(&o->v[i].rn2, err) != 0))
             return -1;
     return 0;
 }
