@@ -28,11 +28,6 @@ enum {
 
 static bool huge_blocks; /* cg_alloc_huge_blocks() */
 
-#ifdef MADV_POPULATE_WRITE
-#define CG_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
-#else
-#define CG_MADV_POPULATE_WRITE 23 /* Linux's, for older headers */
-#endif
 
 void cg_alloc_huge_blocks(bool on)
 {
@@ -84,24 +79,6 @@ void *cg_xmalloc(size_t n)
     void *p = block(n);
     if (!p)
         cg_die_oom();
-    return p;
-}
-
-void *cg_xmalloc_huge(size_t n)
-{
-    void *p = n >= HUGE_FROM ? huge_block(n) : malloc(n ? n : 1);
-    if (!p)
-        cg_die_oom();
-#ifdef __linux__
-    /* every page of it written at once: mapped in one call instead of a
-     * fault each (Linux 5.14's MADV_POPULATE_WRITE; refused before: then
-     * faulted as it is written) */
-    if (n >= HUGE_FROM) {
-        uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
-        if (e > a)
-            (void)madvise((void *)a, e - a, CG_MADV_POPULATE_WRITE);
-    }
-#endif
     return p;
 }
 

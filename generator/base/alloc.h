@@ -16,11 +16,6 @@ _Noreturn void cg_die_oom(void);
  * byte).  The caller owns the result and frees it with free(). */
 void *cg_xmalloc(size_t n);
 void *cg_xcalloc(size_t n, size_t size);
-/* cg_xmalloc for a large buffer filled at once (megabytes): 2 MB aligned
- * and, where the system has transparent huge pages on request (Linux's
- * default "madvise"), faulted in 2 MB at a time, not 4 KB (on a VM a page
- * fault costs microseconds: 20 MB in 4 KB pages took 0.1 s). */
-void *cg_xmalloc_huge(size_t n);
 /* Whether blocks of 4 MiB or more go on transparent huge pages, and arrays
  * that double grow into new such blocks (fewer page faults, a higher peak
  * RSS: base/alloc.c).  Off by default; set before any thread starts. */

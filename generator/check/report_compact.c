@@ -9,7 +9,8 @@
  * (one per workflow) is left out of both, remembered by name only; the
  * rest of both configs, all they hold but those entries, is compared as
  * cg_matrix_compare_sliced compares whole configs, knowing the jobs left
- * out.  Whatever the window reading cannot tell as slicing would (an entry
+ * out (the entries kept are not copied: read again where they are when
+ * they are compared).  Whatever the window reading cannot tell as slicing would (an entry
  * not plain, an anchor, a layout slicing refuses, entries that come out
  * otherwise) makes it give up, and the caller reads both configs whole.
  */
@@ -620,8 +621,8 @@ static cg_report_known *known_of(const side *sd, const jobset *J, size_t *n)
     return v;
 }
 
-/* One side from its entries on: the text but the entries left out, what
- * slicing it must find, and its slicing (each side reads its own source). */
+/* One side from its entries on: its text without its entries, the entries
+ * it keeps, and its slicing (each side reads its own source). */
 typedef struct slice_job {
     side *sd;
     const jobset *J;
