@@ -116,6 +116,44 @@ START_TEST(man_page_covers_every_option)
 }
 END_TEST
 
+/* A command's usage lines (its help up to the first blank line) name every
+ * option its help lists ("  --NAME" at the start of a line). */
+START_TEST(usage_names_every_option)
+{
+    static const char *const cmds[] = {"generate", "check", "list", "explain", "graph", "lint", "coverage",
+                                       "select"};
+    size_t listed = 0; /* (coverage lists none: its usage is all of them) */
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cg_strbuf c = CG_STRBUF_INIT;
+        cg_strbuf_addf(&c, "$CIGEN %s --help", cmds[i]);
+        tu_run r = tu_sh(NULL, c.buf);
+        ck_assert_msg(r.status == 0, "%s: exit %d", c.buf, r.status);
+        const char *end = strstr(r.out, "\n\n");
+        ck_assert_msg(end != NULL, "%s: no blank line after the usage", c.buf);
+        cg_strbuf usage = CG_STRBUF_INIT;
+        cg_strbuf_add(&usage, r.out, (size_t)(end - r.out));
+        for (const char *o = strstr(r.out, "\n  --"); o; o = strstr(o + 1, "\n  --")) {
+            const char *name = o + 3;
+            size_t n = 2;
+            while (name[n] == '-' || (name[n] >= 'a' && name[n] <= 'z'))
+                n++;
+            bool found = false;
+            char *want = cg_xstrndup(name, n);
+            for (const char *u = usage.buf; !found && (u = strstr(u, want)); u++)
+                found = !(u[n] == '-' || (u[n] >= 'a' && u[n] <= 'z')); /* the whole option, not a prefix */
+            free(want);
+            ck_assert_msg(found, "'%.*s' is in `cigen %s --help`'s options but not its usage lines", (int)n, name,
+                          cmds[i]);
+            listed++;
+        }
+        cg_strbuf_release(&usage);
+        tu_run_free(&r);
+        cg_strbuf_release(&c);
+    }
+    ck_assert_uint_gt(listed, 20);
+}
+END_TEST
+
 START_TEST(bad_usage_is_exit_2)
 {
     static const char *const bad[] = {"$CIGEN", "$CIGEN frobnicate", "$CIGEN --nope generate",
@@ -859,6 +897,7 @@ Suite *make_cli_suite(void)
     TCase *tc = tcase_create("cli");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, help_and_version);
+    tcase_add_test(tc, usage_names_every_option);
     tcase_add_test(tc, man_page_covers_every_option);
     tcase_add_test(tc, bad_usage_is_exit_2);
     tcase_add_test(tc, command_options);

@@ -47,9 +47,13 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
     if (cfg->status == CG_OUT_DIFFERS && cfg->digest && cfg->hand_edited) {
         cg_strbuf where = CG_STRBUF_INIT;
         cg_disk_hand_edits(p, cfg, &where, NULL, &explain_job);
+        /* the places differ from what the sources make now: with the
+         * sources changed too, they are not all hand edits (and which are
+         * cannot be told without the old sources) */
         if (cfg->sources_changed)
-            cg_strbuf_addf(out, "%s was edited by hand (at %s), and its sources changed since it was generated; "
-                           "the differences below mix both\n", cfg->f.rel, where.len ? where.buf : "its header");
+            cg_strbuf_addf(out, "%s was edited by hand, and its sources changed since it was generated: it differs "
+                           "from what they make at %s, hand edits and the sources' changes together (which is "
+                           "which, cigen cannot tell)\n", cfg->f.rel, where.len ? where.buf : "its header");
         else
             cg_strbuf_addf(out, "%s was edited by hand at %s; edit the sources instead (see `cigen explain %s`)\n",
                            cfg->f.rel, where.len ? where.buf : "its header", explain_job ? explain_job : "JOB");
@@ -100,11 +104,14 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
     if (setup && setup->hand_edited && !(cfg->hand_edited && cfg->status == CG_OUT_DIFFERS))
         cg_strbuf_addf(out, "To fix it: make the change in the manifest's 'pipeline' section, then run: %s --force\n",
                        p->m.manifest.regenerate);
-    else if (cfg->hand_edited && cfg->status == CG_OUT_DIFFERS)
-        cg_strbuf_addf(out, "To fix it: %s (`cigen explain %s` shows where a job comes from), then run: %s --force\n",
-                       cfg->sources_changed ? "carry the hand edit into the sources, if it is still wanted"
-                                            : "make the change in the sources",
+    else if (cfg->hand_edited && cfg->status == CG_OUT_DIFFERS && cfg->sources_changed)
+        cg_strbuf_addf(out, "To fix it: carry the hand edit into the sources, if it is still wanted (a diff against "
+                       "%s's last generated version, such as `git diff HEAD -- %s`, shows it alone; `cigen explain "
+                       "%s` shows where a job comes from), then run: %s --force\n", cfg->f.rel, cfg->f.rel,
                        explain_job ? explain_job : "JOB", p->m.manifest.regenerate);
+    else if (cfg->hand_edited && cfg->status == CG_OUT_DIFFERS)
+        cg_strbuf_addf(out, "To fix it: make the change in the sources (`cigen explain %s` shows where a job comes "
+                       "from), then run: %s --force\n", explain_job ? explain_job : "JOB", p->m.manifest.regenerate);
     else
         cg_strbuf_addf(out, "To fix it, run: %s\n", p->m.manifest.regenerate);
 }
@@ -207,8 +214,8 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         }
         if (c == 'h') {
             puts("usage: cigen check [--full-diff] [--json] [--allow-special] [--branch NAME]\n"
-                 "                   [--only PATTERN]...\n"
-                 "                   [--also PATTERN]... [--overlay FILE]\n\n"
+                 "                   [--no-cache] [--only PATTERN]... [--also PATTERN]...\n"
+                 "                   [--overlay FILE] [--allow-protected] [--pr-branch NAME]\n\n"
                  "Regenerates every output in memory and compares it with the file on disk.\n"
                  "When they differ it prints, in this order: one summary line (which files differ,\n"
                  "and whether config.yml was edited by hand or its sources changed since it was\n"

@@ -820,7 +820,8 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
             continue;
         if (c == 'h') {
             puts("usage: cigen explain JOB\n       cigen explain --cell NAME=VALUE[,NAME=VALUE...]\n"
-                 "       (either with [--only PATTERN]... [--also PATTERN]... [--overlay FILE])\n\n"
+                 "       (either with [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n"
+                 "        [--allow-protected] [--pr-branch NAME])\n\n"
                  "Shows how a job came to be: its tree path with the file:line of every node, each\n"
                  "variable with where its value was set (and what it overrode), the overrides and\n"
                  "filters that touched it, its template, workflows, tiers and requires; for a job\n"

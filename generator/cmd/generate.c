@@ -188,8 +188,13 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
         } else {
             if (cfg->digest) {
                 cg_disk_hand_edits(&p, cfg, &out, NULL, &job);
-                printf("cigen: %s was edited by hand at %s; refusing to overwrite it\n", cfg->f.rel,
-                       out.len ? out.buf : "its header");
+                if (cfg->sources_changed) /* (the places are not all hand edits: check.c) */
+                    printf("cigen: %s was edited by hand, and its sources changed since it was generated; refusing "
+                           "to overwrite it. It differs from what they make at %s, hand edits and the sources' "
+                           "changes together\n", cfg->f.rel, out.len ? out.buf : "its header");
+                else
+                    printf("cigen: %s was edited by hand at %s; refusing to overwrite it\n", cfg->f.rel,
+                           out.len ? out.buf : "its header");
             } else {
                 printf("cigen: %s was not written by cigen (it has no cigen-digest header); refusing to overwrite "
                        "it\n", cfg->f.rel);
@@ -200,7 +205,12 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
             snprintf(b, sizeof b, "%s (from its sources)", cfg->f.rel);
             cg_diff_unified(&cfg->diff, cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, a, b, 3, 200, &out);
             fwrite(cg_strbuf_str(&out), 1, out.len, stdout);
-            printf("Make the change in the sources instead, or run with --force to overwrite %s.\n", cfg->f.rel);
+            if (cfg->digest && cfg->sources_changed)
+                printf("Carry the hand edit into the sources, if it is still wanted (a diff against %s's last "
+                       "generated version, such as `git diff HEAD -- %s`, shows it alone), or run with --force to "
+                       "overwrite %s.\n", cfg->f.rel, cfg->f.rel, cfg->f.rel);
+            else
+                printf("Make the change in the sources instead, or run with --force to overwrite %s.\n", cfg->f.rel);
         }
         cg_strbuf_release(&out);
         cg_outputs_release(&outs);
@@ -329,7 +339,8 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             continue;
         if (c == 'h') {
             puts("usage: cigen generate [--force] [--werror] [--fresh-tiers] [--only PATTERN]...\n"
-                 "                      [--also PATTERN]... [--overlay FILE]\n\n"
+                 "                      [--also PATTERN]... [--overlay FILE] [--allow-protected]\n"
+                 "                      [--pr-branch NAME]\n\n"
                  "Writes config.yml and the diagrams from the sources the manifest names.  Every\n"
                  "output is written to a temporary file first and renamed into place only when\n"
                  "all of them are ready; on any error no output changes.  Unchanged files are not\n"

@@ -30,7 +30,7 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
         switch (c) {
         case 'h':
             puts("usage: cigen lint [--json] [--werror] [--only PATTERN]... [--also PATTERN]...\n"
-                 "                  [--overlay FILE]\n\n"
+                 "                  [--overlay FILE] [--allow-protected] [--pr-branch NAME]\n\n"
                  "Checks the config the sources produce for what CircleCI would reject, and reports\n"
                  "each finding at the source that caused it (the template line, tree node or fragment\n"
                  "line), then at the generated line (config.yml:N when the file on disk is that\n"

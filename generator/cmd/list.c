@@ -430,6 +430,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         if (c == 'h') {
             puts("usage: cigen list [--where NAME=GLOB[,NAME=GLOB...]]... [--json]\n"
                  "                  [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n"
+                 "                  [--allow-protected] [--pr-branch NAME]\n"
                  "       cigen list --branch NAME [--workflow NAME] [--json]\n\n"
                  "Lists the generated jobs, one a line, with their dimension values, then the\n"
                  "static entries of the manifest's workflows and the jobs of fragments that no\n"
