@@ -330,11 +330,17 @@ static void cell_tree_end(cell_expl *E)
     const cg_qgroup *g = E->g;
     if (!E->t || E->shown)
         return;
-    /* nothing: say which values the tree does produce next to the others */
+    /* nothing: say which values the tree does produce next to the others
+     * (a dimension no cell of the rest has says nothing of itself) */
+    size_t said = 0;
     for (size_t k = 0; k < g->n; k++)
-        if (g->n > 1 || E->nv[k])
-            cg_strbuf_addf(E->out, "  where the rest matches, tree %s has %s: %s\n", E->t->name, g->terms[k].name,
-                           E->nv[k] ? E->vals[k].buf : "(no value)");
+        if (E->nv[k]) {
+            cg_strbuf_addf(E->out, "  %stree %s has %s: %s\n", g->n > 1 ? "where the rest matches, " : "", E->t->name,
+                           g->terms[k].name, E->vals[k].buf);
+            said++;
+        }
+    if (!said && g->n > 1)
+        cg_strbuf_addf(E->out, "  tree %s has no cell where all but one of them match\n", E->t->name);
     E->t = NULL;
 }
 
@@ -363,7 +369,7 @@ static int cell_done(cell_expl *E)
     cell_tree_end(E);
     if (!E->shown) {
         cg_strbuf tmp = CG_STRBUF_INIT;
-        cg_strbuf_addf(&tmp, "no branch of any tree produces %s\n", E->g->text);
+        cg_strbuf_addf(&tmp, "no branch of any tree produces %s\n", cg_cli_shown(E->g->text));
         cg_strbuf_add(&tmp, E->out->buf ? E->out->buf : "", E->out->len);
         cg_strbuf_reset(E->out);
         cg_strbuf_add(E->out, tmp.buf, tmp.len);
@@ -932,7 +938,7 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
             for (size_t k = 0; names && k < p.m.jobs.n; k++)
                 names[k] = p.m.jobs.v[k].name;
             const char *s = walked ? F.suggest : cg_suggest(argv[optind], names, p.m.jobs.n);
-            fprintf(stderr, "cigen: no job is named '%s'%s%s%s\n", argv[optind], s ? " (did you mean '" : "",
+            fprintf(stderr, "cigen: no job is named '%s'%s%s%s\n", cg_cli_shown(argv[optind]), s ? " (did you mean '" : "",
                     s ? s : "", s ? "'?)" : "");
             free(names);
             rc = CG_EXIT_DIFF;

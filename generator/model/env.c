@@ -344,9 +344,17 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const
                 cg_strbuf ctx = CG_STRBUF_INIT;
                 describe_for_error(env, &ctx);
                 cg_pos p = cg_src_pos(src, seg->offset);
-                cg_error_at(env->err, &p, "%s uses '{{ %s }}', which is not set for %s; "
-                            "set it, or write '{{ %s? }}' to allow it to be empty",
-                            context, seg->text, ctx.buf, seg->text);
+                /* for a cell's job, the value may be missing because the job
+                 * should not exist there: '?' would hide that */
+                if (env->cell)
+                    cg_error_at(env->err, &p, "%s uses '{{ %s }}', which is not set for %s; set it where the cell "
+                                "comes from, keep the phase from running there (its 'skip' or 'only') if the job "
+                                "should not exist, or write '{{ %s? }}' to allow it to be empty",
+                                context, seg->text, ctx.buf, seg->text);
+                else
+                    cg_error_at(env->err, &p, "%s uses '{{ %s }}', which is not set for %s; "
+                                "set it, or write '{{ %s? }}' to allow it to be empty",
+                                context, seg->text, ctx.buf, seg->text);
                 cg_strbuf_release(&ctx);
                 if (env->cell)
                     cg_error_note(env->err, &env->cell->leaf->pos, "the cell comes from here");
