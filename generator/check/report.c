@@ -316,9 +316,10 @@ static void combo_key(char key[520], const char *a, const char *b)
 }
 
 /* When no single value is new (python=3.8 existed on macOS, now on Linux
- * too): the two values that most of the jobs left share and no older job
- * has together.  Skipped when the older jobs are too many to pair cheaply. */
-static const char *best_combo(const cg_model *p, const config *oldc, char **left, size_t n, cg_pool *pool,
+ * too): the two values that most of the jobs left share and no job of the
+ * other config has together.  Skipped when those jobs are too many to pair
+ * cheaply. */
+static const char *best_combo(const cg_model *p, const config *other, char **left, size_t n, cg_pool *pool,
                               size_t *best_n)
 {
     cg_map counts;
@@ -341,11 +342,11 @@ static const char *best_combo(const cg_model *p, const config *oldc, char **left
                 cg_map_put(&counts, k, (void *)(c + 1));
             }
     }
-    /* the combinations older jobs have are not news */
+    /* the combinations the other config's jobs have are not news */
     size_t work = 0;
     for (size_t k = 0; k < p->jobs.n && work < ((size_t)1 << 24); k++) {
         const cg_job *j = &p->jobs.v[k];
-        if (!has_job(oldc, j->name))
+        if (!has_job(other, j->name))
             continue;
         size_t np = job_pairs(j, pairs, 70);
         work += np * np;
@@ -370,22 +371,22 @@ static const char *best_combo(const cg_model *p, const config *oldc, char **left
     return best;
 }
 
-/* Added jobs: repeatedly take the value that every job left has in common
- * most often and that no older job has (or else two values together). */
-static void group_added(cg_matrix *m, const cg_model *p, const config *oldc)
+/* Jobs of the model added (or removed: a selection's culled jobs stay in
+ * the model), left[0, n): repeatedly take the value that the jobs left
+ * have in common most often and that no job of the other config has (or
+ * else two values together), as a group of `kind`.  Returns how many are
+ * left in left[] (none in the model, or sharing nothing new). */
+static size_t group_by_values(cg_matrix *m, const cg_model *p, char kind, char **left, size_t n,
+                              const config *other)
 {
-    size_t n = m->nadded;
-    char **left = cg_xmalloc((n + 1) * sizeof *left);
-    if (n) /* memcpy from NULL is undefined even for 0 bytes */
-        memcpy(left, m->added, n * sizeof *left);
-    /* pairs of the jobs that existed before */
+    /* pairs of the jobs the other config has too */
     cg_map old_pairs;
     cg_map_init(&old_pairs);
     cg_pool pool;
     cg_pool_init(&pool);
     for (size_t k = 0; p && n > 0 && k < p->jobs.n; k++) { /* (none needed when none was added) */
         const cg_job *j = &p->jobs.v[k];
-        if (!has_job(oldc, j->name))
+        if (!has_job(other, j->name))
             continue;
         char pairs[70][256];
         size_t np = job_pairs(j, pairs, 70);
@@ -428,7 +429,7 @@ static void group_added(cg_matrix *m, const cg_model *p, const config *oldc)
         cg_map_release(&counts);
         bool combo = false;
         if (!best || best_n < 2) {
-            best = best_combo(p, oldc, left, n, &pool, &best_n);
+            best = best_combo(p, other, left, n, &pool, &best_n);
             combo = true;
         }
         if (!best || best_n < 2)
@@ -442,15 +443,25 @@ static void group_added(cg_matrix *m, const cg_model *p, const config *oldc)
             else
                 left[nout++] = left[i];
         }
-        push_group(m, '+', best, NULL, in, nin);
+        push_group(m, kind, best, NULL, in, nin);
         free(in);
         n = nout;
     }
+    cg_map_release(&old_pairs);
+    cg_pool_release(&pool);
+    return n;
+}
+
+static void group_added(cg_matrix *m, const cg_model *p, const config *oldc)
+{
+    size_t n = m->nadded;
+    char **left = cg_xmalloc((n + 1) * sizeof *left);
+    if (n) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(left, m->added, n * sizeof *left);
+    n = group_by_values(m, p, '+', left, n, oldc);
     if (n)
         push_group(m, '+', NULL, NULL, left, n);
     free(left);
-    cg_map_release(&old_pairs);
-    cg_pool_release(&pool);
 }
 
 static size_t tokens(const char *name, char tok[][128], size_t max)
@@ -474,15 +485,18 @@ static size_t tokens(const char *name, char tok[][128], size_t max)
     return n;
 }
 
-/* Removed jobs are not in the model: group them by a part of their name
- * that all of them share and no current job has, and find the dimension
- * that part stands for from a current job whose name differs only there. */
+/* Removed jobs a selection culled are still in the model: grouped by their
+ * values, as added ones are.  The others are not: group them by a part of
+ * their name that all of them share and no current job has, and find the
+ * dimension that part stands for from a current job whose name differs
+ * only there. */
 static void group_removed(cg_matrix *m, const cg_model *p, const config *newc)
 {
     size_t n = m->nremoved;
     char **left = cg_xmalloc((n + 1) * sizeof *left);
     if (n)
         memcpy(left, m->removed, n * sizeof *left);
+    n = group_by_values(m, p, '-', left, n, newc);
     cg_map now;
     cg_map_init(&now);
     cg_pool pool;
