@@ -1001,7 +1001,7 @@ void cg_matrix_print(const cg_matrix *m, cg_strbuf *out)
         return;
     }
     if (!m->nadded && !m->nremoved && !m->nchanged && !m->ndefinitions) {
-        cg_strbuf_adds(out, "jobs: none added, removed or changed (comments, formatting or the header differ)\n");
+        cg_strbuf_adds(out, "jobs: none added, removed or changed (the order of entries, comments, formatting or the header differ)\n");
         return;
     }
     cg_strbuf_adds(out, "jobs: ");
