@@ -5,6 +5,7 @@
 
 #include "base/alloc.h"
 #include "base/diff.h"
+#include "check/branches.h"
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
@@ -40,6 +41,50 @@ static void print_selection_summary(const cg_model *m)
         if ((m->omitted >> w) & 1)
             printf("cigen: workflow '%s' is not written: the selection left it without jobs\n",
                    m->manifest.workflows[w].name);
+}
+
+/* The selected jobs a push to the pull request's branch also runs in
+ * another workflow (one that is not scheduled, whose filters let them
+ * through), simulated on the written config as `list --branch` does: each
+ * runs twice there.  Said, not refused: that workflow may be wanted as it
+ * is.  Without the branch ('branch:', --pr-branch), a branch no filter
+ * names stands for it. */
+static void print_selection_twice(const cg_model *m, const cg_disk_file *cfg)
+{
+    if (m->per_change < 0 || !cfg->f.data)
+        return; /* (a config too large to hold was streamed: not simulated) */
+    const char *branch = m->selection.branch ? m->selection.branch : "cigen-special-pr";
+    const char *pc = m->manifest.workflows[m->per_change].name;
+    cg_branch_run run = {0};
+    cg_error err;
+    cg_error_init(&err);
+    if (cg_branch_simulate(m->manifest.output, cfg->f.data, cfg->f.len, branch, NULL, &run, &err) == 0) {
+        cg_map in_pc;
+        cg_map_init(&in_pc);
+        for (size_t i = 0; i < run.n; i++)
+            if (run.v[i].state == CG_RUNS && cg_streq(run.v[i].workflow, pc))
+                cg_map_put(&in_pc, run.v[i].job, (void *)1);
+        /* per other workflow, in order: how many, and the first */
+        for (size_t i = 0; i < run.n; i++) {
+            const char *w = run.v[i].workflow;
+            if (cg_streq(w, pc) || (i > 0 && cg_streq(run.v[i - 1].workflow, w)))
+                continue;
+            size_t n = 0;
+            const char *first = NULL;
+            for (size_t k = i; k < run.n && cg_streq(run.v[k].workflow, w); k++)
+                if (run.v[k].state == CG_RUNS && cg_map_has(&in_pc, run.v[k].job) && n++ == 0)
+                    first = run.v[k].job;
+            if (n)
+                printf("cigen: %zu job%s of the selection also run%s in workflow '%s' on a push to %s%s%s, so %s "
+                       "twice (%s'%s'); `cigen list --branch %s` shows what runs\n", n, n == 1 ? "" : "s",
+                       n == 1 ? "s" : "", cg_cli_shown(w), m->selection.branch ? "'" : "a branch no filter names",
+                       m->selection.branch ? cg_cli_shown(branch) : "", m->selection.branch ? "'" : "",
+                       n == 1 ? "it runs" : "each runs", n == 1 ? "" : "e.g. ", cg_cli_shown(first), m->selection.branch ? cg_cli_shown(branch) : "BRANCH");
+        }
+        cg_map_release(&in_pc);
+    }
+    cg_branch_run_release(&run);
+    cg_error_release(&err);
 }
 
 /* Removes what killed runs left in the folders cigen writes to. */
@@ -305,6 +350,7 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
                    "it without --allow-special\n", args.buf, p.m.selection.source);
             cg_strbuf_release(&args);
             print_selection_summary(&p.m);
+            print_selection_twice(&p.m, cfg);
         }
     }
     /* everything already in sync, plain, nothing to warn about: stamped */
