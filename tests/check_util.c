@@ -122,6 +122,25 @@ START_TEST(name_breaker_names_the_first_unprintable)
 }
 END_TEST
 
+/* Branch names as `git check-ref-format --branch` takes them, and the few
+ * more cigen refuses. */
+START_TEST(branch_names_as_git_takes_them)
+{
+    static const char *const ok[] = {"main", "try-conda", "feat/x.y", "release/1.2-rc", "a@b", "caf\xc3\xa9",
+                                     "x.lockfile"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+        ck_assert_msg(cg_branch_name_problem(ok[i]) == NULL, "'%s': %s", ok[i], cg_branch_name_problem(ok[i]));
+    static const char *const bad[] = {"", "-x", "@", "/a", "a/", "a//b", "a.", "a..b", "a@{1}", "a b", "a\tb",
+                                      "a\x7f", "a~1", "a^", "a:b", "a?", "a*", "a[b", "a\\b", "it's", "a\"b",
+                                      ".hidden", "x/.y", "x.lock", "x.lock/y", "feat/\xe2\x80\xae" "abc",
+                                      "a\xe2\x81\xa6" "b", "a\xe2\x80\x8f" "b", "a\xc2\x85" "b", "a\xff"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_msg(cg_branch_name_problem(bad[i]) != NULL, "case %zu is taken", i);
+    ck_assert_str_eq(cg_branch_name_problem("-x"), "it starts with '-'");
+    ck_assert_str_eq(cg_branch_name_problem("x.lock"), "a part of it ends with '.lock'");
+}
+END_TEST
+
 START_TEST(index_finds_what_it_holds)
 {
     static char names[500][16];
@@ -408,6 +427,7 @@ Suite *make_util_suite(void)
     tcase_add_test(tc, count_newlines_matches_a_loop);
     tcase_add_test(tc, comment_text_refuses_and_escapes_unprintables);
     tcase_add_test(tc, name_breaker_names_the_first_unprintable);
+    tcase_add_test(tc, branch_names_as_git_takes_them);
     tcase_add_test(tc, index_finds_what_it_holds);
     tcase_add_test(tc, graph_finds_the_first_cycle);
     tcase_add_test(tc, open_beneath_stays_inside);

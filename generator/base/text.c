@@ -196,3 +196,41 @@ size_t cg_conflict_marker_line(const char *text, size_t len)
     }
     return 0;
 }
+
+const char *cg_branch_name_problem(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n)
+        return "it is empty";
+    if (s[0] == '-')
+        return "it starts with '-'";
+    if (cg_streq(s, "@"))
+        return "it is '@'";
+    if (s[0] == '/' || s[n - 1] == '/' || strstr(s, "//"))
+        return "it starts or ends with '/', or holds '//'";
+    if (s[n - 1] == '.')
+        return "it ends with '.'";
+    if (strstr(s, ".."))
+        return "it holds '..'";
+    if (strstr(s, "@{"))
+        return "it holds '@{'";
+    for (const char *c = s; *c; c++) {
+        if ((unsigned char)*c <= ' ' || *c == 0x7f)
+            return "it holds a space or a control character";
+        if (strchr("~^:?*[\\'\"", *c))
+            return "it holds one of ~ ^ : ? * [ \\ or a quote";
+        /* each '/'-separated part: not starting with '.', not ending with ".lock" */
+        if ((c == s || c[-1] == '/') && *c == '.')
+            return "a part of it starts with '.'";
+        if ((c[1] == '/' || !c[1]) && c - s >= 4 && memcmp(c - 4, ".lock", 5) == 0)
+            return "a part of it ends with '.lock'";
+        /* U+200E/F: E2 80 8E/8F; U+202A..E: E2 80 AA..AE; U+2066..9: E2 81 A6..A9 */
+        const unsigned char *u = (const unsigned char *)c;
+        if (u[0] == 0xe2 && ((u[1] == 0x80 && (u[2] == 0x8e || u[2] == 0x8f || (u[2] >= 0xaa && u[2] <= 0xae))) ||
+                             (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)))
+            return "it holds a Unicode control that reorders text";
+    }
+    if (cg_line_breaker(s, NULL))
+        return "it holds a character YAML cannot print on one line";
+    return NULL;
+}

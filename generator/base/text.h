@@ -40,6 +40,14 @@ const char *cg_line_breaker(const char *s, size_t *len);
  * "a character YAML does not allow").  A static string. */
 const char *cg_name_breaker(const char *s);
 
+/* Why s is not a branch name git would make (`git check-ref-format
+ * --branch`), or NULL when it is one: a static string ("it starts with
+ * '-'", "it holds '..'", ...).  Also refused, though git takes them: a
+ * quote (the name is shown quoted), a character YAML cannot print on one
+ * line (cg_line_breaker), and the Unicode controls that reorder text as a
+ * terminal shows it (U+200E/F, U+202A..U+202E, U+2066..U+2069). */
+const char *cg_branch_name_problem(const char *s);
+
 /* The line (1-based) of the first of git's conflict markers in text
  * (seven '<', '|' or '>' at a line's start, then a space or the line's
  * end), or 0 when there is none. */

@@ -39,9 +39,9 @@ static int load_selection(cg_model *p, cg_error *err)
         free(p->selection.branch);
         p->selection.branch = cg_xstrdup(f->branch);
     }
-    if (p->selection.branch && (!*p->selection.branch || cg_line_breaker(p->selection.branch, NULL) ||
-                                strchr(p->selection.branch, ' ')))
-        return cg_error_plain(err, "the pull request's branch '%s' is not a git branch name", p->selection.branch);
+    const char *why = p->selection.branch ? cg_branch_name_problem(p->selection.branch) : NULL;
+    if (why)
+        return cg_error_plain(err, "the pull request's branch is not a git branch name: %s", why);
     return 0;
 }
 

@@ -95,11 +95,11 @@ int cg_selection_parse(cg_selection *s, const char *file, const char *text, size
         rc = -1;
     if (rc == 0 && (v = json_object_get(root, "branch"))) {
         cg_pos bp = cg_doc_where(doc, "/branch");
+        const char *why;
         if (cg_expect_nonempty(doc, "/branch", v, "'branch'", err) != 0)
             rc = -1;
-        else if (cg_line_breaker(json_string_value(v), NULL) || strchr(json_string_value(v), ' ') ||
-                 strchr(json_string_value(v), '\''))
-            rc = cg_error_at(err, &bp, "'branch' must be a git branch name (no spaces, quotes or control characters)");
+        else if ((why = cg_branch_name_problem(json_string_value(v))) != NULL)
+            rc = cg_error_at(err, &bp, "'branch' must be a git branch name, and this is not one: %s", why);
         else {
             free(s->branch);
             s->branch = cg_xstrdup(json_string_value(v));
