@@ -586,6 +586,15 @@ const char *cg_static_entry_name(json_t *entry)
     return NULL;
 }
 
+const char *cg_requires_item_name(const json_t *item)
+{
+    if (json_is_string(item))
+        return json_string_value(item);
+    if (json_is_object(item) && json_object_size(item) == 1)
+        return json_object_iter_key(json_object_iter((json_t *)item));
+    return NULL;
+}
+
 int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *err)
 {
     for (size_t k = 0; k < jobs->n; k++) {

@@ -87,6 +87,11 @@ const cg_job *cg_jobs_find(const cg_jobs *jobs, const char *name);
  * {setup: {name: x}}). */
 const char *cg_static_entry_name(json_t *entry);
 
+/* The job an item of a static entry's `requires` names: "a", or the key
+ * of {a: failed} (a one-key mapping: the status CircleCI waits for);
+ * NULL for anything else (lint reports it). */
+const char *cg_requires_item_name(const json_t *item);
+
 /* Checks `requires` against each workflow's jobs (generated and static). */
 int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *err);
 

@@ -121,12 +121,13 @@ static void collect_statics(cg_model *p)
                 cg_strbuf_adds(&path, sub.buf);
             }
             json_t *req = json_is_object(args) ? json_object_get(args, "requires") : NULL;
-            size_t nr = json_is_array(req) ? json_array_size(req) : json_is_string(req) ? 1 : 0;
+            /* a list of names and {name: status}; any other shape is a lint error */
+            size_t nr = json_array_size(req);
             sj->requires = cg_pool_alloc(&p->pool, (nr + 1) * sizeof *sj->requires);
             for (size_t r = 0; r < nr; r++) {
-                json_t *x = json_is_array(req) ? json_array_get(req, r) : req;
-                if (json_is_string(x))
-                    sj->requires[sj->nrequires++] = json_string_value(x);
+                const char *need = cg_requires_item_name(json_array_get(req, r));
+                if (need)
+                    sj->requires[sj->nrequires++] = need;
             }
             json_t *ctx = json_is_object(args) ? json_object_get(args, "context") : NULL;
             if (ctx) {

@@ -261,9 +261,11 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
         json_t *req;
         static_entry(json_array_get(wd->jobs, i), &name, &invokes, &req);
         uint32_t to = name ? gm_resolve(G, name) : NONE;
-        for (size_t r = 0; to != NONE && r < json_array_size(req); r++)
-            if (json_is_string(json_array_get(req, r)))
-                gm_edge(G, gm_resolve(G, json_string_value(json_array_get(req, r))), to);
+        for (size_t r = 0; to != NONE && r < json_array_size(req); r++) {
+            const char *need = cg_requires_item_name(json_array_get(req, r));
+            if (need)
+                gm_edge(G, gm_resolve(G, need), to);
+        }
     }
     for (size_t k = 0; k < p->jobs.n; k++) {
         if (!G->job_node[k])
@@ -335,7 +337,7 @@ static void wf_counter_init(wf_counter *c, const cg_model *p, size_t w)
         json_t *req;
         static_entry(json_array_get(wd->jobs, i), &name, &invokes, &req);
         for (size_t r = 0; name && r < json_array_size(req); r++) {
-            const char *need = json_string_value(json_array_get(req, r));
+            const char *need = cg_requires_item_name(json_array_get(req, r));
             if (!need)
                 continue;
             c->nrequires++;
