@@ -47,26 +47,272 @@ static void node_add(cg_lint *l, wgraph *g, const char *name, const cg_pos *pos,
 
 static void node_requires(cg_lint *l, wnode *nd, json_t *req, const cg_doc *doc, const char *path)
 {
-    if (!req)
-        return;
-    size_t n = json_is_array(req) ? json_array_size(req) : 1;
+    if (!json_is_array(req))
+        return; /* none, or a shape entry_shape() reports */
+    size_t n = json_array_size(req);
     nd->requires = cg_pool_alloc(&l->pool, (n + 1) * sizeof *nd->requires);
     nd->requires_pos = cg_pool_alloc(&l->pool, (n + 1) * sizeof *nd->requires_pos);
     cg_strbuf ip = CG_STRBUF_INIT;
     for (size_t i = 0; i < n; i++) {
-        json_t *r = json_is_array(req) ? json_array_get(req, i) : req;
+        const char *need = cg_requires_item_name(json_array_get(req, i)); /* "a" or {a: status} */
+        if (!need)
+            continue;
         cg_path_join_index(&ip, path, i);
-        if (json_is_object(r) && json_object_size(r) == 1) /* {job: status} */
-            r = json_string(json_object_iter_key(json_object_iter(r)));
-        else
-            json_incref(r);
-        if (json_is_string(r)) {
-            nd->requires[nd->nrequires] = cg_intern(&l->pool, json_string_value(r));
-            nd->requires_pos[nd->nrequires++] = cg_doc_where(doc, json_is_array(req) ? ip.buf : path);
-        }
-        json_decref(r);
+        nd->requires[nd->nrequires] = cg_intern(&l->pool, need);
+        nd->requires_pos[nd->nrequires++] = cg_doc_where(doc, ip.buf);
     }
     cg_strbuf_release(&ip);
+}
+
+/* ---- the shape of a written entry, as CircleCI's schema has it ---- */
+
+/* What a written entry's keys are checked against: its document, the
+ * path of its arguments, its name for messages, its workflow. */
+typedef struct shape {
+    cg_lint *l;
+    const cg_doc *doc;
+    const char *args_path;
+    const char *name;
+    int wf;
+    cg_strbuf path;
+} shape;
+
+/* The path of the arguments' `key` (and of its `sub`, unless NULL), in s->path. */
+static const char *arg_path(shape *s, const char *key, const char *sub)
+{
+    cg_path_join_key(&s->path, s->args_path, key);
+    if (sub)
+        cg_path_push_key(&s->path, sub);
+    return s->path.buf;
+}
+
+static void shape_error(shape *s, const char *path, bool at_key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void shape_error(shape *s, const char *path, bool at_key, const char *fmt, ...)
+{
+    cg_strbuf msg = CG_STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    cg_strbuf_vaddf(&msg, fmt, ap);
+    va_end(ap);
+    cg_pos at = at_key ? cg_doc_key_where(s->doc, path) : cg_doc_where(s->doc, path);
+    cg_lint_add(s->l, true, "entry-shape", &at, NULL, NULL, -1, s->wf, "%s", msg.buf);
+    cg_strbuf_release(&msg);
+}
+
+/* A string, or a list of strings: 'context', a filter's 'only' and 'ignore'. */
+static void strings(shape *s, json_t *v, const char *path, const char *what, const char *one)
+{
+    if (json_is_string(v))
+        return;
+    if (!json_is_array(v)) {
+        shape_error(s, path, false, "%s of '%s' must be %s or a list of them, not %s", what, s->name, one,
+                    cg_kind_name(s->doc, path, v));
+        return;
+    }
+    cg_strbuf ip = CG_STRBUF_INIT;
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *x = json_array_get(v, i);
+        if (json_is_string(x))
+            continue;
+        cg_path_join_index(&ip, path, i);
+        shape_error(s, ip.buf, false, "an item of %s of '%s' must be %s, not %s", what, s->name, one,
+                    cg_kind_name(s->doc, ip.buf, x));
+    }
+    cg_strbuf_release(&ip);
+}
+
+static bool status_one_of(const char *st, bool in_list)
+{
+    static const char *const statuses[] = {"success", "failed", "canceled", "not_run", "unauthorized", "terminal"};
+    /* 'terminal' (every one of the others) stands alone, never in a list */
+    return one_of(st, statuses, CG_ARRAY_LEN(statuses) - in_list);
+}
+
+#define STATUSES "success, failed, canceled, not_run, unauthorized or terminal, or a list of them ('terminal' aside)"
+
+/* `requires`: a list of job names and {job: status} mappings, a status
+ * one of STATUSES. */
+static void shape_requires(shape *s, json_t *req)
+{
+    const char *path = arg_path(s, "requires", NULL);
+    char *rp = cg_xstrdup(path);
+    if (!json_is_array(req)) {
+        shape_error(s, rp, false, "'requires' of '%s' must be a list (of job names, or {job: status}), not %s",
+                    s->name, cg_kind_name(s->doc, rp, req));
+        free(rp);
+        return;
+    }
+    cg_strbuf ip = CG_STRBUF_INIT, sp = CG_STRBUF_INIT;
+    for (size_t i = 0; i < json_array_size(req); i++) {
+        json_t *r = json_array_get(req, i);
+        cg_path_join_index(&ip, rp, i);
+        if (json_is_string(r))
+            continue;
+        if (!json_is_object(r) || json_object_size(r) != 1) {
+            char kind[64];
+            if (json_is_object(r))
+                snprintf(kind, sizeof kind, "a mapping of %zu keys", json_object_size(r));
+            else
+                snprintf(kind, sizeof kind, "%s", cg_kind_name(s->doc, ip.buf, r));
+            shape_error(s, ip.buf, false,
+                        "an item of 'requires' of '%s' is a job name or a one-key mapping {job: status}, not %s",
+                        s->name, kind);
+            continue;
+        }
+        const char *job = json_object_iter_key(json_object_iter(r));
+        json_t *st = json_object_iter_value(json_object_iter(r));
+        cg_path_join_key(&sp, ip.buf, job);
+        if (json_is_string(st) && status_one_of(json_string_value(st), false))
+            continue;
+        if (json_is_string(st) && json_string_length(st)) {
+            shape_error(s, sp.buf, false, "'%s' requires '%s' with status '%s': a status is " STATUSES, s->name,
+                        job, json_string_value(st));
+            continue;
+        }
+        if (!json_is_array(st) || json_array_size(st) == 0) {
+            shape_error(s, sp.buf, false, "'%s' requires '%s' with %s for a status: a status is " STATUSES, s->name,
+                        job, json_is_array(st) ? "an empty list" : cg_kind_name(s->doc, sp.buf, st));
+            continue;
+        }
+        for (size_t k = 0; k < json_array_size(st); k++) {
+            json_t *x = json_array_get(st, k);
+            if (json_is_string(x) && status_one_of(json_string_value(x), true))
+                continue;
+            cg_path_join_index(&ip, sp.buf, k);
+            if (json_is_string(x) && cg_streq(json_string_value(x), "terminal"))
+                shape_error(s, ip.buf, false, "'%s' requires '%s' with a list of statuses holding 'terminal': "
+                            "'terminal' (every other status) stands alone, never in a list", s->name, job);
+            else if (json_is_string(x) && json_string_length(x))
+                shape_error(s, ip.buf, false, "'%s' requires '%s' with status '%s': a status is " STATUSES, s->name,
+                            job, json_string_value(x));
+            else
+                shape_error(s, ip.buf, false, "'%s' requires '%s' with %s in its list of statuses: a status is "
+                            STATUSES, s->name, job, cg_kind_name(s->doc, ip.buf, x));
+        }
+    }
+    cg_strbuf_release(&ip);
+    cg_strbuf_release(&sp);
+    free(rp);
+}
+
+/* `filters`: {branches: {only, ignore}, tags: {only, ignore}}, each a
+ * string or a list of strings (or a string: a parameter's value). */
+static void shape_filters(shape *s, json_t *filters)
+{
+    if (json_is_string(filters))
+        return;
+    const char *path = arg_path(s, "filters", NULL);
+    if (!json_is_object(filters)) {
+        shape_error(s, path, false, "'filters' of '%s' must be a mapping (branches, tags), not %s", s->name,
+                    cg_kind_name(s->doc, path, filters));
+        return;
+    }
+    static const char *const on[] = {"branches", "tags"}, *const keys[] = {"only", "ignore"};
+    cg_strbuf kp = CG_STRBUF_INIT;
+    for (size_t i = 0; i < CG_ARRAY_LEN(on); i++) {
+        json_t *f = json_object_get(filters, on[i]);
+        if (!f)
+            continue;
+        char *fp = cg_xstrdup(arg_path(s, "filters", on[i]));
+        if (!json_is_object(f)) {
+            shape_error(s, fp, false, "'filters: %s' of '%s' must be a mapping (only, ignore), not %s", on[i],
+                        s->name, cg_kind_name(s->doc, fp, f));
+            free(fp);
+            continue;
+        }
+        const char *k;
+        json_t *v;
+        json_object_foreach(f, k, v) {
+            cg_path_join_key(&kp, fp, k);
+            char what[64];
+            snprintf(what, sizeof what, "'filters: %s: %s'", on[i], k);
+            if (one_of(k, keys, CG_ARRAY_LEN(keys))) {
+                strings(s, v, kp.buf, what, i ? "a tag or /pattern/" : "a branch or /pattern/");
+                continue;
+            }
+            cg_strbuf h = CG_STRBUF_INIT;
+            cg_did_you_mean(&h, k, keys, CG_ARRAY_LEN(keys));
+            shape_error(s, kp.buf, true, "'filters: %s' of '%s' takes 'only' and 'ignore', not '%s'%s", on[i],
+                        s->name, k, cg_strbuf_str(&h));
+            cg_strbuf_release(&h);
+        }
+        free(fp);
+    }
+    cg_strbuf_release(&kp);
+}
+
+static void shape_matrix(shape *s, json_t *matrix)
+{
+    char *mp = cg_xstrdup(arg_path(s, "matrix", NULL));
+    json_t *v;
+    if (!json_is_object(matrix)) {
+        shape_error(s, mp, false, "'matrix' of '%s' must be a mapping (parameters, exclude, alias), not %s", s->name,
+                    cg_kind_name(s->doc, mp, matrix));
+    } else if (!(v = json_object_get(matrix, "parameters"))) {
+        shape_error(s, mp, false, "'matrix' of '%s' needs 'parameters' (a mapping: parameter: [values])", s->name);
+    } else if (!json_is_object(v)) {
+        const char *p = arg_path(s, "matrix", "parameters");
+        shape_error(s, p, false, "'matrix: parameters' of '%s' must be a mapping (parameter: [values]), not %s",
+                    s->name, cg_kind_name(s->doc, p, v));
+    }
+    if (json_is_object(matrix) && (v = json_object_get(matrix, "exclude"))) {
+        char *ep = cg_xstrdup(arg_path(s, "matrix", "exclude"));
+        if (!json_is_array(v))
+            shape_error(s, ep, false, "'matrix: exclude' of '%s' must be a list of mappings (parameter: value), "
+                        "not %s", s->name, cg_kind_name(s->doc, ep, v));
+        cg_strbuf ip = CG_STRBUF_INIT;
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            if (json_is_object(json_array_get(v, i)))
+                continue;
+            cg_path_join_index(&ip, ep, i);
+            shape_error(s, ip.buf, false, "an item of 'matrix: exclude' of '%s' must be a mapping (parameter: "
+                        "value), not %s", s->name, cg_kind_name(s->doc, ip.buf, json_array_get(v, i)));
+        }
+        cg_strbuf_release(&ip);
+        free(ep);
+    }
+    if (json_is_object(matrix) && (v = json_object_get(matrix, "alias")) && !json_is_string(v)) {
+        const char *p = arg_path(s, "matrix", "alias");
+        shape_error(s, p, false, "'matrix: alias' of '%s' must be a string, not %s", s->name,
+                    cg_kind_name(s->doc, p, v));
+    }
+    free(mp);
+}
+
+/* The keys of a written entry's arguments that CircleCI's schema
+ * constrains; `args` is the value of {job: args} (NULL for "job"). */
+static void entry_shape(cg_lint *l, const char *ref, const char *eff, json_t *args, const cg_doc *doc,
+                        const char *args_path, int wf)
+{
+    shape s = {l, doc, args_path, eff, wf, CG_STRBUF_INIT};
+    if (!json_is_object(args)) {
+        shape_error(&s, args_path, false, "the arguments of job '%s' must be a mapping (name, requires, ...), not "
+                    "%s; with none, write '- %s'", ref, cg_kind_name(doc, args_path, args), ref);
+        return;
+    }
+    json_t *v;
+    if ((v = json_object_get(args, "requires")))
+        shape_requires(&s, v);
+    if ((v = json_object_get(args, "context")))
+        strings(&s, v, arg_path(&s, "context", NULL), "'context'", "a context name");
+    if ((v = json_object_get(args, "filters")))
+        shape_filters(&s, v);
+    if ((v = json_object_get(args, "matrix")))
+        shape_matrix(&s, v);
+    static const char *const plain[] = {"type", "serial-group", "override-with"};
+    for (size_t i = 0; i < CG_ARRAY_LEN(plain); i++) {
+        if (!(v = json_object_get(args, plain[i])))
+            continue;
+        const char *p = arg_path(&s, plain[i], NULL);
+        if (!json_is_string(v))
+            shape_error(&s, p, false, "'%s' of '%s' must be a string, not %s", plain[i], eff,
+                        cg_kind_name(doc, p, v));
+        else if (!json_string_length(v) && cg_streq(plain[i], "serial-group"))
+            shape_error(&s, p, false, "'serial-group' of '%s' must not be empty", eff);
+    }
+    cg_strbuf_release(&s.path);
 }
 
 /* The names a matrix entry creates: "<name>-<v1>-<v2>..." per combination. */
@@ -109,15 +355,15 @@ static void matrix_names(cg_lint *l, wgraph *g, const char *base, json_t *mparam
 
 /* A written entry (manifest static, or a fragment's verbatim workflow). */
 static void written_entry(cg_lint *l, wgraph *g, json_t *e, const cg_doc *doc, const char *path, int wf,
-                          const char *wname)
+                          const char *wname, bool check_shape)
 {
     const char *ref = NULL;
-    json_t *args = NULL;
+    json_t *args = NULL, *given = NULL;
     if (json_is_string(e)) {
         ref = json_string_value(e);
     } else if (json_is_object(e) && json_object_size(e) == 1) {
         ref = json_object_iter_key(json_object_iter(e));
-        args = json_object_iter_value(json_object_iter(e));
+        args = given = json_object_iter_value(json_object_iter(e));
         if (!json_is_object(args))
             args = NULL;
     }
@@ -184,6 +430,8 @@ static void written_entry(cg_lint *l, wgraph *g, json_t *e, const cg_doc *doc, c
     }
     json_t *name = args ? json_object_get(args, "name") : NULL;
     const char *eff = json_is_string(name) ? json_string_value(name) : ref;
+    if (check_shape && !json_is_string(e))
+        entry_shape(l, ref, eff, given, doc, ap.buf, wf);
     cg_strbuf rp = CG_STRBUF_INIT;
     cg_path_join_key(&rp, ap.buf, "requires");
     if (mparams && json_object_size(mparams)) {
@@ -362,7 +610,7 @@ void cg_lint_check_workflows(cg_lint *l)
                 cg_path_push_key(&path, wname);
                 cg_path_push_key(&path, "jobs");
                 cg_path_push_index(&path, i);
-                written_entry(l, &g, json_array_get(jobs, i), doc, path.buf, -1, wname);
+                written_entry(l, &g, json_array_get(jobs, i), doc, path.buf, -1, wname, true);
             }
             check_graph(l, &g, -1, wname);
             free(g.v);
@@ -381,7 +629,8 @@ void cg_lint_check_workflows(cg_lint *l)
         /* the entries as written: what a special-PR selection culled is not */
         for (size_t i = 0; i < p->nstatics; i++)
             if (p->statics[i].workflow == w && !p->statics[i].culled)
-                written_entry(l, &g, p->statics[i].entry, m->doc, p->statics[i].path, (int)w, wd->name);
+                written_entry(l, &g, p->statics[i].entry, m->doc, p->statics[i].path, (int)w, wd->name,
+                              p->statics[i].origin == w); /* a special-PR copy: its shape is the original's */
         /* generated names are unique (cg_jobs_build checked): only a clash
          * with a written entry is looked for; their nodes are found by job */
         size_t generated = 0;
