@@ -55,6 +55,11 @@ static void print_selection_twice(const cg_model *m, const cg_disk_file *cfg)
         return; /* (a config too large to hold was streamed: not simulated) */
     const char *branch = m->selection.branch ? m->selection.branch : "cigen-special-pr";
     const char *pc = m->manifest.workflows[m->per_change].name;
+    cg_strbuf where = CG_STRBUF_INIT; /* "'try-mac'", or what stands for it */
+    if (m->selection.branch)
+        cg_strbuf_addf(&where, "'%s'", cg_cli_shown(branch));
+    else
+        cg_strbuf_adds(&where, "a branch no filter names");
     cg_branch_run run = {0};
     cg_error err;
     cg_error_init(&err);
@@ -64,7 +69,7 @@ static void print_selection_twice(const cg_model *m, const cg_disk_file *cfg)
         for (size_t i = 0; i < run.n; i++)
             if (run.v[i].state == CG_RUNS && cg_streq(run.v[i].workflow, pc))
                 cg_map_put(&in_pc, run.v[i].job, (void *)1);
-        /* per other workflow, in order: how many, and the first */
+        /* per other workflow (its jobs follow each other): how many, and the first */
         for (size_t i = 0; i < run.n; i++) {
             const char *w = run.v[i].workflow;
             if (cg_streq(w, pc) || (i > 0 && cg_streq(run.v[i - 1].workflow, w)))
@@ -74,17 +79,20 @@ static void print_selection_twice(const cg_model *m, const cg_disk_file *cfg)
             for (size_t k = i; k < run.n && cg_streq(run.v[k].workflow, w); k++)
                 if (run.v[k].state == CG_RUNS && cg_map_has(&in_pc, run.v[k].job) && n++ == 0)
                     first = run.v[k].job;
-            if (n)
-                printf("cigen: %zu job%s of the selection also run%s in workflow '%s' on a push to %s%s%s, so %s "
-                       "twice (%s'%s'); `cigen list --branch %s` shows what runs\n", n, n == 1 ? "" : "s",
-                       n == 1 ? "s" : "", cg_cli_shown(w), m->selection.branch ? "'" : "a branch no filter names",
-                       m->selection.branch ? cg_cli_shown(branch) : "", m->selection.branch ? "'" : "",
-                       n == 1 ? "it runs" : "each runs", n == 1 ? "" : "e.g. ", cg_cli_shown(first), m->selection.branch ? cg_cli_shown(branch) : "BRANCH");
+            if (n == 1)
+                printf("cigen: 1 job of the selection also runs in workflow '%s' on a push to %s, so it runs twice "
+                       "('%s'); `cigen list --branch %s` shows what runs\n", cg_cli_shown(w), where.buf,
+                       cg_cli_shown(first), m->selection.branch ? cg_cli_shown(branch) : "BRANCH");
+            else if (n)
+                printf("cigen: %zu jobs of the selection also run in workflow '%s' on a push to %s, so each runs "
+                       "twice (e.g. '%s'); `cigen list --branch %s` shows what runs\n", n, cg_cli_shown(w),
+                       where.buf, cg_cli_shown(first), m->selection.branch ? cg_cli_shown(branch) : "BRANCH");
         }
         cg_map_release(&in_pc);
     }
     cg_branch_run_release(&run);
     cg_error_release(&err);
+    cg_strbuf_release(&where);
 }
 
 /* Removes what killed runs left in the folders cigen writes to. */
