@@ -101,6 +101,33 @@ const char *cg_name_breaker(const char *s)
     return "a character YAML does not allow"; /* U+FEFF, U+FFFE, U+FFFF */
 }
 
+size_t cg_blank_char(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+        return 1;
+    if (p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0))
+        return 2;
+    if (p[0] == 0xe1 && ((p[1] == 0x9a && p[2] == 0x80) || (p[1] == 0xa0 && p[2] == 0x8e)))
+        return 3; /* U+1680, U+180E */
+    if (p[0] == 0xe2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8b) || p[2] == 0xa8 || p[2] == 0xa9 ||
+                                         p[2] == 0xaf))
+        return 3; /* U+2000..U+200B, U+2028, U+2029, U+202F */
+    if (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f)
+        return 3; /* U+205F */
+    if ((p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80) || (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf))
+        return 3; /* U+3000, U+FEFF */
+    return 0;
+}
+
+bool cg_blank_name(const char *s)
+{
+    size_t n;
+    while (*s && (n = cg_blank_char(s)) != 0)
+        s += n;
+    return *s == '\0';
+}
+
 size_t cg_count_newlines(const char *s, size_t n)
 {
     const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;

@@ -39,6 +39,13 @@ const char *cg_line_breaker(const char *s, size_t *len);
  * "a line break", "a control character", "a byte that is not UTF-8",
  * "a character YAML does not allow").  A static string. */
 const char *cg_name_breaker(const char *s);
+/* Whether s (UTF-8) is empty or holds only whitespace: ASCII spaces and
+ * Unicode's (U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029,
+ * U+202F, U+205F, U+3000) and the invisible U+180E, U+200B, U+FEFF.  A
+ * job name like that shows as nothing. */
+bool cg_blank_name(const char *s);
+/* The length of the whitespace character cg_blank_name() counts at s, or 0. */
+size_t cg_blank_char(const char *s);
 
 /* Why s is not a branch name git would make (`git check-ref-format
  * --branch`), or NULL when it is one: a static string ("it starts with

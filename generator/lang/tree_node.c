@@ -127,12 +127,20 @@ int cg_tree_dim_values(parser *P, const char *path, int dim, json_t *v, bool dup
          * header): one line of printable UTF-8, no tab */
         for (size_t a = from; a < *n && rc == 0; a++) {
             const char *why = cg_name_breaker((*values)[a]);
-            if (!why)
+            bool param = !why && strstr((*values)[a], "<<");
+            if (!why && !param)
                 continue;
             cg_strbuf shown = CG_STRBUF_INIT;
             cg_add_tabs_shown(&shown, (*values)[a]);
-            rc = cg_error_at(P->err, &(*pos)[a], "value '%s' of dimension '%s' holds %s; job names are made "
-                             "from it, and a job name is one line of printable text", shown.buf, dname, why);
+            /* `<< ... >>` is CircleCI's: it would replace it when it compiles
+             * the config, and the job would not be named what cigen wrote */
+            if (param)
+                rc = cg_error_at(P->err, &(*pos)[a], "value '%s' of dimension '%s' holds '<<'; job names are made "
+                                 "from it, and CircleCI reads '<< ... >>' as a parameter when it compiles the "
+                                 "config, so a job would not be named what cigen wrote", shown.buf, dname);
+            else
+                rc = cg_error_at(P->err, &(*pos)[a], "value '%s' of dimension '%s' holds %s; job names are made "
+                                 "from it, and a job name is one line of printable text", shown.buf, dname, why);
             if (refs[i]) {
                 cg_pos here = cg_doc_where(P->doc, ipath);
                 cg_error_note(P->err, &here, "list '%s' gives dimension '%s' its values here", refs[i]->name,

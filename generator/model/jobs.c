@@ -330,6 +330,17 @@ static void make_groups(build *B, cg_pool *pool)
     cg_strbuf_release(&key);
 }
 
+/* The code point of the UTF-8 character at s (one cg_blank_char() found). */
+static unsigned code_point(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (*p < 0x80)
+        return *p;
+    if (*p < 0xe0)
+        return (unsigned)(p[0] & 0x1f) << 6 | (p[1] & 0x3f);
+    return (unsigned)(p[0] & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+}
+
 /* Names and adds the job of phase p for the bound env's cell (or group);
  * its index, -1 after an error, -2 when it lands in no workflow (in == 0). */
 static int64_t add_job(build *B, cg_env *env, size_t p, uint64_t in, uint64_t gate, cg_pool *pool,
@@ -365,6 +376,35 @@ static int64_t add_job(build *B, cg_env *env, size_t p, uint64_t in, uint64_t ga
                     "value or 'replace'); a job name is one line of printable text", shown.buf,
                     ph->aggregate ? "group" : "cell", a.len ? "" : "of every cell", cg_strbuf_str(&a), ph->name,
                     why);
+        cg_strbuf_release(&a);
+        cg_strbuf_release(&shown);
+        return -1;
+    }
+    /* a name of only whitespace shows as nothing; `<<` is CircleCI's own
+     * `<< parameter >>`, replaced when it compiles the config, so the job
+     * would not be named what cigen wrote (nor required, nor selected) */
+    bool blank = cg_blank_name(name->buf);
+    if (blank || strstr(name->buf, "<<")) {
+        cg_strbuf a = CG_STRBUF_INIT, shown = CG_STRBUF_INIT;
+        cg_cell_describe(t, cell, &a);
+        if (blank) {
+            cg_strbuf_adds(&shown, "a name of only whitespace (");
+            for (const char *c = name->buf; *c; c += cg_blank_char(c))
+                cg_strbuf_addf(&shown, "%sU+%04X", c == name->buf ? "" : " ", code_point(c));
+            cg_strbuf_addc(&shown, ')');
+        } else {
+            cg_strbuf_adds(&shown, "'");
+            cg_add_tabs_shown(&shown, name->buf);
+            cg_strbuf_adds(&shown, "'");
+        }
+        cg_error_at(err, own ? &ph->job_name_src.pos : &t->job_name_src.pos,
+                    "the job name pattern gives %s for %s %s%s, phase '%s'%s; %s", shown.buf,
+                    ph->aggregate ? "group" : "cell", a.len ? "" : "of every cell", cg_strbuf_str(&a), ph->name,
+                    blank ? " (from its values or 'replace')"
+                          : ", which holds '<<' (from the pattern, a variable's value or 'replace')",
+                    blank ? "a job name needs a visible character"
+                          : "CircleCI reads '<< ... >>' as a parameter when it compiles the config, so the job "
+                            "would not be named what cigen wrote");
         cg_strbuf_release(&a);
         cg_strbuf_release(&shown);
         return -1;

@@ -272,7 +272,8 @@ static int cell_names(struct cg_walk *W, cg_cell *cell, cg_env *env)
         bool own = ph->job_name.nsegs > 0;
         if (cg_env_expand(env, own ? &ph->job_name : &t->job_name, CG_EXPAND_NAME, t, name,
                           own ? &ph->job_name_src : &t->job_name_src, "the job name pattern") != 0 ||
-            name->len == 0 || cg_name_breaker(name->buf))
+            name->len == 0 || cg_name_breaker(name->buf) || cg_blank_name(name->buf) ||
+            strstr(name->buf, "<<"))
             return -1;
         cg_job *j = &W->jobs[p];
         memset(j, 0, sizeof *j);
