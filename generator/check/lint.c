@@ -518,9 +518,29 @@ static bool has_space(const char *s)
     return false;
 }
 
-static void spaced_value(cg_lint *l, const cg_tree *t, int dim, const char *value, const cg_pos *pos,
-                         const char *example)
+/* A job of tree t whose cell has `value` for dimension `dim` and whose name
+ * holds whitespace, or NULL. */
+static const char *spaced_job(const cg_lint *l, const cg_tree *t, int dim, const char *value)
 {
+    const cg_jobs *jobs = &l->p->jobs;
+    for (size_t k = 0; k < jobs->n; k++) {
+        const cg_job *j = &jobs->v[k];
+        const char *v = j->tree == t ? j->cell->values[dim] : NULL;
+        if (v && (v == value || cg_streq(v, value)) && has_space(j->name))
+            return j->name;
+    }
+    return NULL;
+}
+
+static void spaced_value(cg_lint *l, const cg_tree *t, int dim, const char *value, const cg_pos *pos)
+{
+    if (!has_space(value))
+        return;
+    /* a job made from this value: the example, and the proof that its
+     * whitespace reaches a name (the pattern or 'replace' may leave it out) */
+    const char *example = spaced_job(l, t, dim, value);
+    if (!example)
+        return;
     cg_lint_add(l, false, "value-whitespace", pos, NULL, NULL, -1, -1,
         "value '%s' of dimension '%s' holds whitespace, and so do the job names made from it (e.g. '%s'): "
         "write the value without it, or map it in job_name's 'replace'", value, t->dims[dim], example);
@@ -533,24 +553,22 @@ static void check_spaced_values(cg_lint *l)
     const cg_model *p = l->p;
     for (size_t ti = 0; ti < p->ntrees; ti++) {
         const cg_tree *t = p->trees[ti];
-        const char *example = NULL;
-        for (size_t k = 0; k < p->jobs.n && !example; k++)
-            if (p->jobs.v[k].tree == t && has_space(p->jobs.v[k].name))
-                example = p->jobs.v[k].name;
-        if (!example)
+        bool any = false;
+        for (size_t k = 0; k < p->jobs.n && !any; k++)
+            any = p->jobs.v[k].tree == t && has_space(p->jobs.v[k].name);
+        if (!any)
             continue;
         for (size_t ni = 0; ni < t->nnodes; ni++) {
             const cg_tnode *nd = t->nodes[ni];
             for (size_t f = 0; f < nd->nfans; f++)
                 for (size_t v = 0; v < nd->fans[f].n; v++)
-                    if (has_space(nd->fans[f].values[v]))
-                        spaced_value(l, t, nd->fans[f].dim, nd->fans[f].values[v], &nd->fans[f].pos[v], example);
+                    spaced_value(l, t, nd->fans[f].dim, nd->fans[f].values[v], &nd->fans[f].pos[v]);
             const cg_zip *z = nd->zip;
             for (size_t b = 0; z && b < z->n; b++)
                 for (size_t c = 0; c < z->nnames; c++) {
                     const cg_vardecl *cell = &z->cells[b * z->nnames + c];
-                    if (cg_tree_is_dim(t, z->ids[c]) && has_space(cell->raw))
-                        spaced_value(l, t, z->ids[c], cell->raw, &cell->pos, example);
+                    if (cg_tree_is_dim(t, z->ids[c]))
+                        spaced_value(l, t, z->ids[c], cell->raw, &cell->pos);
                 }
         }
     }
