@@ -83,13 +83,17 @@ void cg_lint_init(cg_lint *l, const cg_model *p)
     cg_lint_collect(l, "jobs", &l->jobs, &l->njobs, &l->job_index);
     cg_lint_collect(l, "commands", &l->commands, &l->ncommands, &l->command_index);
     cg_lint_collect(l, "executors", &l->executors, &l->nexecutors, &l->executor_index);
+    l->pipeline_params = json_object();
     for (size_t f = 0; f < p->nfragments; f++) {
         json_t *orbs = json_object_get(cg_doc_root(p->fragments[f].doc), "orbs");
         const char *k;
         json_t *v;
         json_object_foreach(orbs, k, v) cg_map_put(&l->orbs, cg_intern(&l->pool, k), (void *)1);
+        json_t *params = json_object_get(cg_doc_root(p->fragments[f].doc), "parameters");
+        json_object_foreach(params, k, v) json_object_set_new(l->pipeline_params, k, json_null());
     }
     cg_lint_check_definitions(l);
+    cg_lint_check_refs(l);
 }
 
 void cg_lint_release(cg_lint *l)
@@ -107,6 +111,7 @@ void cg_lint_release(cg_lint *l)
     cg_map_release(&l->command_index);
     cg_map_release(&l->executor_index);
     cg_map_release(&l->orbs);
+    json_decref(l->pipeline_params);
     cg_map_release(&l->seen);
     free(l->entry_given);
     free(l->args);
@@ -287,10 +292,29 @@ static void entry_matrix(cg_lint *l, const char *value_path)
     cg_strbuf_release(&kp);
 }
 
+/* The `<< ... >>` of a scalar an entry passes: blamed on the tree when
+ * the value is one placeholder, else on the template. */
+static void entry_refs(cg_lint *l, const char *text, const char *value_path, cg_env *env, int source_id)
+{
+    cg_pos vp = cg_doc_where(l->entry_tpl->doc, value_path), lp = leaf_pos(l, l->entry_job_index);
+    bool from_tree;
+    cg_pos at = value_blame(env, source_id, &vp, &from_tree);
+    char *note = for_job(l, l->entry_job_index);
+    size_t before = l->n;
+    cg_lint_refs(l, text, &at, NULL, l->entry_job_index, l->entry_workflow, &lp, note);
+    for (size_t i = before; from_tree && i < l->n; i++) {
+        l->v[i].note2_pos = vp;
+        l->v[i].note2 = cg_xstrdup(passes_it(l));
+    }
+    free(note);
+}
+
 void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const char *key_path, char kind,
                        const char *text, bool typed, const char *value_path, cg_env *env, int source_id)
 {
     lint_arg f = arg_facts(l, key_id, key);
+    if (kind == 'v' && text && strstr(text, "<<"))
+        entry_refs(l, text, value_path, env, source_id);
     if (f.invocation) {
         if (cg_streq(key, "type") && text && cg_streq(text, "approval"))
             l->entry_orb_or_approval = true;
@@ -578,6 +602,7 @@ void cg_lint_finish(cg_lint *l, const cg_config *out)
 {
     l->out = out;
     check_version(l);
+    cg_lint_check_templates_refs(l);
     check_spaced_values(l);
     cg_lint_check_workflows(l);
     check_unused(l);

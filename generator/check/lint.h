@@ -11,6 +11,10 @@
  *     steps and executors invoked with arguments;
  *   - referenced executors and commands exist; unused jobs, commands and
  *     executors are warnings;
+ *   - `<< ... >>`: `<< pipeline.parameters.X >>` names a declared pipeline
+ *     parameter, `<< pipeline.X >>` a pipeline value CircleCI documents,
+ *     `<< parameters.X >>` in a job, command or executor one of its own
+ *     (fragments, templates, values from the tree, workflows' `when`);
  *   - limits: the size with every alias expanded against the manifest's
  *     `limits.max_config_bytes` (CircleCI: 8 MB; a warning from 90%), jobs per
  *     workflow (`max_jobs`, a warning), nesting depth (a warning).
@@ -66,6 +70,7 @@ typedef struct cg_lint {
     size_t njobs, ncommands, nexecutors;
     cg_map job_index, command_index, executor_index; /* name -> index + 1 */
     cg_map orbs;
+    json_t *pipeline_params;   /* the fragments' top-level `parameters:` names (values null) */
     cg_finding *v;
     size_t n, cap;
     cg_map seen;         /* folding key -> finding index + 1 */

@@ -1,7 +1,8 @@
 /* lint_impl — what the parts of lint share (check/lint.c: findings, the
  * generated entries, limits and the result; check/lint_defs.c: definitions
  * and parameter values; check/lint_workflows.c: workflow names, requires and
- * cycles); each part defines the helpers of its concern.  Internal to
+ * cycles; check/lint_refs.c: the `<< ... >>` CircleCI fills in); each part
+ * defines the helpers of its concern.  Internal to
  * check/lint*.c: the public interface is check/lint.h.
  */
 #ifndef CIGEN_LINT_IMPL_H
@@ -78,5 +79,24 @@ unsigned cg_lint_depth_of(json_t *v);
 void cg_lint_check_definitions(cg_lint *l);
 
 void cg_lint_check_workflows(cg_lint *l);
+
+/* The definition a text is in, for its `<< parameters.X >>`. */
+typedef struct cg_ref_scope {
+    json_t *params;      /* its `parameters:` (NULL: none) */
+    const char *what;    /* "job", "command", "executor" */
+    const char *name;
+} cg_ref_scope;
+
+/* Checks each `<< name >>` of s, written at pos (sc: the definition it is
+ * in, or NULL outside one); job, wf, note: as for cg_lint_add. */
+void cg_lint_refs(cg_lint *l, const char *s, const cg_pos *pos, const cg_ref_scope *sc, int job, int wf,
+                  const cg_pos *note_pos, const char *note);
+
+/* The references of the fragments and of the manifest's workflows' `when`. */
+void cg_lint_check_refs(cg_lint *l);
+
+/* The references in the constant text of the templates' nested arguments
+ * (once every template is loaded: after rendering). */
+void cg_lint_check_templates_refs(cg_lint *l);
 
 #endif
