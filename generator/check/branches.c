@@ -6,32 +6,26 @@
 #include <string.h>
 
 #include "base/util.h"
-#include "lang/manifest.h"
+#include "lang/ref_regex.h"
 #include "lang/yaml_path.h"
 #include "lang/yamlload.h"
 #include "model/condition.h"
 
-static bool value_match(const char *branch, const char *v)
+/* 1 when the branch matches a value of v (a value or a list), 0 when not,
+ * -1 when none does but one cannot be evaluated (*unknown names it). */
+static int json_match(cg_ref_cache *rc, const char *branch, json_t *v, const char **unknown)
 {
-    return cg_ref_value_match(branch, v);
-}
-
-bool cg_branch_filter_match(const char *branch, const char *const *values, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (value_match(branch, values[i]))
-            return true;
-    return false;
-}
-
-static bool json_match(const char *branch, json_t *v)
-{
-    if (json_is_string(v))
-        return value_match(branch, json_string_value(v));
-    for (size_t i = 0; json_is_array(v) && i < json_array_size(v); i++)
-        if (json_is_string(json_array_get(v, i)) && value_match(branch, json_string_value(json_array_get(v, i))))
-            return true;
-    return false;
+    int r = 0;
+    for (size_t i = 0; i < (json_is_array(v) ? json_array_size(v) : 1) && r != 1; i++) {
+        json_t *x = json_is_array(v) ? json_array_get(v, i) : v;
+        if (!json_is_string(x))
+            continue;
+        int m = cg_ref_cache_match(rc, json_string_value(x), branch);
+        if (m < 0 && r == 0)
+            *unknown = json_string_value(x);
+        r = m == 1 ? 1 : m < 0 ? -1 : r;
+    }
+    return r;
 }
 
 static void add(cg_branch_run *r, const char *wf, const char *job, int state, const char *why)
@@ -41,7 +35,7 @@ static void add(cg_branch_run *r, const char *wf, const char *job, int state, co
 }
 
 /* The state of one entry's own filters; *why says why not. */
-static int filter_state(const char *branch, json_t *filters, cg_strbuf *why)
+static int filter_state(cg_ref_cache *rc, const char *branch, json_t *filters, cg_strbuf *why)
 {
     json_t *b = json_is_object(filters) ? json_object_get(filters, "branches") : NULL;
     if (filters && !json_is_object(filters)) {
@@ -51,19 +45,27 @@ static int filter_state(const char *branch, json_t *filters, cg_strbuf *why)
     if (!b)
         return CG_RUNS;
     json_t *only = json_object_get(b, "only"), *ignore = json_object_get(b, "ignore");
-    if (only && !json_match(branch, only)) {
+    const char *unknown = NULL;
+    int in = only ? json_match(rc, branch, only, &unknown) : 1;
+    if (in == 0) {
         cg_strbuf_addf(why, "filters: branches: only does not let '%s' through", branch);
         return CG_SKIPPED;
     }
-    if (ignore && json_match(branch, ignore)) {
+    int out = in == 1 && ignore ? json_match(rc, branch, ignore, &unknown) : 0;
+    if (out == 1) {
         cg_strbuf_addf(why, "filters: branches: ignore matches '%s'", branch);
         return CG_SKIPPED;
+    }
+    if (in < 0 || out < 0) {
+        /* a value only a template's placeholder gave: never checked at load */
+        cg_strbuf_addf(why, "its branch filter %s is a regex cigen cannot evaluate (not simulated)", unknown);
+        return CG_UNKNOWN;
     }
     return CG_RUNS;
 }
 
-static int simulate_workflow(const cg_doc *doc, const cg_pipeline_values *pv, const char *branch, const char *wname,
-                             json_t *wf, cg_branch_run *out)
+static int simulate_workflow(const cg_doc *doc, const cg_pipeline_values *pv, cg_ref_cache *rc, const char *branch,
+                             const char *wname, json_t *wf, cg_branch_run *out)
 {
     json_t *jobs = json_object_get(wf, "jobs");
     size_t n = json_array_size(jobs), first = out->n;
@@ -110,7 +112,7 @@ static int simulate_workflow(const cg_doc *doc, const cg_pipeline_values *pv, co
         cg_strbuf_reset(&why);
         int st = wstate;
         if (st == CG_RUNS)
-            st = filter_state(branch, json_is_object(args) ? json_object_get(args, "filters") : NULL, &why);
+            st = filter_state(rc, branch, json_is_object(args) ? json_object_get(args, "filters") : NULL, &why);
         else
             cg_strbuf_adds(&why, wstate_why);
         add(out, wname, names[i], st, st == CG_RUNS ? NULL : why.buf);
@@ -166,14 +168,17 @@ int cg_branch_simulate(const char *file, const char *text, size_t len, const cha
     const char *wname;
     json_t *wf;
     bool found = false;
+    cg_ref_cache cache; /* each /regex/ compiled once for all entries */
+    cg_ref_cache_init(&cache);
     json_object_foreach(wfs, wname, wf) {
         if (cg_streq(wname, "version") || !json_is_object(wf))
             continue;
         if (workflow && !cg_streq(workflow, wname))
             continue;
         found = true;
-        simulate_workflow(doc, &pv, branch, wname, wf, out);
+        simulate_workflow(doc, &pv, &cache, branch, wname, wf, out);
     }
+    cg_ref_cache_release(&cache);
     json_decref(params);
     cg_doc_free(doc);
     if (workflow && !found)

@@ -7,7 +7,8 @@
  *   - a job runs when its `filters: branches:` let the branch through:
  *     `only` (a name, a /regex/ matching the whole name, or a list of them)
  *     must match when given, then `ignore` must not; a job with `tags:`
- *     filters alone still runs on branches;
+ *     filters alone still runs on branches; a /regex/ cigen cannot
+ *     evaluate (lang/ref_regex.h) leaves the job not simulated;
  *   - a job whose required job does not run, does not run either.
  */
 #ifndef CIGEN_BRANCHES_H
@@ -38,8 +39,5 @@ typedef struct cg_branch_run {
 int cg_branch_simulate(const char *file, const char *text, size_t len, const char *branch, const char *workflow,
                        cg_branch_run *out, cg_error *err);
 void cg_branch_run_release(cg_branch_run *r);
-
-/* Whether `branch` passes a filter value (a name, /regex/, or a list). */
-bool cg_branch_filter_match(const char *branch, const char *const *values, size_t n);
 
 #endif

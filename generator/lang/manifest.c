@@ -1,6 +1,5 @@
 #include "lang/manifest.h"
 
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +11,7 @@ typedef struct parse {
     cg_pool *pool;
     cg_error *err;
     cg_strbuf path;
+    cg_manifest *m;
 } parse;
 
 static const char *pooled(parse *P, json_t *v)
@@ -139,6 +139,21 @@ static int name_list(parse *P, const char *path, json_t *v, const char *key, con
     return rc;
 }
 
+/* The values of a filter, ready to match: compiled once, here, and kept
+ * by the manifest. */
+static int ref_values(parse *P, const char *kind, const char **names, const cg_pos *pos, size_t n,
+                      cg_ref_value ***out)
+{
+    *out = cg_pool_alloc(P->pool, (n + 1) * sizeof **out);
+    for (size_t i = 0; i < n; i++) {
+        if (!((*out)[i] = cg_ref_value_new(names[i], kind, &pos[i], P->err)))
+            return -1;
+        cg_grow(&P->m->ref_values, &P->m->ref_values_cap, P->m->nref_values + 1, sizeof *P->m->ref_values);
+        P->m->ref_values[P->m->nref_values++] = (*out)[i];
+    }
+    return 0;
+}
+
 static int ref_filter(parse *P, const char *wpath, json_t *wf, const char *key, cg_ref_filter *f)
 {
     json_t *v = json_object_get(wf, key);
@@ -149,9 +164,10 @@ static int ref_filter(parse *P, const char *wpath, json_t *wf, const char *key, 
     f->set = true;
     f->pos = cg_doc_where(P->doc, p.buf);
     const char *item = cg_streq(key, "tags") ? "a tag name" : "a branch name";
+    const char *kind = cg_streq(key, "tags") ? "tag" : "branch";
     char what[80];
     snprintf(what, sizeof what, "'%s'", key);
-    cg_pos *ignored_pos;
+    cg_pos *only_pos = NULL, *ignore_pos = NULL;
     int rc = 0;
     if (json_is_object(v)) {
         static const char *const keys[] = {"only", "ignore"};
@@ -160,21 +176,24 @@ static int ref_filter(parse *P, const char *wpath, json_t *wf, const char *key, 
         json_t *only = json_object_get(v, "only"), *ignore = json_object_get(v, "ignore");
         if (rc == 0 && only) {
             cg_path_join_key(&sub, p.buf, "only");
-            rc = name_list(P, sub.buf, only, "only", item, &f->only, &ignored_pos, &f->nonly);
+            rc = name_list(P, sub.buf, only, "only", item, &f->only, &only_pos, &f->nonly);
             f->only_scalar = json_is_string(only);
         }
         if (rc == 0 && ignore) {
             cg_path_join_key(&sub, p.buf, "ignore");
-            rc = name_list(P, sub.buf, ignore, "ignore", item, &f->ignore, &ignored_pos,
-                           &f->nignore);
+            rc = name_list(P, sub.buf, ignore, "ignore", item, &f->ignore, &ignore_pos, &f->nignore);
             f->ignore_scalar = json_is_string(ignore);
         }
         if (rc == 0 && !only && !ignore)
             rc = cg_error_at(P->err, &f->pos, "'%s' needs 'only' or 'ignore'", key);
     } else {
-        rc = name_list(P, p.buf, v, key, item, &f->only, &ignored_pos, &f->nonly);
+        rc = name_list(P, p.buf, v, key, item, &f->only, &only_pos, &f->nonly);
         f->only_scalar = json_is_string(v);
     }
+    if (rc == 0)
+        rc = ref_values(P, kind, f->only, only_pos, f->nonly, &f->only_v);
+    if (rc == 0)
+        rc = ref_values(P, kind, f->ignore, ignore_pos, f->nignore, &f->ignore_v);
     cg_strbuf_release(&p);
     cg_strbuf_release(&sub);
     return rc;
@@ -243,6 +262,8 @@ static int parse_workflow(parse *P, const char *name, json_t *wf, cg_workflow_de
                              "(job: {parameters})");
             goto done;
         }
+        if ((rc = cg_ref_entries_check(P->doc, sub.buf, v, P->err)) != 0)
+            goto done;
         w->jobs = v;
     }
     if ((v = json_object_get(wf, "schedule"))) {
@@ -401,7 +422,7 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
     m->max_cells = CG_DEFAULT_MAX_CELLS;
     m->max_jobs = CG_DEFAULT_MAX_JOBS;
     m->max_filter_tests = CG_DEFAULT_MAX_FILTER_TESTS;
-    parse P = {doc, pool, err, CG_STRBUF_INIT};
+    parse P = {doc, pool, err, CG_STRBUF_INIT, m};
     json_t *root = cg_doc_root(doc);
     if (!root)
         return cg_error_at(err, &(cg_pos){cg_doc_file(doc), 0, 0},
@@ -526,28 +547,11 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
 
 void cg_manifest_release(cg_manifest *m)
 {
+    for (size_t i = 0; i < m->nref_values; i++)
+        cg_ref_value_free(m->ref_values[i]);
+    free(m->ref_values);
     free(m->workflows);
     memset(m, 0, sizeof *m);
-}
-
-bool cg_ref_value_match(const char *name, const char *v)
-{
-    size_t n = strlen(v);
-    if (n >= 2 && v[0] == '/' && v[n - 1] == '/') {
-        cg_strbuf re = CG_STRBUF_INIT;
-        cg_strbuf_adds(&re, "^(");
-        cg_strbuf_add(&re, v + 1, n - 2);
-        cg_strbuf_adds(&re, ")$");
-        regex_t rx;
-        bool hit = false;
-        if (regcomp(&rx, re.buf, REG_EXTENDED | REG_NOSUB) == 0) {
-            hit = regexec(&rx, name, 0, NULL, 0) == 0;
-            regfree(&rx);
-        }
-        cg_strbuf_release(&re);
-        return hit;
-    }
-    return cg_streq(name, v);
 }
 
 bool cg_ref_filter_passes(const cg_ref_filter *f, const char *name)
@@ -556,8 +560,8 @@ bool cg_ref_filter_passes(const cg_ref_filter *f, const char *name)
         return true;
     bool in = !f->nonly;
     for (size_t i = 0; i < f->nonly && !in; i++)
-        in = cg_ref_value_match(name, f->only[i]);
+        in = cg_ref_value_match(f->only_v[i], name);
     for (size_t i = 0; i < f->nignore && in; i++)
-        in = !cg_ref_value_match(name, f->ignore[i]);
+        in = !cg_ref_value_match(f->ignore_v[i], name);
     return in;
 }

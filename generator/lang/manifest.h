@@ -40,6 +40,7 @@
 #include "base/util.h"
 #include "io/paths.h"
 #include "lang/dynamic.h"
+#include "lang/ref_regex.h"
 #include "lang/yamlload.h"
 
 typedef struct cg_ref_filter {
@@ -47,17 +48,16 @@ typedef struct cg_ref_filter {
     size_t nonly;
     const char **ignore;
     size_t nignore;
+    cg_ref_value **only_v;   /* the same, ready to match (lang/ref_regex.h) */
+    cg_ref_value **ignore_v;
     cg_pos pos;
     bool set;
     bool only_scalar;    /* written `only: main` (or `branches: main`): written back so */
     bool ignore_scalar;
 } cg_ref_filter;
 
-/* Whether a branch or tag name matches one filter value: the name itself,
- * or a /regex/ matching the whole name (POSIX extended syntax standing in
- * for Java's, which covers what filters use). */
-bool cg_ref_value_match(const char *name, const char *value);
-/* Whether a name passes the filter (unset: every name). */
+/* Whether a name passes the filter (unset: every name): each value is the
+ * name itself, or a /regex/ matching the whole name (lang/ref_regex.h). */
 bool cg_ref_filter_passes(const cg_ref_filter *f, const char *name);
 
 /* A workflow's entries: its static `jobs` then the generated ones cell by
@@ -123,6 +123,8 @@ typedef struct cg_manifest {
     size_t nprotected;
     cg_pipeline_decl pipeline; /* `pipeline:`; in dynamic mode `output` is the continuation
                                 * config and pipeline.setup the manifest's `output` */
+    cg_ref_value **ref_values; /* every filter's values, owned (freed by cg_manifest_release) */
+    size_t nref_values, ref_values_cap;
 } cg_manifest;
 
 /* Parses a loaded manifest; strings live in `pool`.  The manifest borrows

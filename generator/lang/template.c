@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/ref_regex.h"
 #include "lang/schema.h"
 
 typedef struct compiler {
@@ -211,7 +212,9 @@ static int check_filters(const cg_doc *doc, const char *path, json_t *v, cg_erro
                            "{only, ignore}), not %s", cg_kind_name(doc, path, v));
     }
     static const char *const keys[] = {"branches", "tags"};
-    return check_ref_map(doc, path, v, keys, "in 'filters'", true, err);
+    if (check_ref_map(doc, path, v, keys, "in 'filters'", true, err) != 0)
+        return -1;
+    return cg_ref_filters_check(doc, path, v, true, err);
 }
 
 cg_template *cg_template_compile(const cg_doc *doc, const cg_tree *t, cg_pool *pool, cg_error *err)

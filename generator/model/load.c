@@ -9,6 +9,7 @@
 
 #include "base/digest.h"
 #include "io/fsio.h"
+#include "lang/ref_regex.h"
 #include "lang/schema.h"
 #include "model/pipeline.h"
 #include "model/select.h"
@@ -127,6 +128,10 @@ static int load_fragments(cg_model *p, cg_error *err)
             cg_map_put(&by_anchor, cg_doc_anchor(doc, a, NULL), doc);
         rc = cg_fragment_init(&p->fragments[i], doc, err);
         p->nfragments++;
+        /* the filters of its workflows, which list --branch evaluates */
+        json_t *wfs = rc == 0 ? json_object_get(cg_doc_root(doc), "workflows") : NULL;
+        if (json_is_object(wfs))
+            rc = cg_ref_workflows_check(doc, "/workflows", wfs, err);
     }
     cg_map_release(&by_anchor);
     free(earlier);

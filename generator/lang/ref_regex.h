@@ -1,0 +1,86 @@
+/* ref_regex — the /regex/ values of branch and tag filters.
+ *
+ * CircleCI reads a filter value written `/.../` as a Java regular expression
+ * (java.util.regex) that must match the whole branch or tag name.  cigen
+ * evaluates filters itself (list --branch, select, the special-PR checks)
+ * with POSIX regexes, so it translates the part of Java's syntax that has a
+ * POSIX ERE equivalent, and refuses the rest when the sources are loaded
+ * rather than match something else than CircleCI would:
+ *
+ *   literal characters, .  * + ? {m} {m,} {m,n}  |  (...) (?:...)  ^ $
+ *   [classes] with ranges and ^ negation, \d \D \w \W \s \S (in classes
+ *   too), \t \n \r \f \a \e, and a backslash before any ASCII punctuation.
+ *
+ * Refused as unsupported: lookaround, backreferences, lazy and possessive
+ * quantifiers, named and atomic groups, inline flags, \b \B \A \z \Z \G,
+ * \Q...\E, \p{..}, \x \u \c \0 escapes, nested classes and && in classes,
+ * non-ASCII characters in a class.  Refused as invalid (Java refuses them
+ * too): unbalanced ( ) or [ ], {2,1}, a quantifier with nothing to repeat,
+ * a trailing backslash, an escape Java does not know.
+ *
+ * A non-ASCII character of a name counts as one character, as for Java
+ * (names are UTF-8; cigen never calls setlocale, so POSIX regexes see
+ * bytes, and the translation spells characters out as byte sequences).
+ */
+#ifndef CIGEN_REF_REGEX_H
+#define CIGEN_REF_REGEX_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/map.h"
+#include "base/strbuf.h"
+#include "lang/yamlload.h"
+
+enum { CG_REGEX_OK = 0, CG_REGEX_INVALID = -1, CG_REGEX_UNSUPPORTED = -2 };
+
+/* Whether a filter value is a /regex/ rather than a name. */
+bool cg_ref_is_regex(const char *value);
+
+/* Appends to `ere` a POSIX extended regex that matches exactly the whole
+ * names the Java regex src[0..n) matches (anchored: ^(...)$).  On failure
+ * returns CG_REGEX_INVALID or CG_REGEX_UNSUPPORTED and says what in `why`
+ * (a phrase naming the construct, e.g. "'(?!' (a negative lookahead)"). */
+int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *why);
+
+/* One filter value ready to match names: a name, or a /regex/ compiled. */
+typedef struct cg_ref_value cg_ref_value;
+
+/* Prepares a filter value; a /regex/ cigen cannot evaluate is an error at
+ * `pos` ("branch" or "tag" in `kind` names the filter in the message). */
+cg_ref_value *cg_ref_value_new(const char *value, const char *kind, const cg_pos *pos, cg_error *err);
+void cg_ref_value_free(cg_ref_value *v);
+bool cg_ref_value_match(const cg_ref_value *v, const char *name);
+
+/* The filters of workflow entries in a doc: `filters:` (at `path`, value
+ * `filters`; NULL: none) and every entry of `jobs` and of `triggers` of a
+ * `workflows:` section, with their /regex/ values checked as above.  Only
+ * the values are checked, not the shape (lint's and the templates' job).
+ * In a template (`templated`) a value with a placeholder ({{ }}) is known
+ * only once rendered, and left to whoever evaluates it (cg_ref_cache_match
+ * says when it cannot). */
+int cg_ref_filters_check(const cg_doc *doc, const char *path, json_t *filters, bool templated, cg_error *err);
+int cg_ref_entries_check(const cg_doc *doc, const char *path, json_t *jobs, cg_error *err);
+int cg_ref_workflows_check(const cg_doc *doc, const char *path, json_t *workflows, cg_error *err);
+
+/* Values met while reading a written config (list --branch), each prepared
+ * once however many entries repeat it. */
+typedef struct cg_ref_cached {
+    char *text;
+    cg_ref_value *value;   /* NULL: a /regex/ cigen cannot evaluate */
+} cg_ref_cached;
+typedef struct cg_ref_cache {
+    cg_map index;          /* text -> entry of v + 1 */
+    cg_ref_cached *v;
+    size_t n, cap;
+} cg_ref_cache;
+
+void cg_ref_cache_init(cg_ref_cache *c);
+void cg_ref_cache_release(cg_ref_cache *c);
+/* 1 when `name` matches `value`, 0 when not, -1 for a /regex/ cigen cannot
+ * evaluate. */
+int cg_ref_cache_match(cg_ref_cache *c, const char *value, const char *name);
+
+#endif
