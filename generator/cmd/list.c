@@ -456,9 +456,12 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                  "run on a push; a job runs when its filters' branches 'only' (a name, a /regex/\n"
                  "matching the whole name, or a list) matches and 'ignore' does not, and all the\n"
                  "jobs it requires run; 'when:' with pipeline values is reported as not\n"
-                 "simulated.  --workflow keeps one workflow.  In dynamic mode it simulates the\n"
-                 "continuation as a classic config and says so: `cigen select --branch NAME\n"
-                 "--explain` shows the jobs the setup job picks.\n\n"
+                 "simulated.  A /regex/ is Java's syntax, as CircleCI reads it: cigen knows the\n"
+                 "part POSIX has (characters, . * + ? {m,n} | (...) (?:...) ^ $ [classes]\n"
+                 "\\d \\w \\s \\D \\W \\S) and refuses the rest where the sources are loaded.\n"
+                 "--workflow keeps one workflow.  In dynamic mode it simulates the continuation\n"
+                 "as a classic config and says so: `cigen select --branch NAME --explain` shows\n"
+                 "the jobs the setup job picks.\n\n"
                  CG_SELECTION_HELP);
             cg_query_release(&q);
             cg_selection_release(&sel);
