@@ -352,10 +352,13 @@ static int quantifier(tr *T, cg_strbuf *q, uint64_t *times)
     }
     if (*times == 0)
         *times = 1;
-    /* Java's lazy (*?) and possessive (*+) forms */
-    if (T->i < T->n && (T->s[T->i] == '?' || T->s[T->i] == '+'))
-        return fail(T, CG_REGEX_UNSUPPORTED, "'%.*s' (a %s quantifier)", (int)(T->i + 1 - at), T->s + at,
-                    T->s[T->i] == '?' ? "lazy" : "possessive");
+    /* Java's lazy form (*?) matches the same whole names as the greedy
+     * one (only where a match ends differs, and a filter matches whole
+     * names); the possessive one (*+) never backtracks, which ERE cannot say */
+    if (T->i < T->n && T->s[T->i] == '?')
+        T->i++;
+    else if (T->i < T->n && T->s[T->i] == '+')
+        return fail(T, CG_REGEX_UNSUPPORTED, "'%.*s' (a possessive quantifier)", (int)(T->i + 1 - at), T->s + at);
     return 0;
 }
 
