@@ -8,7 +8,7 @@
 #include "check/lint.h"
 #include "check/lint_impl.h"
 
-#include <ctype.h>
+#include "base/text.h"
 
 /* The pipeline values of https://circleci.com/docs/pipeline-variables/ */
 static const char *const pipeline_values[] = {
@@ -35,7 +35,7 @@ static bool known_pipeline_value(const char *name)
 
 static bool name_char(char c)
 {
-    return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+    return cg_isalnum(c) || c == '_' || c == '-' || c == '.';
 }
 
 /* One reference, `name` (trimmed), written in a string at `pos`. */
