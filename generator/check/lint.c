@@ -542,27 +542,23 @@ static bool has_space(const char *s)
     return false;
 }
 
-/* A job of tree t whose cell has `value` for dimension `dim` and whose name
- * holds whitespace, or NULL. */
-static const char *spaced_job(const cg_lint *l, const cg_tree *t, int dim, const char *value)
+/* The key of (dimension, value) in the examples' map: "dim=value". */
+static const char *example_key(cg_strbuf *key, int dim, const char *value)
 {
-    const cg_jobs *jobs = &l->p->jobs;
-    for (size_t k = 0; k < jobs->n; k++) {
-        const cg_job *j = &jobs->v[k];
-        const char *v = j->tree == t ? j->cell->values[dim] : NULL;
-        if (v && (v == value || cg_streq(v, value)) && has_space(j->name))
-            return j->name;
-    }
-    return NULL;
+    cg_strbuf_reset(key);
+    cg_strbuf_addf(key, "%d=%s", dim, value);
+    return key->buf;
 }
 
-static void spaced_value(cg_lint *l, const cg_tree *t, int dim, const char *value, const cg_pos *pos)
+/* examples: "dim=value" -> a job whose cell has that value and whose name
+ * holds whitespace (the example, and the proof that the value's whitespace
+ * reaches a name: the pattern or 'replace' may leave it out). */
+static void spaced_value(cg_lint *l, const cg_tree *t, const cg_map *examples, cg_strbuf *key, int dim,
+                         const char *value, const cg_pos *pos)
 {
     if (!has_space(value))
         return;
-    /* a job made from this value: the example, and the proof that its
-     * whitespace reaches a name (the pattern or 'replace' may leave it out) */
-    const char *example = spaced_job(l, t, dim, value);
+    const char *example = cg_map_get(examples, example_key(key, dim, value));
     if (!example)
         return;
     cg_lint_add(l, false, "value-whitespace", pos, NULL, NULL, -1, -1,
@@ -577,24 +573,39 @@ static void check_spaced_values(cg_lint *l)
     const cg_model *p = l->p;
     for (size_t ti = 0; ti < p->ntrees; ti++) {
         const cg_tree *t = p->trees[ti];
-        bool any = false;
-        for (size_t k = 0; k < p->jobs.n && !any; k++)
-            any = p->jobs.v[k].tree == t && has_space(p->jobs.v[k].name);
-        if (!any)
-            continue;
-        for (size_t ni = 0; ni < t->nnodes; ni++) {
+        /* one pass over the tree's jobs: the first spaced name of each
+         * spaced value */
+        cg_map examples;
+        cg_map_init(&examples);
+        cg_pool keys;
+        cg_pool_init(&keys);
+        cg_strbuf key = CG_STRBUF_INIT;
+        for (size_t k = 0; k < p->jobs.n; k++) {
+            const cg_job *j = &p->jobs.v[k];
+            if (j->tree != t || !has_space(j->name))
+                continue;
+            for (size_t d = 0; d < t->ndims; d++) {
+                const char *v = j->cell->values[d];
+                if (has_space(v) && !cg_map_has(&examples, example_key(&key, (int)d, v)))
+                    cg_map_put(&examples, cg_pool_strndup(&keys, key.buf, key.len), (void *)j->name);
+            }
+        }
+        for (size_t ni = 0; examples.len && ni < t->nnodes; ni++) {
             const cg_tnode *nd = t->nodes[ni];
             for (size_t f = 0; f < nd->nfans; f++)
                 for (size_t v = 0; v < nd->fans[f].n; v++)
-                    spaced_value(l, t, nd->fans[f].dim, nd->fans[f].values[v], &nd->fans[f].pos[v]);
+                    spaced_value(l, t, &examples, &key, nd->fans[f].dim, nd->fans[f].values[v], &nd->fans[f].pos[v]);
             const cg_zip *z = nd->zip;
             for (size_t b = 0; z && b < z->n; b++)
                 for (size_t c = 0; c < z->nnames; c++) {
                     const cg_vardecl *cell = &z->cells[b * z->nnames + c];
                     if (cg_tree_is_dim(t, z->ids[c]))
-                        spaced_value(l, t, z->ids[c], cell->raw, &cell->pos);
+                        spaced_value(l, t, &examples, &key, z->ids[c], cell->raw, &cell->pos);
                 }
         }
+        cg_strbuf_release(&key);
+        cg_pool_release(&keys);
+        cg_map_release(&examples);
     }
 }
 
