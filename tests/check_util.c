@@ -130,7 +130,7 @@ START_TEST(branch_names_as_git_takes_them)
                                      "x.lockfile"};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
         ck_assert_msg(cg_branch_name_problem(ok[i]) == NULL, "'%s': %s", ok[i], cg_branch_name_problem(ok[i]));
-    static const char *const bad[] = {"", "-x", "@", "/a", "a/", "a//b", "a.", "a..b", "a@{1}", "a b", "a\tb",
+    static const char *const bad[] = {"", "-x", "@", "HEAD", "/a", "a/", "a//b", "a.", "a..b", "a@{1}", "a b", "a\tb",
                                       "a\x7f", "a~1", "a^", "a:b", "a?", "a*", "a[b", "a\\b", "it's", "a\"b",
                                       ".hidden", "x/.y", "x.lock", "x.lock/y", "feat/\xe2\x80\xae" "abc",
                                       "a\xe2\x81\xa6" "b", "a\xe2\x80\x8f" "b", "a\xc2\x85" "b", "a\xff"};

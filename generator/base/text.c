@@ -231,8 +231,8 @@ const char *cg_branch_name_problem(const char *s)
         return "it is empty";
     if (s[0] == '-')
         return "it starts with '-'";
-    if (cg_streq(s, "@"))
-        return "it is '@'";
+    if (cg_streq(s, "@") || cg_streq(s, "HEAD"))
+        return "it is '@' or 'HEAD'";
     if (s[0] == '/' || s[n - 1] == '/' || strstr(s, "//"))
         return "it starts or ends with '/', or holds '//'";
     if (s[n - 1] == '.')

@@ -117,7 +117,10 @@ static void emit_bracket(cg_strbuf *o, const cset *s)
 }
 
 /* A class as one atom; `mb` spells the non-ASCII characters it matches. */
-static void emit_set(cg_strbuf *o, const cset *s, const char *mb)
+/* Writes set s (mb: the non-ASCII characters it takes, MB_ANY or MB_DOT);
+ * returns what it costs regcomp as atoms of MAX_EXPANDED: a bracket is
+ * one, the non-ASCII alternatives (six brackets, some repeated) count 24. */
+static uint64_t emit_set(cg_strbuf *o, const cset *s, const char *mb)
 {
     bool ascii = false;
     for (int c = 1; c < 128 && !ascii; c++)
@@ -127,7 +130,7 @@ static void emit_set(cg_strbuf *o, const cset *s, const char *mb)
             emit_bracket(o, s);
         else
             cg_strbuf_adds(o, "[^\x01-\xFF]"); /* nothing: only a NUL, which no name holds */
-        return;
+        return 1;
     }
     cg_strbuf_addc(o, '(');
     if (ascii) {
@@ -136,6 +139,7 @@ static void emit_set(cg_strbuf *o, const cset *s, const char *mb)
     }
     cg_strbuf_adds(o, mb);
     cg_strbuf_addc(o, ')');
+    return 24;
 }
 
 static void emit_literal(cg_strbuf *o, unsigned char c)
@@ -163,10 +167,11 @@ static int fail(tr *T, int kind, const char *fmt, ...)
     return kind;
 }
 
-/* The 1-based character number of byte `at`, for messages. */
+/* The 1-based character number of byte `at` in the value as a message
+ * shows it, its opening '/' counted. */
 static size_t charno(const tr *T, size_t at)
 {
-    size_t k = 1;
+    size_t k = 2;
     for (size_t i = 0; i < at; i++)
         k += ((unsigned char)T->s[i] & 0xC0) != 0x80;
     return k;
@@ -440,17 +445,24 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
             prev = ANCHOR;
             continue;
         } else if (c == '*' || c == '+' || c == '?' || c == '{') {
-            if (prev == NOTHING)
+            /* Java repeats nothing for a '{' with no atom (`{2}`, `a|{2}b`,
+             * a{2}{3}): a pattern it takes, which cigen does not */
+            if ((prev == NOTHING || prev == QUANTIFIED) && c == '{') {
+                cg_strbuf scratch = CG_STRBUF_INIT; /* (read only to tell it is a repetition) */
+                uint64_t ignored;
+                rc = quantifier(&T, &scratch, &ignored); /* a '{' Java refuses: why */
+                cg_strbuf_release(&scratch);
+                if (rc == 0)
+                    rc = fail(&T, CG_REGEX_UNSUPPORTED, "'{' at character %zu (a repetition of nothing%s)",
+                              charno(&T, at), prev == QUANTIFIED ? ", right after another" : "");
+            } else if (prev == NOTHING)
                 rc = fail(&T, CG_REGEX_INVALID, "'%c' at character %zu has nothing before it to repeat", c,
                           charno(&T, at));
             else if (prev == ANCHOR)
                 rc = fail(&T, CG_REGEX_UNSUPPORTED, "'%c' at character %zu (a repetition of an anchor)", c,
                           charno(&T, at));
-            else if (prev == QUANTIFIED && c == '*')
-                rc = fail(&T, CG_REGEX_INVALID, "'*' at character %zu repeats a repetition", charno(&T, at));
-            else if (prev == QUANTIFIED) /* Java reads a{2}{3} as a{2} then {3} of nothing */
-                rc = fail(&T, CG_REGEX_UNSUPPORTED, "'{' at character %zu (a repetition right after another)",
-                          charno(&T, at));
+            else if (prev == QUANTIFIED) /* a*? took its '?' already: a*??, a*?+ */
+                rc = fail(&T, CG_REGEX_INVALID, "'%c' at character %zu repeats a repetition", c, charno(&T, at));
             uint64_t times = 1;
             if (rc != 0 || (rc = quantifier(&T, ere, &times)) != 0)
                 break;
@@ -468,19 +480,19 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
             set_range(&dot, 1, 127);
             dot.in['\n'] = dot.in['\r'] = false;
             T.i++;
-            emit_set(ere, &dot, MB_DOT);
+            atom = emit_set(ere, &dot, MB_DOT);
         } else if (c == '[') {
             cset set;
             if ((rc = class(&T, &set)) != 0)
                 break;
-            emit_set(ere, &set, MB_ANY);
+            atom = emit_set(ere, &set, MB_ANY);
         } else {
             int ch = c;
             cset set = {{false}, false};
             if (c == '\\' && (rc = escape(&T, &set, &ch)) != 0)
                 break;
             if (ch == CH_CLASS) {
-                emit_set(ere, &set, MB_ANY);
+                atom = emit_set(ere, &set, MB_ANY);
             } else if (ch == CH_NON_ASCII || ch >= 0x80) {
                 /* a group, so that a quantifier repeats the whole character */
                 size_t k = utf8_len(&T, T.i);
