@@ -24,6 +24,12 @@ static const struct {
     const char *re, *name;
     bool match;
 } cases[] = {
+    /* anchors outside repetitions, and optional copies within the limit */
+    {"^(main|rel)$", "rel", true},
+    {"(^main$|^rel-\\d+$)", "rel-12", true},
+    {"(^main$|^rel-\\d+$)", "main-1", false},
+    {"a{0,500}", "aaa", true},
+    {"((a{0,10}){0,10}){0,3}", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", true},
     /* a lazy quantifier matches the same whole names as the greedy one */
     {"rel-.*?-\\d+?", "rel-a-b-12", true},
     {"rel-.*?-\\d+?", "rel-a-b-", false},
@@ -275,6 +281,17 @@ static const struct {
     {"{2}", CG_REGEX_UNSUPPORTED, "'{' at character 2 (a repetition of nothing)"}, /* Java: "" */
     {"a|{2}b", CG_REGEX_UNSUPPORTED, "a repetition of nothing"},
     {"(?:{1,2}x)", CG_REGEX_UNSUPPORTED, "a repetition of nothing"},
+    /* glibc's matcher is wrong there ((^a){2} matches "aa"): refused */
+    {"(a|^b)+", CG_REGEX_UNSUPPORTED, "'+' at character 8 (a repetition of a group holding '^' or '$')"},
+    {"(^a){2}", CG_REGEX_UNSUPPORTED, "a repetition of a group holding"},
+    {"a(|$b)+", CG_REGEX_UNSUPPORTED, "a repetition of a group holding"},
+    {"((^a))*", CG_REGEX_UNSUPPORTED, "a repetition of a group holding"},
+    {"(?c)a", CG_REGEX_UNSUPPORTED, "inline flags"},
+    /* regcomp's cost of optional copies grows with their square */
+    {"a{0,501}", CG_REGEX_UNSUPPORTED, "optional repetitions"},
+    {".{0,239}", CG_REGEX_UNSUPPORTED, "optional repetitions"},
+    {"(a?){501}", CG_REGEX_UNSUPPORTED, "optional repetitions"},
+    {"((a{0,30}){0,30}){0,9}", CG_REGEX_UNSUPPORTED, "optional repetitions"},
     /* regcomp's cost, the multibyte alternatives of '.' and negated classes counted */
     {"((.{99}){99}){10}", CG_REGEX_UNSUPPORTED, "more than 100000"},
     {"((\\W{99}){99}){10}", CG_REGEX_UNSUPPORTED, "more than 100000"},

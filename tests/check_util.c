@@ -133,7 +133,7 @@ START_TEST(branch_names_as_git_takes_them)
     static const char *const bad[] = {"", "-x", "@", "HEAD", "/a", "a/", "a//b", "a.", "a..b", "a@{1}", "a b", "a\tb",
                                       "a\x7f", "a~1", "a^", "a:b", "a?", "a*", "a[b", "a\\b", "it's", "a\"b",
                                       ".hidden", "x/.y", "x.lock", "x.lock/y", "feat/\xe2\x80\xae" "abc",
-                                      "a\xe2\x81\xa6" "b", "a\xe2\x80\x8f" "b", "a\xc2\x85" "b", "a\xff"};
+                                      "a\xe2\x81\xa6" "b", "a\xd8\x9c" "b", "a\xe2\x80\x8f" "b", "a\xc2\x85" "b", "a\xff"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         ck_assert_msg(cg_branch_name_problem(bad[i]) != NULL, "case %zu is taken", i);
     ck_assert_str_eq(cg_branch_name_problem("-x"), "it starts with '-'");

@@ -251,10 +251,12 @@ const char *cg_branch_name_problem(const char *s)
             return "a part of it starts with '.'";
         if ((c[1] == '/' || !c[1]) && c - s >= 4 && memcmp(c - 4, ".lock", 5) == 0)
             return "a part of it ends with '.lock'";
-        /* U+200E/F: E2 80 8E/8F; U+202A..E: E2 80 AA..AE; U+2066..9: E2 81 A6..A9 */
+        /* U+200E/F: E2 80 8E/8F; U+202A..E: E2 80 AA..AE; U+2066..9: E2 81 A6..A9;
+         * U+061C: D8 9C */
         const unsigned char *u = (const unsigned char *)c;
-        if (u[0] == 0xe2 && ((u[1] == 0x80 && (u[2] == 0x8e || u[2] == 0x8f || (u[2] >= 0xaa && u[2] <= 0xae))) ||
-                             (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)))
+        if ((u[0] == 0xe2 && ((u[1] == 0x80 && (u[2] == 0x8e || u[2] == 0x8f || (u[2] >= 0xaa && u[2] <= 0xae))) ||
+                              (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9))) ||
+            (u[0] == 0xd8 && u[1] == 0x9c))
             return "it holds a Unicode control that reorders text";
     }
     if (cg_line_breaker(s, NULL))

@@ -52,7 +52,7 @@ size_t cg_blank_char(const char *s);
  * '-'", "it holds '..'", ...).  Also refused, though git takes them: a
  * quote (the name is shown quoted), a character YAML cannot print on one
  * line (cg_line_breaker), and the Unicode controls that reorder text as a
- * terminal shows it (U+200E/F, U+202A..U+202E, U+2066..U+2069). */
+ * terminal shows it (U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069). */
 const char *cg_branch_name_problem(const char *s);
 
 /* The line (1-based) of the first of git's conflict markers in text

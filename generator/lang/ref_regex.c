@@ -14,6 +14,11 @@
  * seconds and gigabytes before failing.  A pattern whose repetitions
  * multiply out past this many atoms is refused instead. */
 #define MAX_EXPANDED 100000u
+/* ... and it costs about the square of the optional copies in a row, more
+ * for larger atoms (a{0,n}: 6 GB at n = 20000, 18 MB at 1000; .{0,1000}:
+ * 119 MB): the optional copies, multiplied out, each weighed as its atom
+ * plus 20, are held to this (a{0,500}: 6 MB; .{0,238}; (a|b|...|z){0,223}) */
+#define MAX_OPTIONAL 10500u
 #define MAX_DEPTH 100
 
 /* One non-ASCII character of a UTF-8 name, as bytes (any lead byte and its
@@ -315,15 +320,18 @@ static int class(tr *T, cset *out)
 }
 
 /* The quantifier at T->i (* + ? or {m} {m,} {m,n}), written to q; *times is
- * how many copies of its atom regcomp may make. */
-static int quantifier(tr *T, cg_strbuf *q, uint64_t *times)
+ * how many copies of its atom regcomp may make, *optional how many of
+ * them are optional (a bounded n - m, or '?'). */
+static int quantifier(tr *T, cg_strbuf *q, uint64_t *times, uint64_t *optional)
 {
     size_t at = T->i;
     char c = T->s[at];
+    *optional = 0;
     if (c != '{') {
         T->i++;
         cg_strbuf_addc(q, c);
         *times = c == '+' ? 2 : 1;
+        *optional = c == '?';
     } else {
         size_t j = at + 1;
         if (j >= T->n || !cg_isdigit(T->s[j]))
@@ -353,6 +361,7 @@ static int quantifier(tr *T, cg_strbuf *q, uint64_t *times)
         else
             cg_strbuf_addf(q, comma ? "{%lu,}" : "{%lu}", lo);
         *times = has_hi ? hi : comma ? lo + 1 : lo;
+        *optional = has_hi ? hi - lo : 0;
         T->i = j + 1;
     }
     if (*times == 0)
@@ -387,7 +396,7 @@ static int group_kind(tr *T)
         what = "a named group";
     else if (c == '>')
         what = "an atomic group";
-    else if (c && strchr("idmsuxU-)", c))
+    else if (c && strchr("idmsuxcU-)", c))
         what = "inline flags";
     if (what)
         return fail(T, CG_REGEX_UNSUPPORTED, "'%.*s' (%s)", len, T->s + at, what);
@@ -405,13 +414,17 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
      * (repetitions multiplied out) and of its last atom */
     size_t open_at[MAX_DEPTH + 1];
     uint64_t size[MAX_DEPTH + 1], last[MAX_DEPTH + 1];
+    uint64_t osize[MAX_DEPTH + 1], olast[MAX_DEPTH + 1]; /* the same, of optional copies */
+    bool anchored[MAX_DEPTH + 1], last_anchored[MAX_DEPTH + 1]; /* '^' or '$' in the content, the last atom */
     int d = 0, rc = 0;
-    size[0] = last[0] = 0;
+    size[0] = last[0] = osize[0] = olast[0] = 0;
+    anchored[0] = last_anchored[0] = false;
     cg_strbuf_adds(ere, "^(");
     while (rc == 0 && T.i < n) {
         size_t at = T.i;
         unsigned char c = (unsigned char)src[at];
-        uint64_t atom = 1;
+        uint64_t atom = 1, oatom = 0; /* (oatom: the optional copies a closed group holds) */
+        bool anchored_atom = false;   /* a closed group holding '^' or '$' */
         if (c == '(') {
             if (at + 1 < n && src[at + 1] == '?' && (rc = group_kind(&T)) != 0)
                 break;
@@ -421,7 +434,8 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
             }
             T.i += at + 1 < n && src[at + 1] == '?' ? 3 : 1;
             open_at[++d] = at;
-            size[d] = last[d] = 0;
+            size[d] = last[d] = osize[d] = olast[d] = 0;
+            anchored[d] = last_anchored[d] = false;
             cg_strbuf_addc(ere, '(');
             prev = NOTHING;
             continue;
@@ -431,7 +445,10 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
                 rc = fail(&T, CG_REGEX_INVALID, "')' at character %zu closes no group", charno(&T, at));
                 break;
             }
-            atom = size[d--] + 1;
+            atom = size[d] + 1;
+            oatom = osize[d];
+            anchored_atom = anchored[d--];
+            anchored[d] = anchored[d] || anchored_atom;
             T.i++;
             cg_strbuf_addc(ere, ')');
         } else if (c == '|') {
@@ -442,6 +459,7 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
         } else if (c == '^' || c == '$') {
             T.i++;
             cg_strbuf_addc(ere, (char)c);
+            anchored[d] = true;
             prev = ANCHOR;
             continue;
         } else if (c == '*' || c == '+' || c == '?' || c == '{') {
@@ -449,8 +467,8 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
              * a{2}{3}): a pattern it takes, which cigen does not */
             if ((prev == NOTHING || prev == QUANTIFIED) && c == '{') {
                 cg_strbuf scratch = CG_STRBUF_INIT; /* (read only to tell it is a repetition) */
-                uint64_t ignored;
-                rc = quantifier(&T, &scratch, &ignored); /* a '{' Java refuses: why */
+                uint64_t ignored, ignored_too;
+                rc = quantifier(&T, &scratch, &ignored, &ignored_too); /* a '{' Java refuses: why */
                 cg_strbuf_release(&scratch);
                 if (rc == 0)
                     rc = fail(&T, CG_REGEX_UNSUPPORTED, "'{' at character %zu (a repetition of nothing%s)",
@@ -463,15 +481,27 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
                           charno(&T, at));
             else if (prev == QUANTIFIED) /* a*? took its '?' already: a*??, a*?+ */
                 rc = fail(&T, CG_REGEX_INVALID, "'%c' at character %zu repeats a repetition", c, charno(&T, at));
-            uint64_t times = 1;
-            if (rc != 0 || (rc = quantifier(&T, ere, &times)) != 0)
+            else if (last_anchored[d]) /* glibc matches (^a){2} on "aa", which Java does not */
+                rc = fail(&T, CG_REGEX_UNSUPPORTED, "'%c' at character %zu (a repetition of a group holding '^' or "
+                          "'$')", c, charno(&T, at));
+            uint64_t times = 1, optional = 0;
+            if (rc != 0 || (rc = quantifier(&T, ere, &times, &optional)) != 0)
                 break;
+            /* the optional copies in the repeated atom, times over, and its own */
+            uint64_t ol = olast[d] * times + optional * (last[d] + 20);
             size[d] += last[d] * (times - 1);
             last[d] *= times;
+            osize[d] += ol - olast[d];
+            olast[d] = ol;
             prev = QUANTIFIED;
             if (size[d] > MAX_EXPANDED) {
                 rc = fail(&T, CG_REGEX_UNSUPPORTED, "repetitions that multiply out to more than %u characters",
                           MAX_EXPANDED);
+                break;
+            }
+            if (osize[d] > MAX_OPTIONAL) {
+                rc = fail(&T, CG_REGEX_UNSUPPORTED, "optional repetitions ('?', {m,n}) that multiply out to more "
+                          "than cigen's regex engine compiles quickly (e.g. a{0,500}, .{0,238})");
                 break;
             }
             continue;
@@ -509,6 +539,9 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
         /* an atom: a character, a class or a closed group */
         last[d] = atom;
         size[d] += atom;
+        olast[d] = oatom;
+        osize[d] += oatom;
+        last_anchored[d] = anchored_atom;
         prev = ATOM;
         if (size[d] > MAX_EXPANDED)
             rc = fail(&T, CG_REGEX_UNSUPPORTED, "more than %u characters once repetitions multiply out",
