@@ -213,13 +213,22 @@ void cg_lint_check_refs(cg_lint *l)
             }
         }
     }
-    /* the manifest's workflows' `when`, written to the config as they are */
+    /* the manifest's workflows' `when` and static entries, written to the
+     * config as they are (a selection's copy is its original: once) */
     const cg_manifest *m = &p->manifest;
     for (size_t w = 0; w < m->nworkflows; w++) {
         if (!m->workflows[w].when)
             continue;
         cg_path_join_key(&path, m->workflows[w].path, "when");
         walk(l, m->workflows[w].when, p->manifest_doc, &path, NULL);
+    }
+    for (size_t i = 0; i < p->nstatics; i++) {
+        const cg_static_job *sj = &p->statics[i];
+        if (sj->culled || sj->origin != sj->workflow)
+            continue;
+        cg_strbuf_reset(&path);
+        cg_strbuf_adds(&path, sj->path);
+        walk(l, sj->entry, p->manifest_doc, &path, NULL);
     }
     cg_strbuf_release(&path);
 }
