@@ -1,5 +1,6 @@
 /* The manifest's `pipeline:` section (lang/dynamic.h). */
 #include "lang/dynamic.h"
+#include "lang/ref_regex.h"
 
 #include <string.h>
 
@@ -179,6 +180,12 @@ int cg_pipeline_decl_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipel
     if ((x = json_object_get(v, "run_all")) &&
         strings(doc, pool, "/pipeline/run_all", x, "'run_all'", &d->run_all, &d->run_all_pos, &d->nrun_all, err) != 0)
         return -1;
+    /* globs, matched by cigen select: a filter's /regex/ form would be
+     * taken as a glob of its characters, and never match */
+    for (size_t i = 0; i < d->nrun_all; i++)
+        if (cg_ref_is_regex(d->run_all[i]))
+            return cg_error_at(err, &d->run_all_pos[i], "'run_all' takes branch globs ('main', 'release/*'), not a "
+                               "/regex/ as filters do: '%s' would match no branch", d->run_all[i]);
     if ((x = json_object_get(v, "paths")) && parse_paths(doc, pool, x, d, err) != 0)
         return -1;
     return 0;
