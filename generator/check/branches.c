@@ -89,8 +89,10 @@ static int simulate_workflow(const cg_doc *doc, const cg_pipeline_values *pv, cg
             wstate_why = "the workflow's 'when'/'unless' depends on pipeline values not known here";
         } else if (t != (when != NULL)) {
             wstate = CG_SKIPPED;
-            wstate_why = when ? "the workflow's 'when' is false (pipeline parameters at their defaults)"
-                              : "the workflow's 'unless' is true (pipeline parameters at their defaults)";
+            wstate_why = when ? "the workflow's 'when' is false (on this branch, pipeline parameters at their "
+                                "defaults)"
+                              : "the workflow's 'unless' is true (on this branch, pipeline parameters at their "
+                                "defaults)";
         }
     }
     cg_strbuf why = CG_STRBUF_INIT;

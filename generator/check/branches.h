@@ -2,8 +2,9 @@
  *
  * A simulation of CircleCI's branch filtering on a written config:
  *   - a workflow with `triggers:` (a schedule) does not run on a push;
- *   - a workflow with `when:`/`unless:` runs when it is a literal true
- *     (false) and is reported as not simulated otherwise (pipeline values);
+ *   - a workflow's `when:`/`unless:` is evaluated on the branch and the
+ *     pipeline parameters' defaults (model/condition.h); one that needs
+ *     other pipeline values is reported as not simulated;
  *   - a job runs when its `filters: branches:` let the branch through:
  *     `only` (a name, a /regex/ matching the whole name, or a list of them)
  *     must match when given, then `ignore` must not; a job with `tags:`
