@@ -244,6 +244,43 @@ START_TEST(merge_driver_project_in_subfolder)
 }
 END_TEST
 
+/* A project folder whose name holds a line break: git's answers, one a
+ * line, would shift, and a folder of the project would be taken for the
+ * driver's cache and emptied; the driver declines (git's merge of the
+ * text stays) and nothing of the project is removed. */
+START_TEST(merge_driver_line_break_in_path)
+{
+    tu_run r = in_scratch(
+        "", "set -e\n"
+        "mkdir repo && cp -r \"$SRC/tests/bases/e2e-small\" \"repo/$(printf 'ci\\ndimensions')\" && cd repo\n"
+        "P=\"$(printf 'ci\\ndimensions')\"\n"
+        "git init -q && git config user.email t@example.com && git config user.name t\n"
+        "git config commit.gpgsign false\n"
+        "printf '*/config.yml merge=cigen\\n' > .gitattributes\n"
+        "git config merge.cigen.driver \"$CIGEN -C '$P' merge-driver %O %A %B %P\"\n"
+        "echo keep > \"$P/dimensions/untracked.txt\"\n"
+        "git add -A ':!*/untracked.txt' && git commit -qm base\n"
+        "MAIN=$(git symbolic-ref --short HEAD)\n"
+        "git checkout -qb py38\n"
+        "sed -i 's/    python: \\[\"3.6\", \"3.7\"\\]/    python: [\"3.6\", \"3.7\", \"3.8\"]/' \"$P/dimensions/builds.yml\"\n"
+        "$CIGEN -C \"$P\" -q generate && git commit -qam 'python 3.8'\n"
+        "git checkout -q \"$MAIN\"\n"
+        "printf 'build:\\n  python: \"{{ python }}\"\\n  cuda: \"{{ cuda? }}\"\\n  tag: nightly\\n' > \"$P/templates/build.yml\"\n"
+        "sed -i 's/^      cuda: {type: string, default: cpu}$/&\\n      tag: {type: string, default: none}/' "
+        "\"$P/verbatim-sources/jobs.yml\"\n"
+        "$CIGEN -C \"$P\" -q generate && git commit -qam 'tag'\n"
+        "set +e\n"
+        "git merge py38 -m m >/dev/null 2>merge.err; echo \"merge=$?\"\n"
+        "git status --porcelain | grep '^ D' || echo none-deleted\n"
+        "cat \"$P/dimensions/untracked.txt\"\n"
+        "grep -c 'line break' merge.err\n");
+    ck_assert_msg(strstr(r.out, "none-deleted") && strstr(r.out, "keep") && !strstr(r.out, "merge=0") &&
+                      strstr(r.out, "\n1\n"),
+                  "the driver touched the project, or did not decline once:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 START_TEST(merge_driver_usage)
 {
     tu_run r = tu_sh(NULL, "$CIGEN merge-driver a b");
@@ -269,6 +306,7 @@ Suite *make_merge_suite(void)
     tcase_add_test(tc, merge_driver_resolves_every_output);
     tcase_add_test(tc, merge_driver_renders_once_per_merge);
     tcase_add_test(tc, merge_driver_project_in_subfolder);
+    tcase_add_test(tc, merge_driver_line_break_in_path);
     tcase_add_test(tc, merge_driver_usage);
     suite_add_tcase(s, tc);
     return s;

@@ -454,6 +454,10 @@ static bool cache_read(const char *path, cg_strbuf *blob)
  * cache that cannot be written only costs the next run a render. */
 static void cache_write(const char *dir, const char *name, const cg_strbuf *blob)
 {
+    /* only ever the folder git names for it (never a folder of the user's) */
+    const char *base = strrchr(dir, '/');
+    if (!cg_streq(base ? base + 1 : dir, "cigen-merge"))
+        return;
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         return;
     DIR *d = opendir(dir);
@@ -520,6 +524,12 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
     }
     if (!lines[2]) {
         cg_strbuf_addf(why, "cannot find the git folder and HEAD of '%s'", dir);
+        goto out;
+    }
+    /* one line each: a line break in a path would shift them (and make a
+     * folder of the user's the cache that cache_write empties) */
+    if (lines[2] + strlen(lines[2]) + 1 != facts.buf + facts.len) {
+        cg_strbuf_addf(why, "the path of the project or of its git folder holds a line break");
         goto out;
     }
     const char *folder = lines[0], *head = lines[2];
@@ -591,7 +601,7 @@ int cg_cmd_merge_driver(const cg_global *g, int argc, char **argv)
     int rc = git(mf, NULL, NULL);
     if (why.len && !repeat)
         fprintf(stderr, "cigen: could not regenerate %s (%s); left git's merge of its text: resolve "
-                "the sources, then run ./regenerate.sh --force\n", path, why.buf);
+                "the sources, then run ./regenerate.sh --force\n", cg_cli_shown(path), cg_cli_shown(why.buf));
     cg_strbuf_release(&why);
     return rc == 0 ? 0 : 1;
 }
