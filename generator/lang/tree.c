@@ -228,12 +228,15 @@ int cg_tree_resolve_pstr(parser *P, const char *path, cg_pstr *s, unsigned allow
         if (seg->kind != CG_SEG_NAME)
             continue;
         int id = cg_tree_name_id(P->t, seg->text);
-        cg_pos p = cg_scalar_offset_pos(P->doc, path, seg->offset);
-        if (id < 0)
-            return cg_tree_unknown_name(P, &p, seg->text, "name", true);
-        if (id >= (int)P->t->ndims && id < (int)(P->t->ndims + CG_NBUILTINS) &&
-            !(allowed & (1u << (id - (int)P->t->ndims))))
+        bool unknown = id < 0;
+        if (unknown || (id >= (int)P->t->ndims && id < (int)(P->t->ndims + CG_NBUILTINS) &&
+                        !(allowed & (1u << (id - (int)P->t->ndims))))) {
+            /* found only for the error: it reads the document from its start */
+            cg_pos p = cg_scalar_offset_pos(P->doc, path, seg->offset);
+            if (unknown)
+                return cg_tree_unknown_name(P, &p, seg->text, "name", true);
             return cg_error_at(P->err, &p, "'{{ %s }}' is not available in %s", seg->text, context);
+        }
         seg->id = id;
     }
     return 0;

@@ -17,6 +17,10 @@
 #   diff           a one-word template edit that changes every entry of a
 #                  40,000-cell config (run `check` after it)
 #   long-line      a committed config.yml holding one 50 MB line (run `check`)
+#   many-vars      40,000 variables, each with placeholders, over 4 cells
+#                  (a placeholder's position was found for every one, reading
+#                  the tree from its start: 20 s; now only for an error)
+#   many-dims      one cell of 40,000 one-value dimensions (1 MB tree)
 set -eu
 kind=$1
 dir=$2
@@ -143,6 +147,24 @@ long-line)
     manifest main
     printf 'dimensions: [a]\nworkflows: [main]\ntree:\n  - a: [x, y]\nphases:\n  build: {template: t.yml, requires: [setup]}\n' >"$dir/tree.yml"
     awk 'BEGIN { printf "# "; s = "0123456789abcdef"; for (i = 0; i < 12; i++) s = s s; for (i = 0; i < 800; i++) printf "%s", s; printf "\n" }' >"$dir/config.yml"
+    ;;
+many-vars)
+    jobs_fragment
+    manifest main
+    {
+        printf 'dimensions: [a, b]\nworkflows: [main]\nvars:\n'
+        awk 'BEGIN { for (i = 0; i < 40000; i++) printf "  v%d: \"{{ a }}-{{ b }}-%d\"\n", i, i }'
+        printf 'tree:\n  - a: [x, y]\n    b: [p, q]\nphases:\n  build: {template: t.yml, requires: [setup]}\n'
+    } >"$dir/tree.yml"
+    ;;
+many-dims)
+    jobs_fragment
+    manifest main
+    {
+        printf 'dimensions: %s\nworkflows: [main]\ntree:\n  - ' "$(vals d 40000)"
+        awk 'BEGIN { for (i = 0; i < 40000; i++) printf "%sd%d: v%d\n", i ? "    " : "", i, i }'
+        printf 'phases:\n  build: {template: t.yml, requires: [setup]}\n'
+    } >"$dir/tree.yml"
     ;;
 *)
     echo "unknown kind '$kind'" >&2
