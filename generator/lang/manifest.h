@@ -28,6 +28,9 @@
 #define CG_DEFAULT_MAX_JOBS 2000000L
 /* cells x exclude/only patterns that must be tried on every cell */
 #define CG_DEFAULT_MAX_FILTER_TESTS 100000000L
+/* a pairwise tier's cells x pairs of its dimensions (what choosing its
+ * cells costs: about 0.6 us each, 12 s at the default) */
+#define CG_DEFAULT_MAX_PAIR_TESTS 20000000L
 /* the largest value a limit may be given (10^15): larger is an error, never
  * clamped */
 #define CG_LIMIT_CEILING 1000000000000000L
@@ -118,6 +121,7 @@ typedef struct cg_manifest {
     long max_cells;           /* per tree: a guard against a matrix that explodes */
     long max_jobs;            /* all trees: cells x phases, checked before expanding */
     long max_filter_tests;    /* per tree: cells x glob filter patterns, checked before expanding */
+    long max_pair_tests;      /* per pairwise tier: cells x pairs of its dimensions, checked before expanding */
     const char **protected;   /* job-name globs: jobs a selection never pulls in */
     cg_pos *protected_pos;
     size_t nprotected;

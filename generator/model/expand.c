@@ -406,8 +406,8 @@ static size_t glob_filters(const cg_tree *t, const cg_pattern **first)
     return n;
 }
 
-int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, long max_filter_tests, uint64_t *jobs,
-                    cg_error *err)
+int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, long max_filter_tests, long max_pair_tests,
+                    uint64_t *jobs, cg_error *err)
 {
     uint64_t cells;
     if (count_cells(t, t->root, max_cells, &cells, err) != 0)
@@ -421,6 +421,20 @@ int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, long max_fi
                            "more than the limit of %ld (the manifest's 'limits: max_filter_tests'); give each "
                            "pattern one plain value (os: linux, not a glob), or raise the limit",
                            (unsigned long long)tests, (unsigned long long)cells, globs, max_filter_tests);
+    /* a pairwise tier weighs each cell against each pair of its dimensions */
+    for (size_t k = 0; k < t->ntiers; k++) {
+        const cg_tier *tier = &t->tiers[k];
+        if (tier->kind != CG_TIER_PAIRWISE)
+            continue;
+        uint64_t pairs = (uint64_t)tier->ndims * (tier->ndims ? tier->ndims - 1 : 0) / 2;
+        uint64_t ptests = sat_mul(cells, pairs);
+        if (ptests > (uint64_t)max_pair_tests)
+            return cg_error_at(err, &tier->pos, "pairwise tier '%s' would weigh %llu cells against %llu pairs of "
+                               "dimensions, %llu tests, more than the limit of %ld (the manifest's 'limits: "
+                               "max_pair_tests'); pair fewer dimensions, or raise the limit", tier->name,
+                               (unsigned long long)cells, (unsigned long long)pairs, (unsigned long long)ptests,
+                               max_pair_tests);
+    }
     /* a job is written once per workflow it lands in: count the entries
      * (cells x phases, each phase times its workflows), so a phase sent to
      * many workflows is bounded before anything is expanded too */

@@ -51,10 +51,13 @@ typedef int (*cg_cell_fn)(void *ctx, cg_cell *cell, cg_env *env);
  * can: cg_tiers_assign needs every cell). */
 int cg_expand_each(cg_tree *t, long max_cells, bool strict, cg_cell_fn fn, void *ctx, cg_warnings *warn,
                    cg_error *err);
-/* Checks before expanding: t makes at most max_cells cells, and its jobs
- * (cells x phases) added to *jobs (those of the trees before it) at most
- * max_jobs; adds them to *jobs, or returns -1 after an error at the tree. */
-int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, long max_filter_tests, uint64_t *jobs,
-                    cg_error *err);
+/* Checks before expanding: t makes at most max_cells cells, its glob
+ * filters are tried at most max_filter_tests times, each pairwise tier
+ * weighs at most max_pair_tests (cell, pair of dimensions), and its jobs
+ * (cells x phases) added to *jobs (those of the trees before it) are at
+ * most max_jobs; adds them to *jobs, or returns -1 after an error at the
+ * tree, pattern or tier. */
+int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, long max_filter_tests, long max_pair_tests,
+                    uint64_t *jobs, cg_error *err);
 
 #endif

@@ -603,7 +603,7 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
                 cg_error_note(err, &m->tree_pos[j], "the other one");
                 return -1;
             }
-        if (cg_expand_bound(t, m->max_cells, m->max_jobs, m->max_filter_tests, &jobs, err) != 0)
+        if (cg_expand_bound(t, m->max_cells, m->max_jobs, m->max_filter_tests, m->max_pair_tests, &jobs, err) != 0)
             return -1;
         if (p->opt.walker ? cg_walk_tree(p, t, err) != 0
                           : cg_expand(t, &p->pool, &p->cells[i], m->max_cells, p->opt.strict, &p->tier_prev,
