@@ -301,6 +301,20 @@ static bool is_separator(char c, enum cg_expand_mode mode)
     return c == '_' || c == '-' || c == '.' || (mode == CG_EXPAND_VAR && c == ' ');
 }
 
+/* The key whose value src is (the last part of its document path), when
+ * it is a plain key of a template; NULL for an item or anything else. */
+static const char *value_key(const cg_src *src)
+{
+    const char *slash = src && src->doc && src->path ? strrchr(src->path, '/') : NULL;
+    const char *k = slash ? slash + 1 : NULL;
+    if (!k || !*k || strchr(k, '~') || strchr(k, '?'))
+        return NULL; /* (an escaped or already optional key: not suggested) */
+    for (const char *c = k; *c; c++)
+        if (!cg_isdigit(*c))
+            return k;
+    return NULL; /* an item's index */
+}
+
 int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const cg_tree *replace,
                   cg_strbuf *out, const cg_src *src, const char *context)
 {
@@ -345,8 +359,16 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const
                 describe_for_error(env, &ctx);
                 cg_pos p = cg_src_pos(src, seg->offset);
                 /* for a cell's job, the value may be missing because the job
-                 * should not exist there: '?' would hide that */
-                if (env->cell)
+                 * should not exist there: '?' would hide that; and a key's
+                 * whole value left empty would be written as "" (an optional
+                 * key leaves the key out) */
+                const char *key = s->whole && mode == CG_EXPAND_PLAIN ? value_key(src) : NULL;
+                if (env->cell && key)
+                    cg_error_at(env->err, &p, "%s uses '{{ %s }}', which is not set for %s; set it where the cell "
+                                "comes from, keep the phase from running there (its 'skip' or 'only') if the job "
+                                "should not exist, or write the key as '%s?:' to leave it out where it is not set",
+                                context, seg->text, ctx.buf, key);
+                else if (env->cell)
                     cg_error_at(env->err, &p, "%s uses '{{ %s }}', which is not set for %s; set it where the cell "
                                 "comes from, keep the phase from running there (its 'skip' or 'only') if the job "
                                 "should not exist, or write '{{ %s? }}' to allow it to be empty",
