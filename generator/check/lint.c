@@ -609,12 +609,68 @@ static void check_spaced_values(cg_lint *l)
     }
 }
 
+/* Whether template node n passes placeholder `id` anywhere (keys too). */
+static bool node_uses(const cg_tpl_node *n, int id)
+{
+    for (size_t i = 0; i < n->text.nsegs; i++)
+        if (n->text.segs[i].kind == CG_SEG_NAME && n->text.segs[i].id == id)
+            return true;
+    for (size_t i = 0; i < n->nkids; i++)
+        if (node_uses(&n->kids[i], id))
+            return true;
+    return false;
+}
+
+/* A job a workflow runs on request (its cell is in the workflow's
+ * on_request tier) learns it only from '{{ on_request }}': a template that
+ * never passes it runs the job in full on every push, as if it were in the
+ * workflow's tier.  One warning per template (jobs whose template path
+ * names a variable are not looked at). */
+static void check_on_request(cg_lint *l)
+{
+    const cg_model *p = l->p;
+    cg_map seen;
+    cg_map_init(&seen);
+    char key[32];
+    for (size_t k = 0; k < p->jobs.n; k++) {
+        const cg_job *j = &p->jobs.v[k];
+        if (!j->gated)
+            continue;
+        /* its template: one per phase (a constant path), or per job (a
+         * path naming dimensions only) */
+        const cg_template *tpl = p->job_templates ? p->job_templates[k] : NULL;
+        if (!tpl && !j->tree->phases[j->phase].template_path.has_names && p->phase_templates &&
+            p->phase_templates[j->tree->index])
+            tpl = p->phase_templates[j->tree->index][j->phase];
+        if (!tpl)
+            continue;
+        snprintf(key, sizeof key, "%p", (const void *)tpl);
+        if (cg_map_has(&seen, key))
+            continue;
+        cg_map_put(&seen, cg_pool_strndup(&l->pool, key, strlen(key)), (void *)1);
+        int id = cg_tree_builtin(tpl->tree, CG_B_ON_REQUEST);
+        if (node_uses(&tpl->invoke, id) || node_uses(&tpl->args, id))
+            continue;
+        int w = 0;
+        while (!(j->gated & ((uint64_t)1 << w)))
+            w++;
+        cg_pos at = cg_doc_key_where(tpl->doc, tpl->invoke.path);
+        cg_lint_add(l, false, "on-request-unused", &at, NULL, NULL, (int)k, w,
+                    "job '%s' runs on request in workflow '%s', but %s never passes '{{ on_request }}', so the job "
+                    "cannot tell and runs in full on every push; pass it to a job parameter that skips the work "
+                    "unless asked (on_request: \"{{ on_request }}\")", j->name, p->manifest.workflows[w].name,
+                    tpl->is_default ? "its phase has no template, and so" : "its template");
+    }
+    cg_map_release(&seen);
+}
+
 void cg_lint_finish(cg_lint *l, const cg_config *out)
 {
     l->out = out;
     check_version(l);
     cg_lint_check_templates_refs(l);
     check_spaced_values(l);
+    check_on_request(l);
     cg_lint_check_workflows(l);
     check_unused(l);
     check_idle(l);
