@@ -182,6 +182,7 @@ typedef struct lint_arg {
     json_t *pdef;         /* the parameter, or NULL when the job has none of that name */
     bool invocation;      /* requires, name, context, ... */
     char type;            /* cg_lint_type_code() */
+    bool executor;        /* names an executor: typed so, or what the job's `executor:` is */
 } lint_arg;
 
 static struct lint_arg *arg_slot(cg_lint *l, const void *key_id, const cg_def *job)
@@ -201,10 +202,12 @@ static lint_arg arg_facts(cg_lint *l, const void *key_id, const char *key)
         if (a->key_id)
             return *a;
     }
-    lint_arg f = {key_id, l->entry_job, NULL, one_of(key, invocation_keys, CG_ARRAY_LEN(invocation_keys)), 0};
+    lint_arg f = {key_id, l->entry_job, NULL, one_of(key, invocation_keys, CG_ARRAY_LEN(invocation_keys)), 0,
+                  false};
     if (!f.invocation && l->entry_job) {
         f.pdef = json_object_get(json_object_get(l->entry_job->value, "parameters"), key);
         f.type = f.pdef ? cg_lint_type_code(f.pdef) : 0;
+        f.executor = f.type == 'x' || (f.pdef && cg_lint_executor_param(l->entry_job->value, key));
     }
     if (key_id) {
         if ((l->nargs + 1) * 2 > l->args_cap) {
@@ -346,8 +349,9 @@ void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const ch
         cg_strbuf_release(&h);
         return;
     }
-    /* a plain string parameter given a scalar: nothing to check */
-    if (f.type == 's' && kind == 'v')
+    /* a plain string parameter given a scalar: nothing to check (unless
+     * it names the job's executor) */
+    if (f.type == 's' && kind == 'v' && !f.executor)
         return;
     cg_strbuf why = CG_STRBUF_INIT;
     const char *bad = cg_lint_misfit(pdef, kind, text ? text : "", typed, &why);
@@ -365,7 +369,7 @@ void cg_lint_entry_arg(cg_lint *l, const void *key_id, const char *key, const ch
         free(note);
     }
     cg_strbuf_release(&why);
-    if (f.type == 'x' && kind == 'v' && text) {
+    if (f.executor && kind == 'v' && text) {
         cg_def *ex = cg_lint_find(l->executors, &l->executor_index, text);
         if (ex) {
             ex->used = true;

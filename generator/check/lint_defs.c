@@ -62,6 +62,22 @@ char cg_lint_type_code(json_t *pdef)
     return 0;
 }
 
+bool cg_lint_executor_param(json_t *job, const char *name)
+{
+    const char *ex = json_string_value(json_object_get(job, "executor"));
+    static const char pre[] = "parameters.";
+    if (!ex || strncmp(ex, "<<", 2) != 0)
+        return false;
+    for (ex += 2; *ex == ' '; ex++)
+        ;
+    size_t n = strlen(name);
+    if (strncmp(ex, pre, sizeof pre - 1) != 0 || strncmp(ex + sizeof pre - 1, name, n) != 0)
+        return false;
+    for (ex += sizeof pre - 1 + n; *ex == ' '; ex++)
+        ;
+    return cg_streq(ex, ">>");
+}
+
 /* Why `value` does not fit the parameter (NULL when it does). */
 const char *cg_lint_misfit(json_t *pdef, char kind, const char *text, bool typed, cg_strbuf *why)
 {
@@ -163,12 +179,11 @@ static void executor_ref(cg_lint *l, json_t *ex, const cg_doc *doc, const char *
     cg_strbuf_release(&h);
 }
 
-/* Arguments given in a loaded file (`given`, at doc/path) against a
- * parameters declaration. `what`/`target`: "job 'x'", for messages. */
-void cg_lint_check_args(cg_lint *l, const char *what, const char *target, json_t *params, json_t *given,
+void cg_lint_check_args(cg_lint *l, const char *what, const char *target, json_t *def, json_t *given,
                         const cg_doc *doc, const char *path, const cg_pos *at, bool skip_invocation_keys,
                         json_t *matrix_params)
 {
+    json_t *params = json_object_get(def, "parameters");
     cg_strbuf why = CG_STRBUF_INIT, vp = CG_STRBUF_INIT;
     const char *k;
     json_t *v;
@@ -197,7 +212,7 @@ void cg_lint_check_args(cg_lint *l, const char *what, const char *target, json_t
                 target, bad);
         }
         const char *type = json_string_value(json_object_get(pdef, "type"));
-        if (cg_streq(type, "executor"))
+        if (cg_streq(type, "executor") || cg_lint_executor_param(def, k))
             executor_ref(l, v, doc, vp.buf);
     }
     json_object_foreach(params, k, v) {
@@ -249,7 +264,7 @@ static void check_steps(cg_lint *l, json_t *steps, const cg_doc *doc, const char
         if (cmd) {
             cmd->used = true;
             json_t *given = json_is_object(args) ? args : NULL;
-            cg_lint_check_args(l, "command", name, json_object_get(cmd->value, "parameters"), given, doc, ap.buf, &pos,
+            cg_lint_check_args(l, "command", name, cmd->value, given, doc, ap.buf, &pos,
                        false, NULL);
             continue;
         }
@@ -304,13 +319,15 @@ void cg_lint_check_definitions(cg_lint *l)
         }
         cg_path_join_key(&p2, d->path, "steps");
         check_steps(l, json_object_get(d->value, "steps"), d->doc, p2.buf);
-        /* executor-typed parameters name executors through their defaults */
+        /* executor-typed parameters (and those `executor:` is) name
+         * executors through their defaults */
         json_t *params = json_object_get(d->value, "parameters");
         const char *k;
         json_t *pd;
         json_object_foreach(params, k, pd) {
             json_t *def = json_object_get(pd, "default");
-            if (def && cg_streq(json_string_value(json_object_get(pd, "type")), "executor")) {
+            if (def && (cg_streq(json_string_value(json_object_get(pd, "type")), "executor") ||
+                        cg_lint_executor_param(d->value, k))) {
                 cg_strbuf dp = CG_STRBUF_INIT;
                 cg_path_join_key(&dp, d->path, "parameters");
                 cg_path_push_key(&dp, k);

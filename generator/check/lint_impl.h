@@ -64,13 +64,18 @@ bool cg_lint_orb_ok(cg_lint *l, const char *ref, const cg_pos *pos, const char *
 /* A parameter's type, as one letter: s string, b boolean, i integer,
  * e enum, S steps, x executor, 0 anything else. */
 char cg_lint_type_code(json_t *pdef);
+/* Whether job definition `job` runs `executor: << parameters.NAME >>`: a
+ * parameter that names an executor whatever its declared type (a string
+ * one, as many configs declare it). */
+bool cg_lint_executor_param(json_t *job, const char *name);
 
 /* Why `value` does not fit the parameter (NULL when it does). */
 const char *cg_lint_misfit(json_t *pdef, char kind, const char *text, bool typed, cg_strbuf *why);
 
-/* Arguments given in a loaded file (`given`, at doc/path) against a
- * parameters declaration. `what`/`target`: "job 'x'", for messages. */
-void cg_lint_check_args(cg_lint *l, const char *what, const char *target, json_t *params, json_t *given,
+/* Arguments given in a loaded file (`given`, at doc/path) against the
+ * parameters a job or command definition (`def`) declares. `what`/`target`:
+ * "job 'x'", for messages. */
+void cg_lint_check_args(cg_lint *l, const char *what, const char *target, json_t *def, json_t *given,
                         const cg_doc *doc, const char *path, const cg_pos *at, bool skip_invocation_keys,
                         json_t *matrix_params);
 

@@ -378,7 +378,7 @@ static void written_entry(cg_lint *l, wgraph *g, json_t *e, const cg_doc *doc, c
     json_t *mparams = json_is_object(matrix) ? json_object_get(matrix, "parameters") : NULL;
     if (d) {
         d->used = true;
-        cg_lint_check_args(l, "job", ref, json_object_get(d->value, "parameters"), args, doc, ap.buf, &pos, true,
+        cg_lint_check_args(l, "job", ref, d->value, args, doc, ap.buf, &pos, true,
             mparams);
         if (mparams) {
             cg_strbuf mp = CG_STRBUF_INIT, why = CG_STRBUF_INIT;
