@@ -149,6 +149,23 @@ static uint32_t gm_add(gmodel *G, uint8_t kind, const char *name)
     return (uint32_t)G->n++;
 }
 
+/* The next static entry config.yml writes in workflow w, from *i on: the
+ * manifest's, less those a special-PR selection culled, then the copies it
+ * put there (cg_model.statics); NULL after the last. */
+static json_t *next_entry(const cg_model *p, size_t w, size_t *i)
+{
+    if (!p->statics) { /* (no model of the entries: the manifest's list) */
+        json_t *jobs = p->manifest.workflows[w].jobs;
+        return *i < json_array_size(jobs) ? json_array_get(jobs, (*i)++) : NULL;
+    }
+    while (*i < p->nstatics) {
+        const cg_static_job *sj = &p->statics[(*i)++];
+        if (sj->workflow == w && !sj->culled)
+            return sj->entry;
+    }
+    return NULL;
+}
+
 /* The node of a required job: static, generated, or missing from the workflow. */
 static uint32_t gm_resolve(gmodel *G, const char *name)
 {
@@ -190,12 +207,12 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
         G->masks[i] = cg_dot_collapse_mask(p->trees[i], names, nnames);
     G->job_node = cg_xcalloc(p->jobs.n + 1, sizeof *G->job_node);
     cg_map_init(&G->by_name);
-    const cg_workflow_decl *wd = &p->manifest.workflows[w];
     /* the manifest's entries first, as config.yml lists them */
-    for (size_t i = 0; i < json_array_size(wd->jobs); i++) {
+    json_t *entry;
+    for (size_t i = 0; (entry = next_entry(p, w, &i));) {
         const char *name, *invokes;
         json_t *req;
-        static_entry(json_array_get(wd->jobs, i), &name, &invokes, &req);
+        static_entry(entry, &name, &invokes, &req);
         if (!name || cg_map_has(&G->by_name, name))
             continue;
         uint32_t node = gm_add(G, G_STATIC, name);
@@ -256,10 +273,10 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
         G->ngated += gated;
         G->job_node[k] = node + 1;
     }
-    for (size_t i = 0; i < json_array_size(wd->jobs); i++) {
+    for (size_t i = 0; (entry = next_entry(p, w, &i));) {
         const char *name, *invokes;
         json_t *req;
-        static_entry(json_array_get(wd->jobs, i), &name, &invokes, &req);
+        static_entry(entry, &name, &invokes, &req);
         uint32_t to = name ? gm_resolve(G, name) : NONE;
         for (size_t r = 0; to != NONE && r < json_array_size(req); r++) {
             const char *need = cg_requires_item_name(json_array_get(req, r));
@@ -321,21 +338,21 @@ static void wf_counter_init(wf_counter *c, const cg_model *p, size_t w)
     memset(c, 0, sizeof *c);
     c->p = p;
     uint64_t bit = (uint64_t)1 << w;
-    const cg_workflow_decl *wd = &p->manifest.workflows[w];
     cg_map seen, missing;
     cg_map_init(&seen);
     cg_map_init(&missing);
-    for (size_t i = 0; i < json_array_size(wd->jobs); i++) {
+    json_t *entry;
+    for (size_t i = 0; (entry = next_entry(p, w, &i));) {
         const char *name, *invokes;
         json_t *req;
-        static_entry(json_array_get(wd->jobs, i), &name, &invokes, &req);
+        static_entry(entry, &name, &invokes, &req);
         if (name && !cg_map_put_new(&seen, name, (void *)1))
             c->nstatic++;
     }
-    for (size_t i = 0; i < json_array_size(wd->jobs); i++) {
+    for (size_t i = 0; (entry = next_entry(p, w, &i));) {
         const char *name, *invokes;
         json_t *req;
-        static_entry(json_array_get(wd->jobs, i), &name, &invokes, &req);
+        static_entry(entry, &name, &invokes, &req);
         for (size_t r = 0; name && r < json_array_size(req); r++) {
             const char *need = cg_requires_item_name(json_array_get(req, r));
             if (!need)
@@ -589,10 +606,12 @@ typedef struct wf_stats {
     size_t n, ne; /* nodes and edges, when drawn */
 } wf_stats;
 
-static void workflow_label(const wf_stats *G, const cg_workflow_decl *wd, const cg_dot_opts *o, bool drawn,
-                           cg_strbuf *label)
+static void workflow_label(const wf_stats *G, const cg_workflow_decl *wd, bool omitted, const cg_dot_opts *o,
+                           bool drawn, cg_strbuf *label)
 {
     cg_strbuf_addf(label, "workflow %s", wd->name);
+    if (omitted) /* as config.yml has it: not at all */
+        cg_strbuf_adds(label, " (not written: the special-PR selection left it without jobs)");
     if (wd->schedule) {
         cg_strbuf_addf(label, "\nschedule: %s (UTC)", wd->schedule);
         if (wd->branches.set) {
@@ -666,7 +685,7 @@ void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o0, cg_strb
     if (o0->fit_px) {
         wf_stats base = {wc.nstatic, wc.njobs, wc.ngated, wc.nrequires, 0, 0};
         cg_strbuf est_label = CG_STRBUF_INIT;
-        workflow_label(&base, wd, o0, false, &est_label);
+        workflow_label(&base, wd, (p->omitted >> w) & 1, o0, false, &est_label);
         wf_est_ctx we = {p, w, &wc, o0->max_nodes, &est_label};
         cg_dot_fit(cands, ncands, o0->fit_px, wf_est, &we, chosen, &oo.ncollapse);
         oo.collapse = chosen;
@@ -683,7 +702,7 @@ void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o0, cg_strb
         stats = (wf_stats){G.nstatic, G.njobs, G.ngated, G.nrequires, G.n, G.ne};
     }
     cg_strbuf label = CG_STRBUF_INIT, what = CG_STRBUF_INIT;
-    workflow_label(&stats, wd, o, !note, &label);
+    workflow_label(&stats, wd, (p->omitted >> w) & 1, o, !note, &label);
     if (fitted && !note)
         cg_dot_whole_line(&label, "workflow", wd->name);
     cg_strbuf_addf(&what, "The job graph of workflow '%s': requires as edges (from the required job), the jobs of "
