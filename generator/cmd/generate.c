@@ -1,4 +1,5 @@
 /* cigen generate — writes the outputs the sources make. */
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,22 @@ static void print_selection_summary(const cg_model *m)
         if ((m->omitted >> w) & 1)
             printf("cigen: workflow '%s' is not written: the selection left it without jobs\n",
                    m->manifest.workflows[w].name);
+    /* a job-name glob selects a static entry by the job it runs too: say so
+     * where its own name does not match (a release build running the job a
+     * pull request asked for, with its tag filters lifted) */
+    for (size_t e = 0; e < m->nstatics; e++) {
+        const cg_static_job *sj = &m->statics[e];
+        if (sj->mark.kind != CG_MARK_SELECTED || sj->origin != sj->workflow || cg_streq(sj->name, sj->invokes))
+            continue;
+        int k = sj->mark.pattern;
+        const char *pat = k < 0 ? NULL : (size_t)k < m->selection.nonly ? m->selection.only[k]
+                                      : (size_t)k - m->selection.nonly < m->selection.nalso
+                                            ? m->selection.also[k - (int)m->selection.nonly] : NULL;
+        if (pat && !strchr(pat, '=') && fnmatch(pat, sj->name, 0) != 0)
+            printf("cigen: selected '%s' of workflow '%s' because it runs job '%s', which '%s' names; name the "
+                   "entries you want if not this one\n", cg_cli_shown(sj->name),
+                   m->manifest.workflows[sj->origin].name, cg_cli_shown(sj->invokes), cg_cli_shown(pat));
+    }
 }
 
 /* The selected jobs a push to the pull request's branch also runs in
