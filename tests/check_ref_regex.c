@@ -29,6 +29,8 @@ static const struct {
     {"(^main$|^rel-\\d+$)", "rel-12", true},
     {"(^main$|^rel-\\d+$)", "main-1", false},
     {"a{0,500}", "aaa", true},
+    {"(a|){400}b", "aab", true},
+    {"(a*)*b", "aab", true},
     {"((a{0,10}){0,10}){0,3}", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", true},
     /* a lazy quantifier matches the same whole names as the greedy one */
     {"rel-.*?-\\d+?", "rel-a-b-12", true},
@@ -292,6 +294,9 @@ static const struct {
     {".{0,239}", CG_REGEX_UNSUPPORTED, "optional repetitions"},
     {"(a?){501}", CG_REGEX_UNSUPPORTED, "optional repetitions"},
     {"((a{0,30}){0,30}){0,9}", CG_REGEX_UNSUPPORTED, "optional repetitions"},
+    {"(a*){5000}", CG_REGEX_UNSUPPORTED, "optional repetitions"}, /* a group that can match nothing */
+    {"(a|){8000}", CG_REGEX_UNSUPPORTED, "optional repetitions"},
+    {"(()){9000}", CG_REGEX_UNSUPPORTED, "optional repetitions"},
     /* regcomp's cost, the multibyte alternatives of '.' and negated classes counted */
     {"((.{99}){99}){10}", CG_REGEX_UNSUPPORTED, "more than 100000"},
     {"((\\W{99}){99}){10}", CG_REGEX_UNSUPPORTED, "more than 100000"},

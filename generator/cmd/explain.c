@@ -487,7 +487,7 @@ static int frag_count_job(frag_count *fc, const cg_model *m, cg_env *env, const 
     if (tpl->invoke.ctext)
         cg_strbuf_add(&fc->inv, tpl->invoke.ctext, tpl->invoke.ctext_len);
     else {
-        cg_src src = {tpl->doc, tpl->invoke.path, {0}};
+        cg_src src = {tpl->doc, tpl->invoke.path, {0}, false};
         if (cg_env_expand(env, &tpl->invoke.text, CG_EXPAND_PLAIN, NULL, &fc->inv, &src, "the template") != 0)
             return -1;
     }

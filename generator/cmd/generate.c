@@ -1,5 +1,4 @@
 /* cigen generate — writes the outputs the sources make. */
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,13 +46,13 @@ static void print_selection_summary(const cg_model *m)
      * pull request asked for, with its tag filters lifted) */
     for (size_t e = 0; e < m->nstatics; e++) {
         const cg_static_job *sj = &m->statics[e];
-        if (sj->mark.kind != CG_MARK_SELECTED || sj->origin != sj->workflow || cg_streq(sj->name, sj->invokes))
+        if (sj->mark.kind != CG_MARK_SELECTED || sj->origin != sj->workflow || !sj->by_its_job)
             continue;
         int k = sj->mark.pattern;
         const char *pat = k < 0 ? NULL : (size_t)k < m->selection.nonly ? m->selection.only[k]
                                       : (size_t)k - m->selection.nonly < m->selection.nalso
                                             ? m->selection.also[k - (int)m->selection.nonly] : NULL;
-        if (pat && !strchr(pat, '=') && fnmatch(pat, sj->name, 0) != 0)
+        if (pat)
             printf("cigen: selected '%s' of workflow '%s' because it runs job '%s', which '%s' names; name the "
                    "entries you want if not this one\n", cg_cli_shown(sj->name),
                    m->manifest.workflows[sj->origin].name, cg_cli_shown(sj->invokes), cg_cli_shown(pat));

@@ -182,7 +182,7 @@ static int invoked_job(const cg_model *m, const cg_job *j, cg_env *env, cg_strbu
         cg_strbuf_add(out, tpl->invoke.ctext, tpl->invoke.ctext_len);
         return 0;
     }
-    cg_src src = {tpl->doc, tpl->invoke.path, {0}};
+    cg_src src = {tpl->doc, tpl->invoke.path, {0}, false};
     return cg_env_expand(env, &tpl->invoke.text, CG_EXPAND_PLAIN, NULL, out, &src, "the template");
 }
 

@@ -42,6 +42,7 @@ typedef struct cg_src {
     const cg_doc *doc;    /* NULL: use pos */
     const char *path;
     cg_pos pos;
+    bool arg_value;       /* a template argument's value (an unset one may be left out by `key?:`) */
 } cg_src;
 
 /* The position of byte `offset` of the string. */

@@ -321,8 +321,9 @@ static int class(tr *T, cset *out)
 
 /* The quantifier at T->i (* + ? or {m} {m,} {m,n}), written to q; *times is
  * how many copies of its atom regcomp may make, *optional how many of
- * them are optional (a bounded n - m, or '?'). */
-static int quantifier(tr *T, cg_strbuf *q, uint64_t *times, uint64_t *optional)
+ * them are optional (a bounded n - m; one for '?', '*', '+' and {m,}),
+ * *none whether it may take no copy at all (its minimum is 0). */
+static int quantifier(tr *T, cg_strbuf *q, uint64_t *times, uint64_t *optional, bool *none)
 {
     size_t at = T->i;
     char c = T->s[at];
@@ -331,7 +332,8 @@ static int quantifier(tr *T, cg_strbuf *q, uint64_t *times, uint64_t *optional)
         T->i++;
         cg_strbuf_addc(q, c);
         *times = c == '+' ? 2 : 1;
-        *optional = c == '?';
+        *optional = 1;
+        *none = c != '+';
     } else {
         size_t j = at + 1;
         if (j >= T->n || !cg_isdigit(T->s[j]))
@@ -361,7 +363,8 @@ static int quantifier(tr *T, cg_strbuf *q, uint64_t *times, uint64_t *optional)
         else
             cg_strbuf_addf(q, comma ? "{%lu,}" : "{%lu}", lo);
         *times = has_hi ? hi : comma ? lo + 1 : lo;
-        *optional = has_hi ? hi - lo : 0;
+        *optional = has_hi ? hi - lo : comma;
+        *none = lo == 0;
         T->i = j + 1;
     }
     if (*times == 0)
@@ -416,15 +419,23 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
     uint64_t size[MAX_DEPTH + 1], last[MAX_DEPTH + 1];
     uint64_t osize[MAX_DEPTH + 1], olast[MAX_DEPTH + 1]; /* the same, of optional copies */
     bool anchored[MAX_DEPTH + 1], last_anchored[MAX_DEPTH + 1]; /* '^' or '$' in the content, the last atom */
+    /* whether what is read can match nothing: per level, the atoms of the
+     * current alternative that cannot (the last one's 1 or 0), and whether
+     * an earlier alternative could */
+    size_t nn[MAX_DEPTH + 1];
+    int last_nn[MAX_DEPTH + 1];
+    bool alt_empty[MAX_DEPTH + 1];
     int d = 0, rc = 0;
     size[0] = last[0] = osize[0] = olast[0] = 0;
     anchored[0] = last_anchored[0] = false;
+    nn[0] = 0, last_nn[0] = 0, alt_empty[0] = false;
     cg_strbuf_adds(ere, "^(");
     while (rc == 0 && T.i < n) {
         size_t at = T.i;
         unsigned char c = (unsigned char)src[at];
         uint64_t atom = 1, oatom = 0; /* (oatom: the optional copies a closed group holds) */
         bool anchored_atom = false;   /* a closed group holding '^' or '$' */
+        int atom_nn = 1;              /* 0: a closed group that can match nothing */
         if (c == '(') {
             if (at + 1 < n && src[at + 1] == '?' && (rc = group_kind(&T)) != 0)
                 break;
@@ -436,6 +447,7 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
             open_at[++d] = at;
             size[d] = last[d] = osize[d] = olast[d] = 0;
             anchored[d] = last_anchored[d] = false;
+            nn[d] = 0, last_nn[d] = 0, alt_empty[d] = false;
             cg_strbuf_addc(ere, '(');
             prev = NOTHING;
             continue;
@@ -447,6 +459,7 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
             }
             atom = size[d] + 1;
             oatom = osize[d];
+            atom_nn = !(alt_empty[d] || nn[d] == 0);
             anchored_atom = anchored[d--];
             anchored[d] = anchored[d] || anchored_atom;
             T.i++;
@@ -454,6 +467,8 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
         } else if (c == '|') {
             T.i++;
             cg_strbuf_addc(ere, '|');
+            alt_empty[d] = alt_empty[d] || nn[d] == 0;
+            nn[d] = 0, last_nn[d] = 0;
             prev = NOTHING;
             continue;
         } else if (c == '^' || c == '$') {
@@ -468,7 +483,8 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
             if ((prev == NOTHING || prev == QUANTIFIED) && c == '{') {
                 cg_strbuf scratch = CG_STRBUF_INIT; /* (read only to tell it is a repetition) */
                 uint64_t ignored, ignored_too;
-                rc = quantifier(&T, &scratch, &ignored, &ignored_too); /* a '{' Java refuses: why */
+                bool ignored_none;
+                rc = quantifier(&T, &scratch, &ignored, &ignored_too, &ignored_none); /* a '{' Java refuses: why */
                 cg_strbuf_release(&scratch);
                 if (rc == 0)
                     rc = fail(&T, CG_REGEX_UNSUPPORTED, "'{' at character %zu (a repetition of nothing%s)",
@@ -485,8 +501,16 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
                 rc = fail(&T, CG_REGEX_UNSUPPORTED, "'%c' at character %zu (a repetition of a group holding '^' or "
                           "'$')", c, charno(&T, at));
             uint64_t times = 1, optional = 0;
-            if (rc != 0 || (rc = quantifier(&T, ere, &times, &optional)) != 0)
+            bool none = false;
+            if (rc != 0 || (rc = quantifier(&T, ere, &times, &optional, &none)) != 0)
                 break;
+            /* an atom that can match nothing ((a*), (a|)) makes every copy optional */
+            if (!last_nn[d] && optional < times)
+                optional = times;
+            if (none) {
+                nn[d] -= last_nn[d];
+                last_nn[d] = 0;
+            }
             /* the optional copies in the repeated atom, times over, and its own */
             uint64_t ol = olast[d] * times + optional * (last[d] + 20);
             size[d] += last[d] * (times - 1);
@@ -542,6 +566,8 @@ int cg_regex_java_to_ere(const char *src, size_t n, cg_strbuf *ere, cg_strbuf *w
         olast[d] = oatom;
         osize[d] += oatom;
         last_anchored[d] = anchored_atom;
+        nn[d] += (size_t)atom_nn;
+        last_nn[d] = atom_nn;
         prev = ATOM;
         if (size[d] > MAX_EXPANDED)
             rc = fail(&T, CG_REGEX_UNSUPPORTED, "more than %u characters once repetitions multiply out",

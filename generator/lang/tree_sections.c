@@ -61,7 +61,7 @@ int cg_tree_parse_job_name(parser *P, json_t *root)
         cg_strbuf_adds(&def, "_{{ phase }}");
         t->job_name_raw = cg_pool_strndup(P->pool, def.buf, def.len);
         cg_strbuf_release(&def);
-        t->job_name_src = (cg_src){NULL, NULL, cg_doc_where(P->doc, "")};
+        t->job_name_src = (cg_src){NULL, NULL, cg_doc_where(P->doc, ""), false};
         size_t off;
         const char *msg;
         cg_pstr_parse(t->job_name_raw, strlen(t->job_name_raw), P->pool, &t->job_name, &off, &msg);
@@ -70,7 +70,7 @@ int cg_tree_parse_job_name(parser *P, json_t *root)
     if (cg_expect_nonempty(P->doc, ppath, pattern, "the job name pattern", P->err) != 0)
         return -1;
     t->job_name_raw = pstr(P, pattern);
-    t->job_name_src = (cg_src){P->doc, cg_intern(P->pool, ppath), cg_doc_where(P->doc, ppath)};
+    t->job_name_src = (cg_src){P->doc, cg_intern(P->pool, ppath), cg_doc_where(P->doc, ppath), false};
     if (cg_pstr_parse_at(P->doc, ppath, t->job_name_raw, strlen(t->job_name_raw), P->pool,
                          &t->job_name, P->err) != 0)
         return -1;
@@ -484,7 +484,7 @@ int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_
             PATH(kp, pp.buf, "job_name");
             if ((rc = cg_expect_nonempty(P->doc, kp.buf, jn, "'job_name'", P->err)) != 0)
                 break;
-            ph->job_name_src = (cg_src){P->doc, cg_intern(P->pool, kp.buf), cg_doc_where(P->doc, kp.buf)};
+            ph->job_name_src = (cg_src){P->doc, cg_intern(P->pool, kp.buf), cg_doc_where(P->doc, kp.buf), false};
             if ((rc = cg_pstr_parse_at(P->doc, kp.buf, json_string_value(jn), json_string_length(jn), P->pool,
                                        &ph->job_name, P->err)) != 0 ||
                 (rc = cg_tree_resolve_pstr(P, kp.buf, &ph->job_name, (1u << CG_B_PHASE) | (1u << CG_B_TREE),

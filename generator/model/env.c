@@ -232,7 +232,7 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     what[10 + nl] = '\0';
     if (10 + len + 1 < sizeof what)
         memcpy(what + 10 + nl, "'", 2);
-    cg_src src = {t->doc, d->path, d->pos};
+    cg_src src = {t->doc, d->path, d->pos, false};
     int rc = cg_env_expand(env, &d->text, CG_EXPAND_VAR, NULL, out, &src, what);
     env->nexpanding--;
     if (rc != 0) {
@@ -362,7 +362,7 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const
                  * should not exist there: '?' would hide that; and a key's
                  * whole value left empty would be written as "" (an optional
                  * key leaves the key out) */
-                const char *key = s->whole && mode == CG_EXPAND_PLAIN ? value_key(src) : NULL;
+                const char *key = s->whole && mode == CG_EXPAND_PLAIN && src && src->arg_value ? value_key(src) : NULL;
                 if (env->cell && key)
                     cg_error_at(env->err, &p, "%s uses '{{ %s }}', which is not set for %s; set it where the cell "
                                 "comes from, keep the phase from running there (its 'skip' or 'only') if the job "

@@ -426,14 +426,17 @@ int cg_expand_bound(const cg_tree *t, long max_cells, long max_jobs, long max_fi
         const cg_tier *tier = &t->tiers[k];
         if (tier->kind != CG_TIER_PAIRWISE)
             continue;
-        uint64_t pairs = (uint64_t)tier->ndims * (tier->ndims ? tier->ndims - 1 : 0) / 2;
+        /* its own pairs, and every pair of the tree's dimensions (which
+         * break its ties: model/pairwise.c) */
+        uint64_t pairs = (uint64_t)tier->ndims * (tier->ndims ? tier->ndims - 1 : 0) / 2 +
+                         (uint64_t)t->ndims * (t->ndims ? t->ndims - 1 : 0) / 2;
         uint64_t ptests = sat_mul(cells, pairs);
         if (ptests > (uint64_t)max_pair_tests)
             return cg_error_at(err, &tier->pos, "pairwise tier '%s' would weigh %llu cells against %llu pairs of "
-                               "dimensions, %llu tests, more than the limit of %ld (the manifest's 'limits: "
-                               "max_pair_tests'); pair fewer dimensions, or raise the limit", tier->name,
-                               (unsigned long long)cells, (unsigned long long)pairs, (unsigned long long)ptests,
-                               max_pair_tests);
+                               "dimensions (its own, and the tree's that break its ties), %llu tests, more than the "
+                               "limit of %ld (the manifest's 'limits: max_pair_tests'); split the tree or raise the "
+                               "limit", tier->name, (unsigned long long)cells, (unsigned long long)pairs,
+                               (unsigned long long)ptests, max_pair_tests);
     }
     /* a job is written once per workflow it lands in: count the entries
      * (cells x phases, each phase times its workflows), so a phase sent to

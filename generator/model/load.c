@@ -276,7 +276,7 @@ int cg_model_template_path(const cg_model *p, const cg_job *j, cg_env *env, cg_s
     (void)p;
     (void)err; /* cg_env_expand records its error in the env's */
     const cg_phase *ph = &j->tree->phases[j->phase];
-    cg_src src = {j->tree->doc, ph->template_doc_path, ph->template_pos};
+    cg_src src = {j->tree->doc, ph->template_doc_path, ph->template_pos, false};
     cg_strbuf_reset(out);
     return cg_env_expand(env, &ph->template_path, CG_EXPAND_PLAIN, NULL, out, &src, "the template path");
 }

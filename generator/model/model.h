@@ -71,6 +71,7 @@ typedef struct cg_static_job {
                               * a selection put into the per-change workflow) */
     bool culled;             /* by a special-PR selection: not written */
     bool lift;               /* run on the pull request: no branch filters */
+    bool by_its_job;         /* selected by the job it runs, no pattern naming the entry */
     cg_mark mark;
 } cg_static_job;
 

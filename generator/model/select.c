@@ -468,13 +468,17 @@ static int apply_selection(cg_model *p, cg_error *err)
     /* static entries are reached by their name, or the job they invoke */
     for (size_t e = 0; e < nstatic0 && rc == 0; e++) {
         cg_static_job *sj = &p->statics[e];
+        const char *wname = m->workflows[sj->workflow].name;
+        bool any = false, by_name = false;
         for (size_t i = 0; i < ngroups; i++)
-            if (q[i].n == 1 && cg_qgroup_match_static(&q[i].groups[0], sj->name, sj->invokes,
-                                                     m->workflows[sj->workflow].name)) {
+            if (q[i].n == 1 && cg_qgroup_match_static(&q[i].groups[0], sj->name, sj->invokes, wname)) {
                 if (sj->mark.kind == CG_MARK_NONE)
                     sj->mark = (cg_mark){CG_MARK_SELECTED, (int32_t)i, NULL};
                 hits[i]++;
+                any = true;
+                by_name = by_name || cg_qgroup_match_static(&q[i].groups[0], sj->name, NULL, wname);
             }
+        sj->by_its_job = any && !by_name;
     }
     for (size_t i = 0; i < ngroups && rc == 0; i++)
         if (!hits[i])

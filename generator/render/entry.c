@@ -5,7 +5,8 @@
 #include <string.h>
 
 
-static int expand(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_strbuf *out, bool *typed)
+static int expand(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_strbuf *out, bool *typed,
+                  bool arg_value)
 {
     cg_strbuf_reset(out);
     *typed = false;
@@ -15,7 +16,7 @@ static int expand(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_
         *typed = n->plain && cg_yaml_resolve(cg_strbuf_str(out), out->len) != CG_T_STR;
         return 0;
     }
-    cg_src src = {tpl->doc, n->path, {0}}; /* the position is looked up only for an error */
+    cg_src src = {tpl->doc, n->path, {0}, arg_value}; /* the position is looked up only for an error */
     if (cg_env_expand(env, &n->text, CG_EXPAND_PLAIN, NULL, out, &src, "the template") != 0)
         return -1;
     if (n->text.whole) {
@@ -103,7 +104,7 @@ static int write_key(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, 
         return 0;
     }
     bool typed;
-    if (expand(env, n, tpl, tmp, &typed) != 0)
+    if (expand(env, n, tpl, tmp, &typed, false) != 0)
         return -1;
     cg_yw_key(w, tmp->buf ? tmp->buf : "", tmp->len);
     *text = cg_strbuf_str(tmp);
@@ -124,7 +125,7 @@ static int write_scalar(cg_env *env, const cg_tpl_node *n, const cg_template *tp
             cg_yw_str(w, n->ctext, n->ctext_len);
         return 0;
     }
-    if (expand(env, n, tpl, tmp, typed) != 0)
+    if (expand(env, n, tpl, tmp, typed, true) != 0)
         return -1;
     if (*typed)
         cg_yw_raw(w, tmp->buf ? tmp->buf : "", tmp->len);
@@ -421,7 +422,7 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
         }
     } else if (tpl->name_arg >= 0) {
         const cg_tpl_node *v = &tpl->args.kids[tpl->name_arg + 1];
-        if (v->kind != 'v' || (rc = expand(env, v, tpl, tmp, &typed)) != 0 ||
+        if (v->kind != 'v' || (rc = expand(env, v, tpl, tmp, &typed, false)) != 0 ||
             !cg_streq(cg_strbuf_str(tmp), job->name)) {
             if (rc == 0) {
                 cg_pos p = cg_doc_where(tpl->doc, v->path);
