@@ -633,9 +633,9 @@ static bool node_uses(const cg_tpl_node *n, int id)
 static void check_on_request(cg_lint *l)
 {
     const cg_model *p = l->p;
-    cg_map seen;
-    cg_map_init(&seen);
-    char key[32];
+    /* the templates looked at already: a handful, searched in turn */
+    const cg_template **seen = NULL;
+    size_t nseen = 0, cap = 0;
     for (size_t k = 0; k < p->jobs.n; k++) {
         const cg_job *j = &p->jobs.v[k];
         if (!j->gated)
@@ -648,10 +648,13 @@ static void check_on_request(cg_lint *l)
             tpl = p->phase_templates[j->tree->index][j->phase];
         if (!tpl)
             continue;
-        snprintf(key, sizeof key, "%p", (const void *)tpl);
-        if (cg_map_has(&seen, key))
+        size_t s = 0;
+        while (s < nseen && seen[s] != tpl)
+            s++;
+        if (s < nseen)
             continue;
-        cg_map_put(&seen, cg_pool_strndup(&l->pool, key, strlen(key)), (void *)1);
+        cg_grow(&seen, &cap, nseen + 1, sizeof *seen);
+        seen[nseen++] = tpl;
         int id = cg_tree_builtin(tpl->tree, CG_B_ON_REQUEST);
         if (node_uses(&tpl->invoke, id) || node_uses(&tpl->args, id))
             continue;
@@ -665,7 +668,7 @@ static void check_on_request(cg_lint *l)
                     "unless asked (on_request: \"{{ on_request }}\")", j->name, p->manifest.workflows[w].name,
                     tpl->is_default ? "its phase has no template, and so" : "its template");
     }
-    cg_map_release(&seen);
+    free(seen);
 }
 
 void cg_lint_finish(cg_lint *l, const cg_config *out)
