@@ -199,6 +199,16 @@ static int order_list(const cg_manifest *m, size_t w, cg_tree *const *trees, siz
                 cg_error_note(err, &ph->pos, "phase '%s' is declared here", ph->name);
             }
         }
+    /* a job the list does not place (a selection copied it in from a phase
+     * that does not land here) goes at the end, in cell order: never nowhere */
+    bool *in_order = cg_xcalloc(jobs->n + 1, sizeof *in_order);
+    for (size_t i = 0; i < o->n && rc == 0; i++)
+        if (o->items[i] >= 0)
+            in_order[o->items[i]] = true;
+    for (size_t j = 0; j < jobs->n && rc == 0; j++)
+        if ((jobs->v[j].workflows & bit) && !in_order[j])
+            push(o, cap, (int32_t)j);
+    free(in_order);
     free(placed);
     free(pl);
     cg_strbuf_release(&ip);
