@@ -1,16 +1,26 @@
-/* branches — what CircleCI would run on a push to one branch.
+/* branches — which workflow entries CircleCI runs for one pipeline.
  *
- * A simulation of CircleCI's branch filtering on a written config:
- *   - a workflow with `triggers:` (a schedule) does not run on a push;
- *   - a workflow's `when:`/`unless:` is evaluated on the branch and the
- *     pipeline parameters' defaults (model/condition.h); one that needs
- *     other pipeline values is reported as not simulated;
- *   - a job runs when its `filters: branches:` let the branch through:
- *     `only` (a name, a /regex/ matching the whole name, or a list of them)
- *     must match when given, then `ignore` must not; a job with `tags:`
- *     filters alone still runs on branches; a /regex/ cigen cannot
- *     evaluate (lang/ref_regex.h) leaves the job not simulated;
- *   - a job whose required job does not run, does not run either.
+ * A simulation of CircleCI's rules on a written config (docs/pipeline.md
+ * cites the CircleCI documentation for each):
+ *   - the pipeline is a push to a branch, a push of a tag, or a scheduled
+ *     run (cg_sim_input.schedule): a workflow with `triggers:` runs only
+ *     when its schedule fires (schedule names it), on a branch its schedule's
+ *     filters let through, and then no other workflow runs; a schedule that
+ *     names no such workflow is a scheduled pipeline of that name, which
+ *     runs every workflow without `triggers:` whose `when` allows it;
+ *   - a workflow's `when:`/`unless:` is evaluated on the pipeline's values
+ *     (model/condition.h: the parameters given, else their defaults; the
+ *     branch, the tag, the schedule's name); what is not known when the
+ *     pipeline starts leaves the workflow not simulated;
+ *   - on a branch, a job runs when its `filters: branches:` let the branch
+ *     through: `only` (a name, a /regex/ matching the whole name, or a list
+ *     of them) must match when given, then `ignore` must not; `tags:`
+ *     filters do not count;
+ *   - on a tag, a job runs only when its `filters: tags:` let the tag
+ *     through (no `tags:` filter: it does not run), `only` before `ignore`;
+ *     `branches:` filters do not count;
+ *   - a job whose required job does not run, does not run either (so on a
+ *     tag every job a tag-filtered job requires needs a tag filter too).
  */
 #ifndef CIGEN_BRANCHES_H
 #define CIGEN_BRANCHES_H
@@ -28,6 +38,7 @@ typedef struct cg_branch_job {
     char *job;
     int state;           /* CG_RUNS, CG_SKIPPED, CG_UNKNOWN */
     char *why;           /* why not (NULL when it runs) */
+    bool context;        /* the entry has a `context:` (credentials) */
 } cg_branch_job;
 
 typedef struct cg_branch_run {
@@ -35,10 +46,27 @@ typedef struct cg_branch_run {
     size_t n, cap;
 } cg_branch_run;
 
-/* Simulates a push of `branch` on the config's text; only workflow
- * `workflow` when not NULL (an unknown one is an error). */
+/* One pipeline, as CircleCI starts it. */
+typedef struct cg_sim_input {
+    const char *branch;        /* the branch (NULL or "": none) */
+    const char *tag;           /* a push of this tag (NULL or "": none) */
+    const char *schedule;      /* a scheduled run: a workflow's trigger, or a
+                                * scheduled pipeline's name (NULL or "": none) */
+    const char **param_names;  /* pipeline parameters given, as text; typed by */
+    const char **param_values; /* the config's top-level `parameters:` */
+    size_t nparams;
+} cg_sim_input;
+
+/* Simulates the pipeline on the config's text; only workflow `workflow`
+ * when not NULL (an unknown one is an error), as is a parameter the config
+ * does not declare or a value that does not fit its type. */
+int cg_pipeline_simulate(const char *file, const char *text, size_t len, const cg_sim_input *in,
+                         const char *workflow, cg_branch_run *out, cg_error *err);
+/* A push to `branch`. */
 int cg_branch_simulate(const char *file, const char *text, size_t len, const char *branch, const char *workflow,
                        cg_branch_run *out, cg_error *err);
+/* The pipeline in words: "a push to 'x'", "a push of tag 'v1'", ... */
+void cg_sim_describe(const cg_sim_input *in, cg_strbuf *out);
 void cg_branch_run_release(cg_branch_run *r);
 
 #endif

@@ -169,6 +169,7 @@ typedef struct other_row {
     uint32_t nrequires;
     cg_pos pos;
     const cg_mark *mark;     /* what a special-PR selection did (static), or NULL */
+    json_t *entry;           /* the static entry as written (its arguments), or NULL */
 } other_row;
 
 /* The job a generated entry runs: its template's key. */
@@ -219,7 +220,7 @@ static int other_rows(cg_project *p, cg_env *envs, other_row **out, size_t *n, c
         }
         cg_grow(out, &cap, *n + 1, sizeof **out);
         (*out)[*n] = (other_row){sj->name, "static", sj->invokes, (uint64_t)1 << sj->workflow, NULL, 0,
-                                 sj->requires, sj->nrequires, sj->pos, &sj->mark};
+                                 sj->requires, sj->nrequires, sj->pos, &sj->mark, sj->entry};
         cg_map_put(&seen, sj->name, (void *)(++*n));
     }
     cg_strbuf inv = CG_STRBUF_INIT;
@@ -246,7 +247,7 @@ static int other_rows(cg_project *p, cg_env *envs, other_row **out, size_t *n, c
             cg_strbuf path = CG_STRBUF_INIT;
             cg_strbuf_adds(&path, "/jobs");
             cg_path_push_key(&path, name);
-            *r = (other_row){name, "fragment", NULL, 0, NULL, 0, NULL, 0, cg_doc_key_where(doc, path.buf), NULL};
+            *r = (other_row){name, "fragment", NULL, 0, NULL, 0, NULL, 0, cg_doc_key_where(doc, path.buf), NULL, NULL};
             cg_strbuf_release(&path);
             /* a verbatim workflow of a fragment may run it */
             for (size_t g = 0; g < m->nfragments; g++) {
@@ -282,12 +283,13 @@ static bool other_matches(const cg_query *q, const cg_model *m, const other_row 
         for (size_t w = 0; w < m->manifest.nworkflows && !hit; w++)
             if (r->workflows & ((uint64_t)1 << w)) {
                 nw++;
-                hit = cg_qgroup_match_static(&q->groups[i], r->name, r->runs, m->manifest.workflows[w].name);
+                hit = cg_qgroup_match_static(&q->groups[i], r->name, r->runs, m->manifest.workflows[w].name,
+                                             r->entry);
             }
         for (size_t w = 0; w < r->nverbatim && !hit; w++, nw++)
-            hit = cg_qgroup_match_static(&q->groups[i], r->name, r->runs, r->verbatim[w]);
+            hit = cg_qgroup_match_static(&q->groups[i], r->name, r->runs, r->verbatim[w], r->entry);
         if (!hit && !nw)
-            hit = cg_qgroup_match_static(&q->groups[i], r->name, r->runs, "");
+            hit = cg_qgroup_match_static(&q->groups[i], r->name, r->runs, "", r->entry);
         if (!hit)
             return false;
     }

@@ -10,6 +10,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/disk.h"
+#include "check/branches.h"
 #include "io/fsio.h"
 #include "model/pipeline.h"
 
@@ -17,7 +18,8 @@ static const char usage[] =
     "usage: cigen select [--branch NAME | --tag NAME | --schedule WORKFLOW]\n"
     "                    [--message TEXT | --message-file FILE] [--changed FILE]...\n"
     "                    [--changed-files - [--null]] [--parameter NAME=VALUE]...\n"
-    "                    [-o FILE] [--explain] [--json]\n"
+    "                    [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n"
+    "                    [--allow-protected] [-o FILE] [--explain] [--json]\n"
     "\n"
     "Picks the jobs one pipeline runs, from what the pipeline knows, and writes the\n"
     "continuation config holding exactly those (CircleCI dynamic configuration: the\n"
@@ -47,11 +49,19 @@ static const char usage[] =
     "  --explain           say why each job is in or out\n"
     "  --json              the same as one JSON object on stdout\n"
     "\n"
-    "What they require comes along, never a job with credentials; the\n"
-    "workflow's 'keep' entries stay; filters are lifted.  The written config's\n"
-    "header names the pipeline and its commit message (escaped to one comment\n"
-    "line).  Exit 0 chosen (and\n"
-    "written), 2 a bad token, pattern or source.\n";
+    "  --only/--also/--overlay/--allow-protected  a special PR, as for generate\n"
+    "                      (special-pr.yml is read when it exists)\n"
+    "\n"
+    "select only narrows: it picks among the jobs CircleCI itself would run on\n"
+    "the full config for this pipeline (its triggers, 'when', filters and\n"
+    "requires, as `cigen list --branch/--tag/--schedule` shows them), and the\n"
+    "picked jobs keep their filters.  A special PR's named jobs (and what they\n"
+    "require) run on the branch with their branch filters lifted; a job with\n"
+    "credentials only when named (or --allow-protected), never pulled in by a\n"
+    "requirement.  The per-change workflow's 'keep' entries stay.  The written\n"
+    "config's header names the pipeline and its commit message (escaped to one\n"
+    "comment line).  Exit 0 chosen (and written), 2 a bad token, pattern or\n"
+    "source.\n";
 
 enum {
     OPT_BRANCH = 2000,
@@ -82,52 +92,161 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* What CircleCI runs on the full config, "workflow\x1fentry" -> state + 1. */
+typedef struct sim_set {
+    cg_map map;
+    cg_map why;              /* entry name -> why it does not run, for one that runs nowhere */
+    cg_strbuf key;
+    cg_branch_run run;
+} sim_set;
+
+/* "the commit message says [ci also: P]", "selected by --only 'P'", ... */
+static char *selected_by(const cg_model *m, int32_t i)
+{
+    const cg_selection *s = &m->selection;
+    cg_strbuf sb = CG_STRBUF_INIT;
+    bool only = (size_t)i < s->nonly;
+    const char *pat = only ? s->only[i] : s->also[(size_t)i - s->nonly];
+    if (s->source && cg_streq(s->source, "the commit message")) {
+        cg_strbuf_addf(&sb, "the commit message says [ci %s: %s]", only ? "only" : "also", pat);
+    } else {
+        cg_mark mk = {CG_MARK_SELECTED, i, NULL};
+        cg_cli_mark_text(m, &mk, &sb);
+    }
+    return cg_strbuf_detach(&sb, NULL);
+}
+
 /* Every job and static entry, in or out, with why. */
-static size_t entries(const cg_project *p, entry **out)
+static size_t entries(const cg_project *p, const sim_set *S, entry **out)
 {
     const cg_model *m = &p->m;
     const cg_pipeline_run *run = m->run;
-    size_t n = 0, cap = m->jobs.n + run->nstatics + 1;
+    size_t n = 0, cap = m->jobs.n + m->nstatics + 1;
     entry *v = cg_xcalloc(cap, sizeof *v);
-    uint64_t bit = run->workflow >= 0 ? (uint64_t)1 << run->workflow : 0;
     for (size_t k = 0; k < m->jobs.n; k++) {
         const cg_job *j = &m->jobs.v[k];
         entry *e = &v[n++];
         e->name = j->name;
-        e->in = (j->workflows & bit) != 0;
+        e->in = j->workflows != 0 && run->workflow >= 0;
         e->why = run->job_in[k] && e->in ? run->job_why[k] : NULL;
-        if (!e->why && e->in && m->marks && m->marks[k].kind == CG_MARK_PULLED) {
+        const cg_mark *mk = m->marks ? &m->marks[k] : NULL;
+        if (!e->why && e->in && mk && mk->kind == CG_MARK_PULLED) {
             cg_strbuf sb = CG_STRBUF_INIT;
-            cg_strbuf_addf(&sb, "required by '%s'", m->marks[k].by);
+            cg_strbuf_addf(&sb, "required by '%s'", mk->by);
             e->why = e->owned = cg_strbuf_detach(&sb, NULL);
-        }
-        if (!e->why)
-            e->why = run->job_why[k] ? run->job_why[k] : "not in the workflow this pipeline runs";
-    }
-    for (size_t i = 0; i < run->nstatics; i++) {
-        entry *e = &v[n++];
-        e->name = run->statics[i].name;
-        e->in = false;
-        const cg_static_job *found = NULL;
-        for (size_t s = 0; s < m->nstatics && !found; s++)
-            if ((int)m->statics[s].workflow == run->workflow && !m->statics[s].culled &&
-                cg_streq(m->statics[s].name, e->name))
-                found = &m->statics[s];
-        e->in = found != NULL && run->workflow >= 0;
-        e->why = run->statics[i].why;
-        if (e->in && found->mark.kind == CG_MARK_PULLED) {
-            cg_strbuf sb = CG_STRBUF_INIT;
-            cg_strbuf_addf(&sb, "required by '%s'", found->mark.by);
-            e->why = e->owned = cg_strbuf_detach(&sb, NULL);
-        } else if (e->in && found->mark.kind == CG_MARK_KEPT) {
+        } else if (!e->why && e->in && mk && mk->kind == CG_MARK_SELECTED) {
+            e->why = e->owned = selected_by(m, mk->pattern);
+        } else if (!e->why && e->in && mk && mk->kind == CG_MARK_KEPT) {
             e->why = "kept: the workflow's 'keep' names it";
+        }
+        if (!e->why && !run->job_in[k] && cg_map_get(&S->why, j->name))
+            e->why = cg_map_get(&S->why, j->name); /* CircleCI would not run it: the simulation's words */
+        if (!e->why)
+            e->why = run->job_why[k] ? run->job_why[k] : "not in a workflow this pipeline runs";
+    }
+    /* static entries by name (a copy in the per-change workflow is the same entry) */
+    cg_map seen;
+    cg_map_init(&seen);
+    for (size_t i = 0; i < m->nstatics; i++) {
+        const cg_static_job *sj = &m->statics[i];
+        size_t at = (size_t)cg_map_get(&seen, sj->name);
+        bool in = !sj->culled && run->workflow >= 0;
+        const char *rule = i < run->nstatics ? run->statics[i].why : NULL;
+        if (at && (v[at - 1].in || !in))
+            continue;
+        entry *e = at ? &v[at - 1] : &v[n++];
+        if (!at)
+            cg_map_put(&seen, sj->name, (void *)(uintptr_t)n);
+        free(e->owned);
+        *e = (entry){sj->name, in, rule, NULL};
+        if (in && !rule && sj->mark.kind == CG_MARK_PULLED) {
+            cg_strbuf sb = CG_STRBUF_INIT;
+            cg_strbuf_addf(&sb, "required by '%s'", sj->mark.by);
+            e->why = e->owned = cg_strbuf_detach(&sb, NULL);
+        } else if (in && !rule && sj->mark.kind == CG_MARK_KEPT) {
+            e->why = "kept: the workflow's 'keep' names it";
+        } else if (in && !rule && sj->mark.kind == CG_MARK_SELECTED) {
+            e->why = e->owned = selected_by(m, sj->mark.pattern);
+        } else if (!e->why && !in && cg_map_get(&S->why, sj->name)) {
+            e->why = cg_map_get(&S->why, sj->name);
         } else if (!e->why) {
             e->why = "the rules did not choose it";
         }
     }
+    cg_map_release(&seen);
     qsort(v, n, sizeof *v, cmp_entry);
     *out = v;
     return n;
+}
+
+static bool sim_runs(const void *ctx, const char *workflow, const char *name)
+{
+    sim_set *S = (sim_set *)ctx;
+    cg_strbuf_reset(&S->key);
+    cg_strbuf_adds(&S->key, workflow);
+    cg_strbuf_addc(&S->key, '\x1f');
+    cg_strbuf_adds(&S->key, name);
+    uintptr_t st = (uintptr_t)cg_map_get(&S->map, S->key.buf);
+    return st == CG_RUNS + 1 || st == CG_UNKNOWN + 1;
+}
+
+/* Simulates the pipeline on the full config (no selection): the upper
+ * bound of what select may pick. */
+static int simulate_full(const cg_global *g0, const cg_pipeline_input *in, sim_set *S)
+{
+    cg_global g = *g0;
+    g.opt.pipeline = NULL;
+    g.opt.no_overlay = true;
+    g.opt.selection = NULL;
+    g.quiet = true;
+    cg_project full;
+    cg_project_init(&full);
+    int rc = cg_cli_build(&g, &full, true);
+    if (rc == 0) {
+        cg_sim_input si = {in->branch, in->tag, in->schedule, in->param_names, in->param_values, in->nparams};
+        cg_error err;
+        cg_error_init(&err);
+        if (cg_pipeline_simulate(full.m.manifest.output, full.out.config.buf, full.out.config.len, &si, NULL,
+                                 &S->run, &err) != 0) {
+            cg_cli_print_error(&err);
+            rc = CG_EXIT_ERROR;
+        }
+        cg_error_release(&err);
+    }
+    cg_project_release(&full);
+    for (size_t i = 0; rc == 0 && i < S->run.n; i++) {
+        cg_strbuf_reset(&S->key);
+        cg_strbuf_adds(&S->key, S->run.v[i].workflow);
+        cg_strbuf_addc(&S->key, '\x1f');
+        cg_strbuf_adds(&S->key, S->run.v[i].job);
+        char *k = cg_xstrdup(S->key.buf);
+        if (cg_map_put_new(&S->map, k, (void *)(uintptr_t)(S->run.v[i].state + 1)))
+            free(k);
+        if (S->run.v[i].why && !cg_map_has(&S->why, S->run.v[i].job))
+            cg_map_put(&S->why, S->run.v[i].job, S->run.v[i].why);
+    }
+    for (size_t i = 0; rc == 0 && i < S->run.n; i++) {
+        if (S->run.v[i].state != CG_SKIPPED)
+            cg_map_put(&S->why, S->run.v[i].job, NULL); /* it may run somewhere: the rules say why not */
+    }
+    return rc;
+}
+
+static void sim_set_release(sim_set *S)
+{
+    for (size_t i = 0; i < S->map.cap; i++)
+        free((char *)cg_map_key_at(&S->map, i));
+    cg_map_release(&S->map);
+    cg_map_release(&S->why);
+    cg_strbuf_release(&S->key);
+    cg_branch_run_release(&S->run);
+}
+
+/* A string for --json: a name git allows may be any bytes; escaped, never dropped. */
+static json_t *json_text(const char *s)
+{
+    json_t *j = json_string(s);
+    return j ? j : json_string(cg_cli_shown(s));
 }
 
 /* stdin, one file a line (blank lines skipped, a trailing '\r' dropped),
@@ -213,6 +332,7 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
         {"explain", no_argument, NULL, OPT_EXPLAIN},
         {"json", no_argument, NULL, OPT_JSON},
         {"output", required_argument, NULL, 'o'},
+        CG_SELECTION_LONGOPTS,
         CG_GLOBAL_LONGOPTS,
         {0}};
     cg_pipeline_input in = {0};
@@ -223,8 +343,15 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
     bool explain = false, json = false, from_stdin = false, nul = false;
     char *message = NULL;
     int c, rc = 0;
+    cg_selection sel;
+    cg_selection_init(&sel);
+    sim_set S = {0};
+    cg_map_init(&S.map);
+    cg_map_init(&S.why);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while (rc == 0 && (c = cg_cli_getopt(g, argc, argv, "ho:qv", longopts)) != -1) {
+        if (cg_cli_selection_option(g, &sel, c, optarg))
+            continue;
         switch (c) {
         case 'h':
             fputs(usage, stdout);
@@ -292,9 +419,13 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
     in.param_names = (const char **)pnames;
     in.param_values = pvalues;
     in.nparams = nparams;
+    if (simulate_full(g, &in, &S) != 0) {
+        rc = CG_EXIT_ERROR;
+        goto done;
+    }
+    in.runs = sim_runs;
+    in.runs_ctx = &S;
     g->opt.pipeline = &in;
-    g->opt.no_overlay = true; /* the special PR is a commit-message token here */
-    g->opt.selection = NULL;
     cg_project p;
     cg_project_init(&p);
     rc = cg_cli_build(g, &p, true);
@@ -310,24 +441,33 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
     if (rc == 0) {
         const cg_pipeline_run *run = p.m.run;
         const char *wname = run->workflow >= 0 ? p.m.manifest.workflows[run->workflow].name : NULL;
+        cg_strbuf wnames = CG_STRBUF_INIT;
+        size_t nwf = 0;
+        for (size_t w = 0; wname && w < p.m.manifest.nworkflows; w++)
+            if (!(p.m.omitted & ((uint64_t)1 << w)))
+                cg_strbuf_addf(&wnames, "%s'%s'", nwf++ ? ", " : "", p.m.manifest.workflows[w].name);
         entry *v = NULL;
-        size_t n = entries(&p, &v), nin = 0;
+        size_t n = entries(&p, &S, &v), nin = 0;
         for (size_t i = 0; i < n; i++)
             nin += v[i].in;
         if (json) {
             json_t *o = json_object(), *jobs = json_array(), *notes = json_array();
-            json_object_set_new(o, "pipeline", json_string(run->what));
-            json_object_set_new(o, "workflow", wname ? json_string(wname) : json_null());
+            json_object_set_new(o, "pipeline", json_text(run->what));
+            json_t *wl = json_array();
+            for (size_t w = 0; wname && w < p.m.manifest.nworkflows; w++)
+                if (!(p.m.omitted & ((uint64_t)1 << w)))
+                    json_array_append_new(wl, json_text(p.m.manifest.workflows[w].name));
+            json_object_set_new(o, "workflows", wl);
             for (size_t i = 0; i < run->nnotes; i++)
-                json_array_append_new(notes, json_string(run->notes[i]));
+                json_array_append_new(notes, json_text(run->notes[i]));
             json_object_set_new(o, "notes", notes);
             json_object_set(o, "parameters", run->parameters);
             json_object_set_new(o, "jobs_in", json_integer((json_int_t)nin));
             for (size_t i = 0; i < n; i++) {
                 json_t *e = json_object();
-                json_object_set_new(e, "name", json_string(v[i].name));
+                json_object_set_new(e, "name", json_text(v[i].name));
                 json_object_set_new(e, "in", json_boolean(v[i].in));
-                json_object_set_new(e, "why", json_string(v[i].why));
+                json_object_set_new(e, "why", json_text(v[i].why));
                 json_array_append_new(jobs, e);
             }
             json_object_set_new(o, "jobs", jobs);
@@ -350,8 +490,9 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
             for (size_t i = 0; i < run->nnotes; i++)
                 fprintf(stderr, "cigen: %s\n", cg_cli_shown(run->notes[i]));
             if (wname)
-                fprintf(stderr, "cigen: %s: %zu job%s in workflow '%s'%s%s\n", cg_cli_shown(run->what), nin,
-                        nin == 1 ? "" : "s", wname, output ? ", written to " : "", output ? cg_cli_shown(output) : "");
+                fprintf(stderr, "cigen: %s: %zu job%s in workflow%s %s%s%s\n", cg_cli_shown(run->what), nin,
+                        nin == 1 ? "" : "s", nwf == 1 ? "" : "s", cg_cli_shown(wnames.buf),
+                        output ? ", written to " : "", output ? cg_cli_shown(output) : "");
             else
                 fprintf(stderr, "cigen: %s: nothing runs%s\n", cg_cli_shown(run->what),
                         output ? " (nothing written: the setup job ends the pipeline)" : "");
@@ -359,9 +500,12 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
         for (size_t i = 0; i < n; i++)
             free(v[i].owned);
         free(v);
+        cg_strbuf_release(&wnames);
     }
     cg_project_release(&p);
 done:
+    sim_set_release(&S);
+    cg_selection_release(&sel);
     for (size_t i = 0; i < nchanged; i++)
         free(changed[i]);
     free(changed);

@@ -534,14 +534,6 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
             }
             m->nworkflows++;
         }
-        /* what `cigen select` needs of every workflow, known before any
-         * pipeline runs it */
-        for (size_t i = 0; i < m->nworkflows && m->pipeline.dynamic; i++)
-            if (!m->workflows[i].per_change && !m->workflows[i].schedule)
-                return cg_error_at(err, &m->workflows[i].pos, "workflow '%s' has no 'schedule' and is not "
-                                   "'per_change': in dynamic mode the setup job (cigen select) runs the jobs of the "
-                                   "per-change workflow or a scheduled one, and cannot tell when this one runs; "
-                                   "mark it 'per_change: true' or give it a 'schedule'", m->workflows[i].name);
     }
     return 0;
 }

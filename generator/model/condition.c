@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "lang/schema.h"
 #include "lang/yaml_path.h"
 
 /* The first reason wins: the caller reports one. */
@@ -216,4 +217,55 @@ void cg_parameter_defaults(const cg_doc *doc, json_t *into)
         json_object_set_new(into, name, typed ? cg_doc_typed(doc, path.buf, def) : json_incref(def));
     }
     cg_strbuf_release(&path);
+}
+
+json_t *cg_parameter_given(json_t *decls, const char *name, const char *text, cg_strbuf *msg)
+{
+    json_t *d = json_object_get(decls, name);
+    const char *type = json_string_value(json_object_get(d, "type"));
+    if (!d) {
+        const char **names = cg_xcalloc(json_object_size(decls) + 1, sizeof *names);
+        size_t n = 0;
+        const char *k;
+        json_t *x;
+        cg_strbuf hint = CG_STRBUF_INIT;
+        json_object_foreach(decls, k, x)
+            names[n++] = k;
+        cg_did_you_mean(&hint, name, names, n);
+        free(names);
+        cg_strbuf_addf(msg, "--parameter '%s': no top-level 'parameters:' declares it%s", name, cg_strbuf_str(&hint));
+        cg_strbuf_release(&hint);
+        return NULL;
+    }
+    if (type && cg_streq(type, "boolean")) {
+        if (cg_streq(text, "true") || cg_streq(text, "false"))
+            return json_boolean(cg_streq(text, "true"));
+        cg_strbuf_addf(msg, "--parameter '%s': a boolean parameter is true or false, not '%s'", name, text);
+        return NULL;
+    }
+    if (type && cg_streq(type, "integer")) {
+        char *end = NULL;
+        long long x = strtoll(text, &end, 10);
+        if (*text && end && !*end)
+            return json_integer((json_int_t)x);
+        cg_strbuf_addf(msg, "--parameter '%s': an integer parameter, not '%s'", name, text);
+        return NULL;
+    }
+    if (type && cg_streq(type, "enum")) {
+        json_t *e = json_object_get(d, "enum");
+        cg_strbuf all = CG_STRBUF_INIT;
+        for (size_t k = 0; k < json_array_size(e); k++) {
+            const char *s = json_string_value(json_array_get(e, k));
+            if (s && cg_streq(s, text)) {
+                cg_strbuf_release(&all);
+                return json_string(text);
+            }
+            cg_strbuf_addf(&all, "%s'%s'", k ? ", " : "", s ? s : "");
+        }
+        cg_strbuf_addf(msg, "--parameter '%s': '%s' is not one of its enum values (%s)", name, text,
+                       all.len ? all.buf : "none");
+        cg_strbuf_release(&all);
+        return NULL;
+    }
+    return json_string(text);
 }

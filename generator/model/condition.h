@@ -32,6 +32,12 @@ typedef struct cg_pipeline_values {
  * or an integer's as YAML reads it, every other as the text written. */
 void cg_parameter_defaults(const cg_doc *doc, json_t *into);
 
+/* The value of pipeline parameter `name` given as `text`, typed by its
+ * declaration in `decls` (name -> declaration: boolean, integer, enum,
+ * string): a new reference, or NULL with the error in *msg ("--parameter
+ * 'x': ..."; an undeclared name suggests a declared one). */
+json_t *cg_parameter_given(json_t *decls, const char *name, const char *text, cg_strbuf *msg);
+
 enum { CG_COND_FALSE = 0, CG_COND_TRUE = 1, CG_COND_UNKNOWN = -1 };
 
 /* The truth of `stmt`; on CG_COND_UNKNOWN, *why (when not NULL) gets what

@@ -138,11 +138,12 @@ void cg_pipeline_tokens_free(cg_pipeline_tokens *t)
 typedef struct rules {
     cg_model *m;
     cg_pipeline_run *run;
-    int w;                   /* the per-change workflow */
-    uint64_t bit;
-    json_t *statics;         /* its static entries (manifest) */
-    const char **why_static; /* [nstatics] */
+    const cg_pipeline_input *in;
+    uint64_t bits;           /* the workflows this pipeline may run */
+    size_t nstatic;          /* the static entries as the manifest lists them */
+    const char **why_static; /* [nstatic]: the rule that chose it */
     cg_env *envs;
+    cg_selection named;      /* a special PR's patterns: the overlay, flags, [ci only:], [ci also:] */
     cg_error *err;
 } rules;
 
@@ -165,54 +166,68 @@ static const char *pooled(rules *R, const char *s)
     return cg_pool_strndup(&R->m->pool, s, strlen(s));
 }
 
-static size_t nstatic(const rules *R)
+/* Whether CircleCI would run `entry` of workflow w on this pipeline (the
+ * simulation of the full config, check/branches.h, through cmd/select). */
+static bool sim_runs(const rules *R, size_t w, const char *entry)
 {
-    return R->statics ? json_array_size(R->statics) : 0;
+    if (!(R->bits & ((uint64_t)1 << w)))
+        return false;
+    return !R->in->runs || R->in->runs(R->in->runs_ctx, R->m->manifest.workflows[w].name, entry);
 }
 
-static const char *static_name(const rules *R, size_t i)
+/* The workflows where job k runs on this pipeline (0: none). */
+static uint64_t job_runs(const rules *R, size_t k)
 {
-    return cg_static_entry_name(json_array_get(R->statics, i));
+    const cg_job *j = &R->m->jobs.v[k];
+    uint64_t out = 0;
+    for (size_t w = 0; w < R->m->manifest.nworkflows; w++)
+        if ((j->workflows & ((uint64_t)1 << w)) && sim_runs(R, w, j->name))
+            out |= (uint64_t)1 << w;
+    return out;
 }
 
-static const char *static_invokes(const rules *R, size_t i)
+static bool static_runs(const rules *R, size_t e)
 {
-    json_t *e = json_array_get(R->statics, i);
-    return json_is_string(e) ? json_string_value(e) : json_object_iter_key(json_object_iter(e));
+    const cg_static_job *sj = &R->m->statics[e];
+    return sim_runs(R, sj->workflow, sj->name);
 }
 
-/* Chooses job k (the first rule that chose it gives the reason). */
-static void choose_job(rules *R, size_t k, const char *why)
+/* Chooses job k when CircleCI runs it here (the first rule gives the reason). */
+static bool choose_job(rules *R, size_t k, const char *why)
 {
+    if (!job_runs(R, k))
+        return false;
     if (!R->run->job_in[k]) {
         R->run->job_in[k] = true;
         R->run->job_why[k] = why;
     }
+    return true;
 }
 
-static void choose_static(rules *R, size_t i, const char *why)
+static bool choose_static(rules *R, size_t e, const char *why)
 {
-    if (!R->why_static[i])
-        R->why_static[i] = why;
+    if (!static_runs(R, e))
+        return false;
+    if (!R->why_static[e])
+        R->why_static[e] = why;
+    return true;
 }
 
-/* Every entry of the per-change workflow (gated ones too). */
+/* Every entry this pipeline runs. */
 static size_t choose_all(rules *R, const char *why)
 {
     size_t n = 0;
     for (size_t k = 0; k < R->m->jobs.n; k++)
-        if (R->m->jobs.v[k].workflows & R->bit) {
-            choose_job(R, k, why);
-            n++;
-        }
-    for (size_t i = 0; i < nstatic(R); i++, n++)
-        choose_static(R, i, why);
+        n += choose_job(R, k, why);
+    for (size_t e = 0; e < R->nstatic; e++)
+        n += choose_static(R, e, why);
     return n;
 }
 
-/* The entries a pattern matches in the per-change workflow; -1 when it is
- * not a pattern. */
-static long choose_pattern(rules *R, const char *pattern, const cg_pos *pos, const char *why)
+/* The entries a pattern matches among those this pipeline runs (choose:
+ * choose them; else count every entry it names, run or not); -1 when it
+ * is not a pattern. */
+static long match_pattern(rules *R, const char *pattern, const cg_pos *pos, const char *why, bool choose)
 {
     cg_query q;
     cg_query_init(&q);
@@ -230,10 +245,10 @@ static long choose_pattern(rules *R, const char *pattern, const cg_pos *pos, con
     long n = 0;
     for (size_t k = 0; k < R->m->jobs.n; k++) {
         const cg_job *j = &R->m->jobs.v[k];
-        if (!(j->workflows & R->bit))
+        if (!j->workflows || (choose && !job_runs(R, k)))
             continue;
         cg_env *env = &R->envs[j->tree->index];
-        if (cg_model_bind_job(R->m, env, j, R->w) != 0) {
+        if (cg_model_bind_job(R->m, env, j, -1) != 0) {
             n = -1;
             break;
         }
@@ -242,17 +257,16 @@ static long choose_pattern(rules *R, const char *pattern, const cg_pos *pos, con
             n = -1;
             break;
         }
-        if (mt == 1) {
-            choose_job(R, k, why);
+        if (mt == 1 && (!choose || choose_job(R, k, why)))
             n++;
-        }
     }
-    for (size_t i = 0; i < nstatic(R) && n >= 0; i++)
-        if (q.n == 1 && cg_qgroup_match_static(&q.groups[0], static_name(R, i), static_invokes(R, i),
-                                               R->m->manifest.workflows[R->w].name)) {
-            choose_static(R, i, why);
+    for (size_t e = 0; e < R->nstatic && n >= 0; e++) {
+        const cg_static_job *sj = &R->m->statics[e];
+        if (q.n == 1 && cg_qgroup_match_static(&q.groups[0], sj->name, sj->invokes,
+                                               R->m->manifest.workflows[sj->workflow].name, sj->entry) &&
+            (!choose || choose_static(R, e, why)))
             n++;
-        }
+    }
     cg_query_release(&q);
     return n;
 }
@@ -283,35 +297,30 @@ static bool glob_any(const char **globs, size_t n, const char *s)
     return false;
 }
 
-/* A push to a branch other than a run_all one: the rules of pipeline.h. */
-static int choose_for_pr(rules *R, const cg_pipeline_input *in)
+/* `[ci only: P]` / `[ci also: P]`: a special PR's pattern, checked to name
+ * some job (run here or not: a special PR runs it on the branch). */
+static int named_pattern(rules *R, bool only, const char *pattern)
 {
+    long n = match_pattern(R, pattern, NULL, NULL, false);
+    if (n < 0)
+        return -1;
+    if (n == 0)
+        return cg_error_plain(R->err, "the commit message's [ci %s: %s] selects no job", only ? "only" : "also",
+                              pattern);
+    cg_selection_add(&R->named, only, pattern, NULL);
+    return 0;
+}
+
+/* A push to a branch other than a run_all one: the rules of pipeline.h. */
+static int choose_for_pr(rules *R, const cg_pipeline_tokens *t)
+{
+    const cg_pipeline_input *in = R->in;
     const cg_pipeline_decl *d = &R->m->manifest.pipeline;
-    cg_pipeline_tokens t;
-    cg_pipeline_tokens_parse(in->message, &t);
     cg_strbuf why = CG_STRBUF_INIT;
     int rc = 0;
-    for (size_t i = 0; i < t.nonly && rc == 0; i++) {
-        cg_strbuf_reset(&why);
-        cg_strbuf_addf(&why, "the commit message says [ci only: %s]", t.only[i]);
-        long n = choose_pattern(R, t.only[i], NULL, pooled(R, why.buf));
-        if (n == 0)
-            rc = cg_error_plain(R->err, "the commit message's [ci only: %s] selects no job of the per-change workflow "
-                                "'%s' (a commit message picks among its jobs only)", t.only[i],
-                                R->m->manifest.workflows[R->w].name);
-        else if (n > 0)
-            note(R, "[ci only: %s]: %ld job%s", t.only[i], n, n == 1 ? "" : "s");
-        else
-            rc = -1;
-    }
-    if (t.nonly) {
-        if (t.all || t.nwords || t.nalso)
-            note(R, "the other tokens of the commit message do not count: [ci only: ...] picks exactly");
-        goto done;
-    }
     bool defaults = true;
     const char *default_why = "a default job: runs on every pull request (no list of changed files)";
-    if (in->changed_known && in->nchanged) {
+    if (in->changed_known) {
         size_t unmatched = 0;
         const char *first_unmatched = NULL;
         for (size_t f = 0; f < in->nchanged && rc == 0; f++) {
@@ -328,16 +337,14 @@ static int choose_for_pr(rules *R, const cg_pipeline_input *in)
             cg_strbuf_addf(&why, "changed file '%s' matches path rule '%s' (%s:%u)", in->changed[f], r->glob,
                            r->pos.file ? r->pos.file : "", r->pos.line);
             const char *w = pooled(R, why.buf);
-            long n = 0;
-            for (size_t s = 0; s < r->nselect && n >= 0; s++) {
+            for (size_t s = 0; s < r->nselect && rc == 0; s++) {
                 if (cg_streq(r->select[s], "none"))
                     continue;
-                long c = cg_streq(r->select[s], "all") ? (long)choose_all(R, w)
-                                                       : choose_pattern(R, r->select[s], &r->select_pos[s], w);
-                n = c < 0 ? -1 : n + c;
+                if (cg_streq(r->select[s], "all"))
+                    choose_all(R, w);
+                else if (match_pattern(R, r->select[s], &r->select_pos[s], w, true) < 0)
+                    rc = -1;
             }
-            if (n < 0)
-                rc = -1;
         }
         defaults = unmatched > 0;
         if (defaults) {
@@ -347,8 +354,11 @@ static int choose_for_pr(rules *R, const cg_pipeline_input *in)
             default_why = pooled(R, why.buf);
             note(R, "%zu of %zu changed files match no path rule ('%s'%s): the default jobs run", unmatched,
                  in->nchanged, first_unmatched, unmatched > 1 ? ", ..." : "");
-        } else {
+        } else if (in->nchanged) {
             note(R, "every changed file (%zu) matches a path rule: only what they select runs", in->nchanged);
+        } else {
+            /* a known, empty list: nothing matched, like any other list */
+            note(R, "no file changed: only what the commit message asks for runs");
         }
     } else {
         note(R, "no list of changed files: the default jobs run");
@@ -356,49 +366,31 @@ static int choose_for_pr(rules *R, const cg_pipeline_input *in)
     if (rc == 0 && defaults) {
         for (size_t k = 0; k < R->m->jobs.n; k++) {
             const cg_job *j = &R->m->jobs.v[k];
-            if ((j->workflows & R->bit) && !(j->gated & R->bit))
+            if (job_runs(R, k) & ~j->gated)
                 choose_job(R, k, default_why);
         }
-        for (size_t i = 0; i < nstatic(R); i++)
-            choose_static(R, i, default_why);
+        for (size_t e = 0; e < R->nstatic; e++)
+            choose_static(R, e, default_why);
     }
-    if (rc == 0 && t.all)
+    if (rc == 0 && t->all)
         note(R, "[ci all]: %zu jobs", choose_all(R, "the commit message says [ci all]"));
-    for (size_t i = 0; i < t.nwords && rc == 0; i++) {
+    for (size_t i = 0; i < t->nwords && rc == 0; i++) {
         cg_strbuf_reset(&why);
-        cg_strbuf_addf(&why, "the commit message says [%s ci]", t.words[i]);
+        cg_strbuf_addf(&why, "the commit message says [%s ci]", t->words[i]);
         const char *w = pooled(R, why.buf);
         size_t n = 0;
         for (size_t k = 0; k < R->m->jobs.n; k++) {
             const cg_job *j = &R->m->jobs.v[k];
-            if ((j->workflows & R->bit) && (j->gated & R->bit) && word_of(t.words[i], j->name)) {
-                choose_job(R, k, w);
-                n++;
-            }
+            if ((job_runs(R, k) & j->gated) && word_of(t->words[i], j->name))
+                n += choose_job(R, k, w);
         }
-        note(R, "[%s ci]: %zu on-request jobs", t.words[i], n);
+        note(R, "[%s ci]: %zu on-request jobs", t->words[i], n);
     }
-    for (size_t i = 0; i < t.nalso && rc == 0; i++) {
-        cg_strbuf_reset(&why);
-        cg_strbuf_addf(&why, "the commit message says [ci also: %s]", t.also[i]);
-        long n = choose_pattern(R, t.also[i], NULL, pooled(R, why.buf));
-        if (n == 0)
-            rc = cg_error_plain(R->err, "the commit message's [ci also: %s] selects no job of the per-change workflow "
-                                "'%s' (a commit message picks among its jobs only)", t.also[i],
-                                R->m->manifest.workflows[R->w].name);
-        else if (n < 0)
-            rc = -1;
-        else
-            note(R, "[ci also: %s]: %ld job%s", t.also[i], n, n == 1 ? "" : "s");
-    }
-done:
     cg_strbuf_release(&why);
-    cg_pipeline_tokens_free(&t);
     return rc;
 }
 
-/* A job name as a --only pattern that matches it alone. */
-/* The pattern naming exactly this job (any name: ',', '=' and globs quoted). */
+/* The pattern naming exactly this entry (any name: ',', '=' and globs quoted). */
 static void exact_pattern(cg_strbuf *out, const char *name)
 {
     cg_strbuf_reset(out);
@@ -406,66 +398,83 @@ static void exact_pattern(cg_strbuf *out, const char *name)
     cg_query_quote(out, name);
 }
 
-/* Through the special-PR selection: the chosen entries, what they require,
- * the keep entries; everything else culled. */
+/* The selection-shaped result: the picks run in place (filters kept), a
+ * special PR's patterns through the special-PR selection; the rest culled. */
 static int apply(rules *R)
 {
     cg_model *m = R->m;
     cg_selection *s = &m->selection;
     cg_selection_release(s);
     cg_selection_init(s);
-    s->source = cg_xstrdup("the pipeline's rules");
+    s->source = cg_xstrdup(R->named.source ? R->named.source : "the pipeline's rules");
+    s->allow_protected = R->named.allow_protected;
+    for (size_t i = 0; i < R->named.nonly; i++)
+        cg_selection_add(s, true, R->named.only[i], &R->named.only_pos[i]);
+    for (size_t i = 0; i < R->named.nalso; i++)
+        cg_selection_add(s, false, R->named.also[i], &R->named.also_pos[i]);
+    s->runs = R->in->runs ? R->in->runs : NULL;
+    s->runs_ctx = R->in->runs_ctx;
     cg_strbuf pat = CG_STRBUF_INIT;
-    cg_pos none = {0};
-    int rc = 0;
-    for (size_t k = 0; k < m->jobs.n && rc == 0; k++)
+    size_t picked = 0;
+    for (size_t k = 0; k < m->jobs.n; k++)
         if (R->run->job_in[k]) {
             exact_pattern(&pat, m->jobs.v[k].name);
-            cg_selection_add(s, true, pat.buf, &none);
+            cg_selection_add_stay(s, pat.buf);
+            picked++;
         }
-    for (size_t i = 0; i < nstatic(R) && rc == 0; i++)
-        if (R->why_static[i]) {
-            exact_pattern(&pat, static_name(R, i));
-            cg_selection_add(s, true, pat.buf, &none);
+    for (size_t e = 0; e < R->nstatic; e++)
+        if (R->why_static[e]) {
+            exact_pattern(&pat, m->statics[e].name);
+            cg_selection_add_stay(s, pat.buf);
+            picked++;
         }
     cg_strbuf_release(&pat);
-    /* why the others are out (a requirement may still bring one in) */
-    const char *wname = m->manifest.workflows[R->w].name;
-    cg_strbuf sb = CG_STRBUF_INIT;
-    cg_strbuf_addf(&sb, "not in workflow '%s' (a pipeline of a push runs no other workflow)", wname);
-    const char *elsewhere = pooled(R, sb.buf);
-    cg_strbuf_release(&sb);
     for (size_t k = 0; k < m->jobs.n; k++) {
         const cg_job *j = &m->jobs.v[k];
         if (R->run->job_in[k])
             continue;
-        R->run->job_why[k] = !(j->workflows & R->bit) ? elsewhere
-                             : (j->gated & R->bit) ? "on request: neither the commit message, the changed files "
-                                                     "nor the branch asked for it"
-                                                   : "a default job the rules did not choose ([ci only: ...] or "
-                                                     "path rules chose others)";
+        R->run->job_why[k] = !job_runs(R, k) ? NULL /* the caller's simulation says why */
+                             : (j->gated & j->workflows) ? "on request: neither the commit message, the changed "
+                                                           "files nor the branch asked for it"
+                                                         : "a default job the rules did not choose ([ci only: ...] "
+                                                           "or path rules chose others)";
     }
-    const cg_workflow_decl *wd = &m->manifest.workflows[R->w];
-    if (rc == 0 && cg_selection_empty(s) && !wd->nkeep) {
-        /* nothing runs at all */
-        R->run->workflow = -1;
-        rc = cg_model_apply_selection(m, R->err);
+    /* without a per-change workflow, a special PR has nowhere to run */
+    const cg_workflow_decl *pwd = m->per_change >= 0 ? &m->manifest.workflows[m->per_change] : NULL;
+    bool keep = false;
+    for (size_t i = 0; pwd && i < pwd->nkeep; i++)
+        keep = keep || sim_runs(R, (size_t)m->per_change, pwd->keep[i]);
+    if (!picked && cg_selection_empty(s) && !keep) {
+        R->run->workflow = -1; /* nothing runs at all: nothing is written */
         m->omitted = ~(uint64_t)0;
-        return rc;
+        for (size_t e = 0; e < m->nstatics; e++)
+            m->statics[e].culled = true;
+        for (size_t k = 0; k < m->jobs.n; k++)
+            m->jobs.v[k].workflows = 0;
+        return 0;
     }
-    if (rc == 0 && cg_selection_empty(s)) {
-        /* only the keep entries: select the first, the selection keeps the rest */
-        for (size_t i = 0; i < nstatic(R); i++)
-            if (cg_streq(static_name(R, i), wd->keep[0]))
-                choose_static(R, i, "kept: the workflow's 'keep' names it (nothing else runs)");
-        exact_pattern(&pat, wd->keep[0]);
-        cg_selection_add(s, true, pat.buf, &none);
-        cg_strbuf_release(&pat);
+    int rc = cg_model_apply_selection(m, R->err);
+    /* what each special-PR pattern selected, counted as the selection did */
+    for (size_t i = 0; rc == 0 && i < s->nonly + s->nalso; i++) {
+        size_t n = 0;
+        for (size_t k = 0; k < m->jobs.n; k++)
+            n += m->marks[k].kind == CG_MARK_SELECTED && m->marks[k].pattern == (int32_t)i;
+        for (size_t e = 0; e < m->nstatics; e++)
+            n += m->statics[e].mark.kind == CG_MARK_SELECTED && m->statics[e].mark.pattern == (int32_t)i &&
+                 !m->statics[e].culled && (int)m->statics[e].workflow == m->per_change;
+        bool only = i < s->nonly;
+        const char *text = only ? s->only[i] : s->also[i - s->nonly];
+        if (cg_streq(s->source, "the commit message"))
+            note(R, "[ci %s: %s]: %zu job%s (a special PR: they and what they require run on this branch, "
+                 "branch filters lifted)", only ? "only" : "also", text, n, n == 1 ? "" : "s");
+        else
+            note(R, "--%s '%s' (from %s): %zu job%s (a special PR: they and what they require run on this branch, "
+                 "branch filters lifted)", only ? "only" : "also", text, s->source, n, n == 1 ? "" : "s");
     }
-    if (rc == 0)
-        rc = cg_model_apply_selection(m, R->err);
-    if (rc == 0)
-        m->omitted |= ~R->bit;
+    R->run->workflow = -1;
+    for (size_t w = 0; w < m->manifest.nworkflows && R->run->workflow < 0; w++)
+        if (!(m->omitted & ((uint64_t)1 << w)))
+            R->run->workflow = (int)w;
     return rc;
 }
 
@@ -473,9 +482,10 @@ static int apply(rules *R)
 
 /* The pipeline's values: every declared parameter's default, then the ones
  * given (checked against their declarations) into run->parameters too. */
-static int pipeline_values(rules *R, const cg_pipeline_input *in, cg_pipeline_values *pv)
+static int pipeline_values(rules *R, cg_pipeline_values *pv)
 {
     cg_model *m = R->m;
+    const cg_pipeline_input *in = R->in;
     json_t *decls = json_object(); /* name -> declaration (borrowed) */
     pv->parameters = json_object();
     R->run->parameters = json_object();
@@ -486,71 +496,31 @@ static int pipeline_values(rules *R, const cg_pipeline_input *in, cg_pipeline_va
     }
     int rc = 0;
     for (size_t i = 0; i < in->nparams && rc == 0; i++) {
-        const char *name = in->param_names[i], *text = in->param_values[i];
-        json_t *d = json_object_get(decls, name);
-        const char *type = json_string_value(json_object_get(d, "type"));
-        json_t *v = NULL;
-        cg_strbuf sb = CG_STRBUF_INIT;
-        if (!d) {
-            const char **names = cg_xcalloc(json_object_size(decls) + 1, sizeof *names);
-            size_t n = 0;
-            const char *k;
-            json_t *x;
-            json_object_foreach(decls, k, x)
-                names[n++] = k;
-            cg_did_you_mean(&sb, name, names, n);
-            free(names);
-            rc = cg_error_plain(R->err, "--parameter '%s': no fragment declares it in its top-level 'parameters:'%s",
-                                name, sb.len ? sb.buf : "");
-        } else if (json_object_get(R->run->parameters, name)) {
-            rc = cg_error_plain(R->err, "--parameter '%s' is given twice", name);
-        } else if (type && cg_streq(type, "boolean")) {
-            if (cg_streq(text, "true") || cg_streq(text, "false"))
-                v = json_boolean(cg_streq(text, "true"));
-            else
-                rc = cg_error_plain(R->err, "--parameter '%s': a boolean parameter is true or false, not '%s'", name,
-                                    text);
-        } else if (type && cg_streq(type, "integer")) {
-            char *end = NULL;
-            long long x = strtoll(text, &end, 10);
-            if (*text && end && !*end)
-                v = json_integer((json_int_t)x);
-            else
-                rc = cg_error_plain(R->err, "--parameter '%s': an integer parameter, not '%s'", name, text);
-        } else if (type && cg_streq(type, "enum")) {
-            json_t *e = json_object_get(d, "enum");
-            bool ok = false;
-            for (size_t k = 0; k < json_array_size(e); k++) {
-                const char *s = json_string_value(json_array_get(e, k));
-                cg_strbuf_addf(&sb, "%s'%s'", k ? ", " : "", s ? s : "");
-                ok |= s && cg_streq(s, text);
-            }
-            if (ok)
-                v = json_string(text);
-            else
-                rc = cg_error_plain(R->err, "--parameter '%s': '%s' is not one of its enum values (%s)", name, text,
-                                    sb.len ? sb.buf : "none");
-        } else {
-            v = json_string(text);
-        }
-        cg_strbuf_release(&sb);
+        const char *name = in->param_names[i];
+        cg_strbuf msg = CG_STRBUF_INIT;
+        json_t *v = json_object_get(R->run->parameters, name)
+                        ? (cg_strbuf_addf(&msg, "--parameter '%s' is given twice", name), NULL)
+                        : cg_parameter_given(decls, name, in->param_values[i], &msg);
         if (v) {
             json_object_set(R->run->parameters, name, v);
             json_object_set_new(pv->parameters, name, v);
+        } else {
+            rc = cg_error_plain(R->err, "%s", msg.buf);
         }
+        cg_strbuf_release(&msg);
     }
     json_decref(decls);
     return rc;
 }
 
-/* Whether workflow w runs for these values: its `when`, as CircleCI will
- * evaluate it in the continuation config (left to CircleCI when unknown). */
-static bool workflow_runs(rules *R, size_t w, const cg_pipeline_values *pv)
+/* Notes what workflow w's `when` says for these values (CircleCI evaluates
+ * the same statement again in the continuation). */
+static void note_when(rules *R, size_t w, const cg_pipeline_values *pv)
 {
     const cg_manifest *mf = &R->m->manifest;
     const cg_workflow_decl *wd = &mf->workflows[w];
     if (!wd->when)
-        return true;
+        return;
     cg_strbuf path = CG_STRBUF_INIT, why = CG_STRBUF_INIT;
     cg_path_join_key(&path, wd->path, "when");
     json_t *stmt = cg_doc_typed(mf->doc, path.buf, wd->when);
@@ -559,45 +529,10 @@ static bool workflow_runs(rules *R, size_t w, const cg_pipeline_values *pv)
         note(R, "workflow '%s': its 'when' is left to CircleCI (%s)", wd->name, why.buf);
     else
         note(R, "workflow '%s': its 'when' is %s for this pipeline%s", wd->name, t ? "true" : "false",
-             t ? "" : ": nothing runs");
+             t ? "" : ": nothing of it runs");
     json_decref(stmt);
     cg_strbuf_release(&path);
     cg_strbuf_release(&why);
-    return t != CG_COND_FALSE;
-}
-
-/* Workflow w does not run (`why`): no job runs, each says why. */
-static int nothing_runs(rules *R, size_t w, const char *why)
-{
-    cg_model *m = R->m;
-    for (size_t k = 0; k < m->jobs.n; k++)
-        if (m->jobs.v[k].workflows & ((uint64_t)1 << w))
-            R->run->job_why[k] = why;
-    R->statics = m->manifest.workflows[w].jobs;
-    R->why_static = cg_pool_alloc(&m->pool, (nstatic(R) + 1) * sizeof *R->why_static);
-    for (size_t i = 0; i < nstatic(R) + 1; i++)
-        R->why_static[i] = i < nstatic(R) ? why : NULL;
-    R->run->workflow = -1;
-    int rc = cg_model_apply_selection(m, R->err);
-    m->omitted = ~(uint64_t)0;
-    return rc;
-}
-
-static const char *when_false(rules *R, size_t w)
-{
-    cg_strbuf sb = CG_STRBUF_INIT;
-    cg_strbuf_addf(&sb, "workflow '%s' does not run: its 'when' is false for this pipeline",
-                   R->m->manifest.workflows[w].name);
-    const char *why = pooled(R, sb.buf);
-    cg_strbuf_release(&sb);
-    return why;
-}
-
-static const char *workflow_names(cg_model *m, cg_strbuf *sb)
-{
-    for (size_t w = 0; w < m->manifest.nworkflows; w++)
-        cg_strbuf_addf(sb, "%s'%s'", w ? ", " : "", m->manifest.workflows[w].name);
-    return sb->buf ? sb->buf : "none";
 }
 
 int cg_pipeline_select(cg_model *m, cg_error *err)
@@ -612,145 +547,118 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
     run->job_in = cg_pool_alloc(&m->pool, (m->jobs.n + 1) * sizeof *run->job_in);
     memset(run->job_why, 0, (m->jobs.n + 1) * sizeof *run->job_why);
     memset(run->job_in, 0, (m->jobs.n + 1) * sizeof *run->job_in);
-    run->workflow = m->per_change;
-    rules R = {m, run, m->per_change, 0, NULL, NULL, NULL, err};
+    run->workflow = -1;
+    rules R = {m, run, in, 0, 0, NULL, NULL, {0}, err};
+    cg_selection_init(&R.named);
     cg_strbuf sb = CG_STRBUF_INIT;
     const char *branch = in->branch && *in->branch ? in->branch : NULL;
     const char *tag = in->tag && *in->tag ? in->tag : NULL;
-    int rc = 0;
-    for (size_t i = 0; i < mf->nworkflows && rc == 0; i++) {
-        /* one per-change workflow and scheduled ones: anything else would
-         * run beside them with rules of its own */
-        const cg_workflow_decl *wd = &mf->workflows[i];
-        if (!wd->per_change && !wd->schedule)
-            rc = cg_error_at(err, &wd->pos, "workflow '%s' has no 'schedule' and is not 'per_change': cigen select "
-                             "picks the jobs of the per-change workflow or runs a scheduled one, and cannot "
-                             "tell when this one runs", wd->name);
+    const char *schedule = in->schedule && *in->schedule ? in->schedule : NULL;
+    cg_pipeline_tokens t;
+    cg_pipeline_tokens_parse(tag || schedule ? NULL : in->message, &t);
+    /* a special PR from the overlay or --only/--also: honoured as in classic mode */
+    int rc = cg_model_load_selection(m, err);
+    if (rc == 0 && !cg_selection_empty(&m->selection)) {
+        const cg_selection *o = &m->selection;
+        for (size_t i = 0; i < o->nonly; i++)
+            cg_selection_add(&R.named, true, o->only[i], &o->only_pos[i]);
+        for (size_t i = 0; i < o->nalso; i++)
+            cg_selection_add(&R.named, false, o->also[i], &o->also_pos[i]);
+        R.named.source = cg_xstrdup(o->source ? o->source : "the command line");
+        R.named.allow_protected = o->allow_protected;
     }
-    cg_pipeline_values pv = {NULL, in->schedule ? in->schedule : "", tag ? "" : branch ? branch : "", tag ? tag : ""};
+    cg_model_collect_statics(m);
+    R.nstatic = m->nstatics;
+    R.why_static = cg_pool_alloc(&m->pool, (R.nstatic + 1) * sizeof *R.why_static);
+    memset(R.why_static, 0, (R.nstatic + 1) * sizeof *R.why_static);
+    R.envs = cg_xcalloc(m->ntrees + 1, sizeof *R.envs);
+    for (size_t i = 0; i < m->ntrees; i++)
+        cg_env_init(&R.envs[i], m->trees[i], err);
+    cg_pipeline_values pv = {NULL, schedule ? schedule : "", tag ? "" : branch ? branch : "", tag ? tag : ""};
     if (rc == 0)
-        rc = pipeline_values(&R, in, &pv);
-    if (rc == 0 && in->schedule && *in->schedule) {
-        int w = -1;
+        rc = pipeline_values(&R, &pv);
+    int sw = -1; /* the scheduled workflow */
+    if (rc == 0 && schedule) {
         for (size_t i = 0; i < mf->nworkflows; i++)
-            if (cg_streq(mf->workflows[i].name, in->schedule))
-                w = (int)i;
-        if (w < 0 || !mf->workflows[w].schedule) {
-            cg_strbuf_reset(&sb);
+            if (cg_streq(mf->workflows[i].name, schedule))
+                sw = (int)i;
+        if (sw < 0 || !mf->workflows[sw].schedule) {
             for (size_t i = 0; i < mf->nworkflows; i++)
                 if (mf->workflows[i].schedule)
                     cg_strbuf_addf(&sb, "%s'%s'", sb.len ? ", " : "", mf->workflows[i].name);
-            rc = cg_error_plain(err, "the scheduled pipeline '%s' names no scheduled workflow (name the schedule after "
-                                "one of: %s)", in->schedule, sb.len ? sb.buf : "none");
-            goto out;
+            rc = cg_error_plain(err, "the scheduled pipeline '%s' names no scheduled workflow (name the schedule "
+                                "after one of: %s)", schedule, sb.len ? sb.buf : "none");
         }
-        cg_strbuf_reset(&sb);
-        cg_strbuf_addf(&sb, "the scheduled pipeline '%s'", in->schedule);
-        run->what = pooled(&R, sb.buf);
-        run->workflow = w;
-        R.w = w;
-        R.bit = (uint64_t)1 << w;
-        if (branch && !cg_ref_filter_passes(&mf->workflows[w].branches, branch)) {
-            /* as the schedule's branch filter of a classic config: a schedule
-             * set up on another branch runs nothing of it */
-            cg_strbuf_reset(&sb);
-            cg_strbuf_addf(&sb, "workflow '%s' does not run: its 'branches' do not let '%s' through (the branch the "
-                           "schedule runs on)", mf->workflows[w].name, branch);
-            note(&R, "%s: nothing runs", sb.buf);
-            rc = nothing_runs(&R, (size_t)w, pooled(&R, sb.buf));
-            goto out;
-        }
-        if (!workflow_runs(&R, (size_t)w, &pv)) {
-            rc = nothing_runs(&R, (size_t)w, when_false(&R, (size_t)w));
-            goto out;
-        }
-        /* the schedule is the trigger: no cron, no branch filter; every job of its tier runs */
-        cg_workflow_decl *wd = &mf->workflows[w];
-        wd->schedule = NULL;
-        wd->branches.set = false;
-        cg_strbuf_reset(&sb);
-        cg_strbuf_addf(&sb, "workflow '%s' runs whole in its scheduled pipeline", wd->name);
-        const char *why = pooled(&R, sb.buf);
-        for (size_t k = 0; k < m->jobs.n; k++) {
-            cg_job *j = &m->jobs.v[k];
-            j->gated &= ~R.bit;
-            if (j->workflows & R.bit)
-                choose_job(&R, k, why);
-        }
-        R.statics = wd->jobs;
-        R.why_static = cg_pool_alloc(&m->pool, (nstatic(&R) + 1) * sizeof *R.why_static);
-        for (size_t i = 0; i < nstatic(&R); i++)
-            R.why_static[i] = why;
-        note(&R, "scheduled: workflow '%s', every job of it", wd->name);
-        rc = cg_model_apply_selection(m, err);
-        m->omitted = ~R.bit;
-        goto out;
-    }
-    if (rc == 0 && m->per_change < 0) {
-        rc = cg_error_plain(err, "cigen select needs a workflow marked 'per_change: true' in %s (workflows: %s)",
-                            m->opt.manifest ? m->opt.manifest : "cigen.yml", workflow_names(m, &sb));
-        goto out;
     }
     if (rc != 0)
         goto out;
-    const cg_workflow_decl *pwd = &mf->workflows[m->per_change];
-    R.bit = (uint64_t)1 << m->per_change;
-    R.statics = pwd->jobs;
-    R.why_static = cg_pool_alloc(&m->pool, (nstatic(&R) + 1) * sizeof *R.why_static);
-    memset(R.why_static, 0, (nstatic(&R) + 1) * sizeof *R.why_static);
-    R.envs = cg_xcalloc(m->ntrees + 1, sizeof *R.envs);
-    for (size_t t = 0; t < m->ntrees; t++)
-        cg_env_init(&R.envs[t], m->trees[t], err);
     cg_strbuf_reset(&sb);
-    if (tag)
+    if (schedule)
+        cg_strbuf_addf(&sb, "the scheduled pipeline '%s'", schedule);
+    else if (tag)
         cg_strbuf_addf(&sb, "a push of tag '%s'", tag);
     else
         cg_strbuf_addf(&sb, "a push to branch '%s'", branch ? branch : "(none)");
     run->what = pooled(&R, sb.buf);
-    if (!workflow_runs(&R, (size_t)m->per_change, &pv)) {
-        rc = nothing_runs(&R, (size_t)m->per_change, when_false(&R, (size_t)m->per_change));
-        goto release;
+    for (size_t w = 0; w < mf->nworkflows; w++) {
+        /* a schedule runs its workflow; a push, every workflow without one */
+        if (schedule ? (int)w == sw : !mf->workflows[w].schedule)
+            R.bits |= (uint64_t)1 << w;
+        if (R.bits & ((uint64_t)1 << w))
+            note_when(&R, w, &pv);
     }
-    if (tag) {
-        if (pwd->tags.set) {
-            note(&R, "tag '%s': workflow '%s' has a tags filter: every job of it", tag, pwd->name);
-            choose_all(&R, "a tag runs the per-change workflow whole");
-        } else {
-            note(&R, "tag '%s': workflow '%s' has no tags filter: nothing runs", tag, pwd->name);
-            run->workflow = -1;
-            rc = cg_model_apply_selection(m, err);
-            m->omitted = ~(uint64_t)0;
-            goto release;
-        }
+    if (schedule) {
+        cg_workflow_decl *wd = &mf->workflows[sw];
+        cg_strbuf_reset(&sb);
+        cg_strbuf_addf(&sb, "workflow '%s' runs whole in its scheduled pipeline", wd->name);
+        size_t n = choose_all(&R, pooled(&R, sb.buf));
+        note(&R, "scheduled: workflow '%s', %zu job%s", wd->name, n, n == 1 ? "" : "s");
+        /* the scheduled pipeline is the trigger: no cron, no branch filter of it */
+        wd->schedule = NULL;
+        wd->branches.set = false;
+    } else if (tag) {
+        size_t n = choose_all(&R, "its filters let the tag through");
+        note(&R, "tag '%s': %zu job%s whose filters let it through (and what they require)", tag, n,
+             n == 1 ? "" : "s");
+    } else if (branch && glob_any(mf->pipeline.run_all, mf->pipeline.nrun_all, branch)) {
+        cg_strbuf_reset(&sb);
+        cg_strbuf_addf(&sb, "branch '%s' runs every job ('run_all')", branch);
+        note(&R, "%s", sb.buf);
+        choose_all(&R, pooled(&R, sb.buf));
+        if (t.all || t.nwords || t.nonly || t.nalso)
+            note(&R, "the commit message's tokens do not count on a 'run_all' branch");
+        cg_pipeline_tokens_free(&t);
+    } else if (t.nonly) {
+        for (size_t i = 0; i < t.nonly && rc == 0; i++)
+            rc = named_pattern(&R, true, t.only[i]);
+        if (t.all || t.nwords || t.nalso)
+            note(&R, "the other tokens of the commit message do not count: [ci only: ...] picks exactly");
     } else {
-        const cg_pipeline_decl *d = &mf->pipeline;
-        if (branch && glob_any(d->run_all, d->nrun_all, branch)) {
-            cg_strbuf_reset(&sb);
-            cg_strbuf_addf(&sb, "branch '%s' runs every job ('run_all')", branch);
-            note(&R, "%s", sb.buf);
-            cg_pipeline_tokens t;
-            cg_pipeline_tokens_parse(in->message, &t);
-            if (t.all || t.nonly || t.nalso || t.nwords)
-                note(&R, "the commit message's tokens do not count on a 'run_all' branch");
-            cg_pipeline_tokens_free(&t);
-            choose_all(&R, pooled(&R, sb.buf));
-        } else {
-            rc = choose_for_pr(&R, in);
-        }
+        rc = choose_for_pr(&R, &t);
     }
+    for (size_t i = 0; i < t.nalso && rc == 0 && !t.nonly; i++)
+        rc = named_pattern(&R, false, t.also[i]);
+    if (rc == 0 && R.named.nonly) {
+        /* [ci only:] or --only: exactly the named jobs (and the keep entries) */
+        memset(run->job_in, 0, (m->jobs.n + 1) * sizeof *run->job_in);
+        memset(R.why_static, 0, (R.nstatic + 1) * sizeof *R.why_static);
+    }
+    if (rc == 0 && !R.named.source && (R.named.nonly || R.named.nalso))
+        R.named.source = cg_xstrdup("the commit message");
     if (rc == 0)
         rc = apply(&R);
-release:
-    for (size_t t = 0; t < m->ntrees; t++)
-        cg_env_release(&R.envs[t]);
-    free(R.envs);
 out:
-    if (rc == 0 && R.statics) {
-        run->nstatics = nstatic(&R);
+    if (rc == 0) {
+        run->nstatics = R.nstatic;
         run->statics = cg_pool_alloc(&m->pool, (run->nstatics + 1) * sizeof *run->statics);
         for (size_t i = 0; i < run->nstatics; i++)
-            run->statics[i] = (cg_pipeline_why){static_name(&R, i), R.why_static[i] != NULL, R.why_static[i]};
+            run->statics[i] = (cg_pipeline_why){m->statics[i].name, R.why_static[i] != NULL, R.why_static[i]};
     }
+    for (size_t i = 0; i < m->ntrees; i++)
+        cg_env_release(&R.envs[i]);
+    free(R.envs);
+    cg_selection_release(&R.named);
+    cg_pipeline_tokens_free(&t);
     json_decref(pv.parameters);
     cg_strbuf_release(&sb);
     return rc;

@@ -1,40 +1,35 @@
 /* pipeline — which jobs a pipeline runs, decided when it starts (CircleCI
- * dynamic configuration; `cigen select`).
+ * dynamic configuration; `cigen select`).  Its rules only narrow what
+ * CircleCI itself would run on the full config for this pipeline, which the
+ * caller simulates (check/branches.h) and hands in as `runs`:
  *
- * From what the pipeline knows (cg_pipeline_input) and the manifest's
- * `pipeline:` rules (lang/dynamic.h):
- *
- *   a scheduled pipeline (input.schedule names a workflow)
- *       runs that workflow whole, every job of its tier, gated ones too,
- *       without its schedule trigger or branch filter (the schedule is the
- *       trigger); no other workflow
+ *   a scheduled pipeline (input.schedule names a scheduled workflow)
+ *       that workflow, every job of it CircleCI runs, without its cron
+ *       trigger (the scheduled pipeline is the trigger)
+ *   a push of a tag
+ *       every job whose filters let the tag through (and what it requires)
  *   a push to a branch matching `run_all` (main)
- *       every job of the per-change workflow
- *   a push to any other branch (a pull request), into the per-change workflow:
- *       `[ci only: PATTERN]` in the commit message: exactly the matching jobs
- *       (the special PR, with nothing committed); else the union of
- *         - the default jobs (not on request), unless every changed file
- *           matches a path rule
+ *       every job CircleCI runs there
+ *   a push to any other branch (a pull request), in every push workflow:
+ *       the union of
+ *         - the default jobs (not on request), unless the list of changed
+ *           files is known and every file in it matches a path rule (a known
+ *           empty list matches nothing: no default jobs)
  *         - what the path rules of the changed files select (`all`, `none`,
  *           or patterns)
  *         - `[ci all]`: every job; `[WORD ci]`: the on-request jobs with WORD
- *           as their name or one of its '_'-separated parts (any case);
- *           `[ci also: PATTERN]`: the matching jobs
- *   a tag: the per-change workflow whole when it has a `tags` filter, else
- *       nothing
+ *           as their name or one of its '_'-separated parts (any case)
  *
- * The workflow's `when` is evaluated on the pipeline's values
- * (model/condition.h: the parameters given, else their defaults; the
- * schedule's name, branch and tag): false, nothing runs; what cannot be
- * known when the pipeline starts is left to CircleCI, which evaluates the
- * same statement in the continuation config.  Each parameter given must be
- * declared by a fragment's top-level `parameters:` and fit its type.
+ * What is picked runs where it is, filters kept: CircleCI applies them again
+ * to the continuation.  A special PR — `[ci only: P]` / `[ci also: P]` in the
+ * commit message, or --only/--also/special-pr.yml as in classic mode — goes
+ * through the special-PR selection (model/select.h): the named jobs and what
+ * they require run in the per-change workflow with their branch filters
+ * lifted, never a job with credentials pulled in by a requirement; `only`
+ * runs exactly those (and the `keep` entries).
  *
- * A commit message only picks among the jobs of the per-change workflow: it
- * can never start an upload or a scheduled workflow's job.  The chosen jobs
- * go through the special-PR selection (model/select.h): what they require
- * comes along (never a job with credentials: an error), the `keep` entries
- * stay, every other job and workflow is culled, filters are lifted.
+ * Each parameter given must be declared by a fragment's top-level
+ * `parameters:` and fit its type.
  */
 #ifndef CIGEN_PIPELINE_H
 #define CIGEN_PIPELINE_H
@@ -55,6 +50,10 @@ typedef struct cg_pipeline_input {
     const char **param_names;  /* pipeline parameters given (NAME=VALUE split), as text */
     const char **param_values;
     size_t nparams;
+    /* whether CircleCI runs entry `entry` of workflow `workflow` on this
+     * pipeline, read off the full config (NULL: every entry may run) */
+    bool (*runs)(const void *ctx, const char *workflow, const char *entry);
+    const void *runs_ctx;
 } cg_pipeline_input;
 
 /* Why a job or static entry is in or out of the pipeline. */
@@ -65,13 +64,13 @@ typedef struct cg_pipeline_why {
 } cg_pipeline_why;
 
 typedef struct cg_pipeline_run {
-    int workflow;            /* the one workflow written, or -1: nothing runs */
+    int workflow;            /* the first workflow written, or -1: nothing runs */
     const char *what;        /* the pipeline in words ("a push to 'my-pr'") */
     const char **notes;      /* what the inputs meant ("[conda ci]: 12 jobs") */
     size_t nnotes, notes_cap;
     const char **job_why;    /* [jobs.n]: the rule that chose the job, or why it is out */
     bool *job_in;            /* [jobs.n]: chosen by a rule (before requirements) */
-    cg_pipeline_why *statics; /* the static entries of the workflow run */
+    cg_pipeline_why *statics; /* [nstatics]: m->statics as the manifest lists them */
     size_t nstatics;
     json_t *parameters;      /* the parameters given, typed (owned; cg_model_release frees it) */
 } cg_pipeline_run;

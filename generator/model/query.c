@@ -199,17 +199,36 @@ int cg_query_any(const cg_query *q, const cg_model *p, const cg_job *j, cg_env *
     return 0;
 }
 
-/* A static entry has a name, the job it invokes and a workflow; no
- * dimension, phase, tree or tier (a term on one of those does not match). */
-bool cg_qgroup_match_static(const cg_qgroup *g, const char *name, const char *invokes, const char *workflow)
+/* A static entry has a name, the job it invokes, a workflow and the
+ * arguments it passes: a term on another name matches the value the entry
+ * passes under that name (`python: "3.8"` is python=3.8); an entry passing
+ * none does not match (phase, tree and tier are never arguments). */
+bool cg_qgroup_match_static(const cg_qgroup *g, const char *name, const char *invokes, const char *workflow,
+                            json_t *entry)
 {
+    json_t *args = json_is_object(entry) ? json_object_iter_value(json_object_iter(entry)) : NULL;
     for (size_t t = 0; t < g->n; t++) {
         const cg_qterm *term = &g->terms[t];
         bool hit = false;
+        json_t *v = json_is_object(args) && term->name ? json_object_get(args, term->name) : NULL;
+        char num[64];
+        const char *text = json_is_string(v) ? json_string_value(v) : NULL;
+        if (json_is_integer(v) || json_is_real(v) || json_is_boolean(v)) {
+            if (json_is_integer(v))
+                snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+            else if (json_is_real(v))
+                snprintf(num, sizeof num, "%.17g", json_real_value(v));
+            else
+                snprintf(num, sizeof num, "%s", json_is_true(v) ? "true" : "false");
+            text = num;
+        }
         if (!term->name || cg_streq(term->name, "job"))
             hit = glob(term->glob, name) || (invokes && glob(term->glob, invokes));
         else if (cg_streq(term->name, "workflow"))
             hit = glob(term->glob, workflow);
+        else if (text && !cg_streq(term->name, "phase") && !cg_streq(term->name, "tree") &&
+                 !cg_streq(term->name, "tier") && !cg_streq(term->name, "name"))
+            hit = glob(term->glob, text);
         else
             return false;
         if (term->negate ? hit : !hit)

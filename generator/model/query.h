@@ -52,6 +52,7 @@ int cg_query_any(const cg_query *q, const cg_model *p, const cg_job *j, cg_env *
 int cg_qgroup_match(const cg_qgroup *g, const cg_model *p, const cg_job *j, cg_env *env);
 /* Whether a static entry (by its name or the job it invokes, and its
  * workflow) matches; a term on anything else never does. */
-bool cg_qgroup_match_static(const cg_qgroup *g, const char *name, const char *invokes, const char *workflow);
+bool cg_qgroup_match_static(const cg_qgroup *g, const char *name, const char *invokes, const char *workflow,
+                            json_t *entry);
 
 #endif

@@ -86,6 +86,8 @@ static int pattern_error(cg_error *err, const cg_selection *s, bool only, size_t
 static void collect_statics(cg_model *p)
 {
     const cg_manifest *m = &p->manifest;
+    if (p->statics)
+        return; /* cigen select collected them before its rules */
     size_t n = 0;
     for (size_t w = 0; w < m->nworkflows; w++)
         n += m->workflows[w].jobs ? json_array_size(m->workflows[w].jobs) : 0;
@@ -222,6 +224,10 @@ static const char *protection(graph *g, size_t node, cg_pos *where, cg_strbuf *w
 
 static void pattern_text(const cg_selection *s, int32_t i, cg_strbuf *out)
 {
+    if ((size_t)i >= s->nonly + s->nalso) {
+        cg_strbuf_addf(out, "the pipeline's rules, '%s'", s->stay[(size_t)i - s->nonly - s->nalso]);
+        return;
+    }
     bool only = (size_t)i < s->nonly;
     const char *pat = only ? s->only[i] : s->also[(size_t)i - s->nonly];
     const cg_pos *pos = only ? &s->only_pos[i] : &s->also_pos[(size_t)i - s->nonly];
@@ -231,21 +237,23 @@ static void pattern_text(const cg_selection *s, int32_t i, cg_strbuf *out)
         cg_strbuf_addf(out, "--%s '%s'", only ? "only" : "also", pat);
 }
 
-/* Puts a node into workflow w (if it is not there yet); `parent` needed it. */
-static int visit(graph *g, size_t node, size_t w, size_t parent)
+/* Puts a node into workflow w (if it is not there yet); `parent` needed it.
+ * `lift`: as a special PR's job, into the per-change workflow without its
+ * filters; else where it is, as written (cigen select's picks). */
+static int visit(graph *g, size_t node, size_t w, size_t parent, bool lift)
 {
     cg_model *p = g->p;
-    bool pr = (int)w == p->per_change;
+    bool pr = lift && (int)w == p->per_change;
     uint64_t bit = (uint64_t)1 << w;
     if (node < g->njobs) {
         cg_job *j = &p->jobs.v[node];
         if ((g->mask[node] & bit) && (!pr || (j->special & bit)))
             return 0;
         g->mask[node] |= bit;
-        if (pr) {
+        if (pr)
             j->special |= bit;
-            j->gated &= ~bit;
-        }
+        if (pr || g->s->runs)
+            j->gated &= ~bit; /* picked to run: it does not halt */
     } else {
         cg_static_job *sj = &p->statics[node - g->njobs];
         if (!sj->culled && (!pr || sj->lift))
@@ -263,6 +271,26 @@ static int visit(graph *g, size_t node, size_t w, size_t parent)
         /* credentials never come along by a requirement */
         cg_strbuf why = CG_STRBUF_INIT;
         cg_pos where = {0};
+        /* named by a special PR: runs with credentials only when allowed
+         * (a commit message never allows it) */
+        if (mk->kind == CG_MARK_SELECTED && !g->s->allow_protected && protection(g, node, &where, &why)) {
+            cg_strbuf pt = CG_STRBUF_INIT;
+            pattern_text(g->s, mk->pattern, &pt);
+            bool message = g->s->source && cg_streq(g->s->source, "the commit message");
+            size_t pi = (size_t)mk->pattern;
+            bool only = pi < g->s->nonly;
+            int rc = message ? cg_error_at(g->err, &where, "'%s' %s: the commit message's [ci %s: %s] reaches it, and "
+                                           "a commit message never runs a job with credentials on a pull request's "
+                                           "branch", node_name(g, node), why.buf, only ? "only" : "also",
+                                           only ? g->s->only[pi] : g->s->also[pi - g->s->nonly])
+                             : cg_error_at(g->err, &where, "'%s' %s: %s selects it, and a special PR runs a job with "
+                                           "credentials on the pull request's branch only when allowed: pass "
+                                           "--allow-protected (allow_protected: true in %s)", node_name(g, node),
+                                           why.buf, pt.buf, CG_DEFAULT_OVERLAY);
+            cg_strbuf_release(&pt);
+            cg_strbuf_release(&why);
+            return rc;
+        }
         if (mk->kind == CG_MARK_PULLED && !g->s->allow_protected && protection(g, node, &where, &why)) {
             cg_strbuf chain = CG_STRBUF_INIT;
             size_t root = node;
@@ -287,9 +315,10 @@ static int visit(graph *g, size_t node, size_t w, size_t parent)
         }
         cg_strbuf_release(&why);
     }
-    cg_grow(&g->stack, &g->cap, g->n + 2, sizeof *g->stack);
+    cg_grow(&g->stack, &g->cap, g->n + 3, sizeof *g->stack);
     g->stack[g->n++] = node;
     g->stack[g->n++] = w;
+    g->stack[g->n++] = lift;
     return 0;
 }
 
@@ -315,6 +344,7 @@ static int close_requires(graph *g)
 {
     cg_model *p = g->p;
     while (g->n) {
+        bool lift = g->stack[--g->n] != 0;
         size_t w = g->stack[--g->n], node = g->stack[--g->n];
         const char **req;
         uint32_t nreq;
@@ -327,7 +357,7 @@ static int close_requires(graph *g)
         }
         for (uint32_t r = 0; r < nreq; r++) {
             size_t dep = find_in(g, w, req[r]);
-            if (dep == SIZE_MAX && (int)w == p->per_change) {
+            if (dep == SIZE_MAX && lift && (int)w == p->per_change) {
                 /* not in the per-change workflow: a generated job, or a static
                  * entry of another workflow, comes along */
                 const cg_job *j = cg_jobs_find(&p->jobs, req[r]);
@@ -339,7 +369,7 @@ static int close_requires(graph *g)
             }
             if (dep == SIZE_MAX)
                 continue; /* lint names the requirement no workflow has */
-            if (visit(g, dep, w, node) != 0)
+            if (visit(g, dep, w, node, lift) != 0)
                 return -1;
         }
     }
@@ -376,22 +406,27 @@ static int apply_selection(cg_model *p, cg_error *err)
     const cg_selection *s = &p->selection;
     const cg_manifest *m = &p->manifest;
     collect_statics(p);
-    if (cg_selection_empty(s))
+    if (cg_selection_empty(s) && !s->runs)
         return 0;
-    if (p->per_change < 0)
+    if (p->per_change < 0 && !cg_selection_empty(s))
         return cg_error_plain(err, "a special-PR selection (from %s) needs a workflow marked 'per_change: true' "
                               "in %s", s->source, p->opt.manifest);
-    const cg_workflow_decl *pwd = &m->workflows[p->per_change];
-    if (pwd->schedule)
+    const cg_workflow_decl *pwd = p->per_change >= 0 ? &m->workflows[p->per_change] : NULL;
+    if (pwd && pwd->schedule && !cg_selection_empty(s))
         return cg_error_at(err, &pwd->schedule_pos, "the per-change workflow '%s' runs on a schedule, never on a "
                            "pull request's branch: a special-PR selection cannot run anything there", pwd->name);
-    size_t ngroups = s->nonly + s->nalso;
+    size_t nnamed = s->nonly + s->nalso, ngroups = nnamed + s->nstay;
     cg_query *q = cg_xcalloc(ngroups + 1, sizeof *q);
     int rc = 0;
     for (size_t i = 0; i < ngroups && rc == 0; i++) {
         bool only = i < s->nonly;
         size_t k = only ? i : i - s->nonly;
         cg_query_init(&q[i]);
+        if (i >= nnamed) { /* cigen select's picks: job=NAME, quoted */
+            if (cg_query_add(&q[i], s->stay[i - nnamed]) != 0)
+                rc = cg_error_plain(err, "internal: '%s' is not a pattern", s->stay[i - nnamed]);
+            continue;
+        }
         const char *pat = only ? s->only[k] : s->also[k];
         const cg_pos *pos = only ? &s->only_pos[k] : &s->also_pos[k];
         /* the header records it on a comment line; its text stays out of the message */
@@ -471,22 +506,25 @@ static int apply_selection(cg_model *p, cg_error *err)
         const char *wname = m->workflows[sj->workflow].name;
         bool any = false, by_name = false;
         for (size_t i = 0; i < ngroups; i++)
-            if (q[i].n == 1 && cg_qgroup_match_static(&q[i].groups[0], sj->name, sj->invokes, wname)) {
+            if (q[i].n == 1 && cg_qgroup_match_static(&q[i].groups[0], sj->name, i < nnamed ? sj->invokes : NULL,
+                                                      wname, i < nnamed ? sj->entry : NULL)) {
                 if (sj->mark.kind == CG_MARK_NONE)
                     sj->mark = (cg_mark){CG_MARK_SELECTED, (int32_t)i, NULL};
                 hits[i]++;
                 any = true;
-                by_name = by_name || cg_qgroup_match_static(&q[i].groups[0], sj->name, NULL, wname);
+                /* by its name or the values it passes, not the job it runs */
+                by_name = by_name || cg_qgroup_match_static(&q[i].groups[0], sj->name, NULL, wname, sj->entry);
             }
         sj->by_its_job = any && !by_name;
     }
     for (size_t i = 0; i < ngroups && rc == 0; i++)
         if (!hits[i])
-            rc = pattern_error(err, s, i < s->nonly, i < s->nonly ? i : i - s->nonly,
+            rc = i >= nnamed ? cg_error_plain(err, "internal: '%s' names no job", s->stay[i - nnamed])
+                 : pattern_error(err, s, i < s->nonly, i < s->nonly ? i : i - s->nonly,
                                ineligible[i] ? "selects only jobs of phases that do not run on pull requests "
                                                "(name them to run them: add phase=NAME, or use a job-name glob)"
                                              : "selects no job");
-    graph g = {p, s, p->jobs.n, NULL, NULL, NULL, NULL, 0, 0, s->nonly > 0, err};
+    graph g = {p, s, p->jobs.n, NULL, NULL, NULL, NULL, 0, 0, s->nonly > 0 || s->runs, err};
     if (rc == 0) {
         g.orig = cg_xcalloc(p->jobs.n + 1, sizeof *g.orig);
         g.mask = cg_xcalloc(p->jobs.n + 1, sizeof *g.mask);
@@ -502,34 +540,44 @@ static int apply_selection(cg_model *p, cg_error *err)
         for (size_t k = 0; k < p->jobs.n && rc == 0; k++) {
             if (p->marks[k].kind != CG_MARK_SELECTED)
                 continue;
+            /* cigen select's picks run where CircleCI runs them, as written */
+            bool stay = (size_t)p->marks[k].pattern >= nnamed;
             for (size_t w = 0; g.only && w < m->nworkflows && rc == 0; w++)
-                if ((g.orig[k] & ((uint64_t)1 << w)) && (int)w != p->per_change)
-                    rc = visit(&g, k, w, SIZE_MAX);
-            if (rc == 0)
-                rc = visit(&g, k, (size_t)p->per_change, SIZE_MAX);
+                if ((g.orig[k] & ((uint64_t)1 << w)) && (stay || (int)w != p->per_change) &&
+                    (!s->runs || s->runs(s->runs_ctx, m->workflows[w].name, p->jobs.v[k].name)))
+                    rc = visit(&g, k, w, SIZE_MAX, false);
+            if (rc == 0 && !stay)
+                rc = visit(&g, k, (size_t)p->per_change, SIZE_MAX, true);
         }
         for (size_t e = 0; e < nstatic0 && rc == 0; e++) {
             if (p->statics[e].mark.kind != CG_MARK_SELECTED)
                 continue;
-            if (g.only && (int)p->statics[e].workflow != p->per_change)
-                rc = visit(&g, g.njobs + e, p->statics[e].workflow, SIZE_MAX);
-            if (rc == 0) {
+            bool stay = (size_t)p->statics[e].mark.pattern >= nnamed;
+            const char *wname = m->workflows[p->statics[e].workflow].name;
+            if (g.only && (stay || (int)p->statics[e].workflow != p->per_change) &&
+                (!s->runs || s->runs(s->runs_ctx, wname, p->statics[e].name)))
+                rc = visit(&g, g.njobs + e, p->statics[e].workflow, SIZE_MAX, false);
+            if (rc == 0 && !stay) {
                 size_t node = static_in_pr(&g, e);
                 *node_mark(&g, node) = p->statics[e].mark;
-                rc = visit(&g, node, (size_t)p->per_change, SIZE_MAX);
+                rc = visit(&g, node, (size_t)p->per_change, SIZE_MAX, true);
             }
         }
         /* the per-change workflow's `keep:` entries (its consistency check) stay */
-        for (size_t i = 0; i < pwd->nkeep && rc == 0; i++) {
+        for (size_t i = 0; pwd && i < pwd->nkeep && rc == 0; i++) {
             size_t node = find_in(&g, (size_t)p->per_change, pwd->keep[i]);
-            if (node == SIZE_MAX || node < g.njobs) {
-                rc = cg_error_at(err, &pwd->keep_pos[i], "'%s' is not a job listed in workflow '%s' (what 'keep' "
-                                 "names must be in its 'jobs')", pwd->keep[i], pwd->name);
+            if (node == SIZE_MAX) {
+                rc = cg_error_at(err, &pwd->keep_pos[i], "'%s' is not an entry of workflow '%s' (what 'keep' "
+                                 "names must be one of its static 'jobs' or a job generated into it)",
+                                 pwd->keep[i], pwd->name);
                 break;
             }
+            if (s->runs && !s->runs(s->runs_ctx, pwd->name, pwd->keep[i]))
+                continue; /* CircleCI would not run it on this pipeline */
             if (node_mark(&g, node)->kind == CG_MARK_NONE)
                 node_mark(&g, node)->kind = CG_MARK_KEPT;
-            rc = visit(&g, node, (size_t)p->per_change, SIZE_MAX);
+            /* kept where it is: a special PR's copy is lifted, cigen select's is not */
+            rc = visit(&g, node, (size_t)p->per_change, SIZE_MAX, !s->runs);
         }
         if (rc == 0)
             rc = close_requires(&g);
@@ -592,6 +640,16 @@ static int apply_selection(cg_model *p, cg_error *err)
     free(literal);
     free(explicit_phase);
     return rc;
+}
+
+int cg_model_load_selection(cg_model *p, cg_error *err)
+{
+    return load_selection(p, err);
+}
+
+void cg_model_collect_statics(cg_model *p)
+{
+    collect_statics(p);
 }
 
 int cg_model_apply_selection(cg_model *p, cg_error *err)

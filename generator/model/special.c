@@ -24,6 +24,9 @@ void cg_selection_release(cg_selection *s)
     free(s->also);
     free(s->only_pos);
     free(s->also_pos);
+    for (size_t i = 0; i < s->nstay; i++)
+        free(s->stay[i]);
+    free(s->stay);
     free(s->source);
     free(s->overlay);
     free(s->reason);
@@ -46,6 +49,12 @@ void cg_selection_add(cg_selection *s, bool only, const char *pattern, const cg_
     (*v)[*n] = cg_xstrdup(pattern);
     (*p)[*n] = pos ? *pos : (cg_pos){0};
     (*n)++;
+}
+
+void cg_selection_add_stay(cg_selection *s, const char *pattern)
+{
+    s->stay = cg_xrealloc(s->stay, (s->nstay + 1) * sizeof *s->stay);
+    s->stay[s->nstay++] = cg_xstrdup(pattern);
 }
 
 static int add_list(cg_selection *s, bool only, const cg_doc *doc, const char *key, json_t *v, cg_error *err)

@@ -39,12 +39,21 @@ typedef struct cg_selection {
     char *reason;         /* the overlay's 'reason', or NULL */
     char *branch;         /* the pull request's branch it is for ('branch:', --pr-branch), or NULL */
     bool allow_protected; /* may pull protected jobs in ('allow_protected: true', --allow-protected) */
+    /* cigen select's own picks (model/pipeline.h): exact names of entries
+     * that run where they are, filters kept, in each workflow where `runs`
+     * says CircleCI would run them; everything not picked is culled */
+    char **stay;
+    size_t nstay;
+    bool (*runs)(const void *ctx, const char *workflow, const char *entry);
+    const void *runs_ctx;
 } cg_selection;
 
 void cg_selection_init(cg_selection *s);
 void cg_selection_release(cg_selection *s);
 bool cg_selection_empty(const cg_selection *s);
 void cg_selection_add(cg_selection *s, bool only, const char *pattern, const cg_pos *pos);
+/* An entry cigen select picked by its rules (job=NAME): runs in place. */
+void cg_selection_add_stay(cg_selection *s, const char *pattern);
 
 /* Reads an overlay file's text (YAML).  Returns -1 with an error. */
 int cg_selection_parse(cg_selection *s, const char *file, const char *text, size_t len, cg_error *err);
