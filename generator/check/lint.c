@@ -633,6 +633,8 @@ static bool node_uses(const cg_tpl_node *n, int id)
 static void check_on_request(cg_lint *l)
 {
     const cg_model *p = l->p;
+    if (p->manifest.pipeline.dynamic)
+        return; /* cigen select leaves on-request jobs out itself: they never halt */
     /* the templates looked at already: a handful, searched in turn */
     const cg_template **seen = NULL;
     size_t nseen = 0, cap = 0;

@@ -85,9 +85,10 @@ static json_t *job_json(cg_project *p, const cg_job *j, cg_env *env)
     return o;
 }
 
-/* list --branch: what CircleCI would run on a push to `branch`. */
-static int list_branch(cg_project *p, const char *branch, const char *workflow, bool json)
+/* list --branch/--tag/--schedule: what CircleCI would run on that pipeline. */
+static int list_branch(cg_project *p, const cg_sim_input *in, const char *workflow, bool json)
 {
+    const char *branch = in->branch ? in->branch : "";
     cg_branch_run run = {0};
     cg_error err;
     cg_error_init(&err);
@@ -97,8 +98,8 @@ static int list_branch(cg_project *p, const char *branch, const char *workflow, 
         cg_error_release(&err);
         return CG_EXIT_ERROR;
     }
-    if (cg_branch_simulate(p->m.manifest.output, p->out.config.buf, p->out.config.len, branch, workflow, &run,
-                           &err) != 0) {
+    if (cg_pipeline_simulate(p->m.manifest.output, p->out.config.buf, p->out.config.len, in, workflow, &run,
+                             &err) != 0) {
         cg_cli_print_error(&err);
         cg_error_release(&err);
         return CG_EXIT_ERROR;
@@ -139,10 +140,13 @@ static int list_branch(cg_project *p, const char *branch, const char *workflow, 
         size_t nrun = 0;
         for (size_t i = 0; i < run.n; i++)
             nrun += run.v[i].state == CG_RUNS;
-        printf("%zu of %zu workflow entr%s run on a push to '%s'\n", nrun, run.n, run.n == 1 ? "y" : "ies",
-               cg_cli_shown(branch));
+        cg_strbuf what = CG_STRBUF_INIT;
+        cg_sim_describe(in, &what);
+        printf("%zu of %zu workflow entr%s run on %s\n", nrun, run.n, run.n == 1 ? "y" : "ies",
+               cg_cli_shown(what.buf));
+        cg_strbuf_release(&what);
     }
-    if (p->m.manifest.pipeline.dynamic) {
+    if (p->m.manifest.pipeline.dynamic && *branch && !(in->tag && *in->tag)) {
         /* the setup job picks among these: what it picks is select's to say */
         cg_strbuf sh = CG_STRBUF_INIT;
         cg_strbuf_add_shell_quoted(&sh, branch);
@@ -414,6 +418,9 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                                              {"json", no_argument, NULL, 'j'},
                                              {"where", required_argument, NULL, 'w'},
                                              {"branch", required_argument, NULL, 'b'},
+                                             {"tag", required_argument, NULL, 'T'},
+                                             {"schedule", required_argument, NULL, 'S'},
+                                             {"parameter", required_argument, NULL, 'P'},
                                              {"workflow", required_argument, NULL, 'W'},
                                              CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
@@ -421,6 +428,9 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     cg_query_init(&q);
     bool json = false;
     const char *branch = NULL, *workflow = NULL;
+    cg_sim_input sim = {0};
+    const char **pnames = NULL, **pvalues = NULL;
+    bool simulate = false;
     int c, rc = 0;
     cg_global local = *g0, *g = &local;
     cg_selection sel;
@@ -433,7 +443,8 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             puts("usage: cigen list [--where NAME=GLOB[,NAME=GLOB...]]... [--json]\n"
                  "                  [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n"
                  "                  [--allow-protected] [--pr-branch NAME]\n"
-                 "       cigen list --branch NAME [--workflow NAME] [--json]\n\n"
+                 "       cigen list [--branch NAME] [--tag NAME] [--schedule NAME]\n"
+                 "                  [--parameter NAME=VALUE]... [--workflow NAME] [--json]\n\n"
                  "Lists the generated jobs, one a line, with their dimension values, then the\n"
                  "static entries of the manifest's workflows and the jobs of fragments that no\n"
                  "entry runs ('-' in every column).\n"
@@ -462,6 +473,14 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                  "values.  A /regex/ is Java's syntax, as CircleCI reads it: cigen knows the part\n"
                  "POSIX has (characters, . * + ? {m,n} | (...) (?:...) ^ $ [classes]\n"
                  "\\d \\w \\s \\D \\W \\S) and refuses the rest where the sources are loaded.\n"
+                 "--tag NAME simulates a push of tag NAME: a job runs only when its filters'\n"
+                 "tags let the tag through (no tags filter: it does not run), and what it\n"
+                 "requires runs too.  --schedule NAME simulates a scheduled run: the workflow\n"
+                 "NAME's schedule (triggers) firing, on --branch (then no other workflow runs),\n"
+                 "or a scheduled pipeline named NAME (pipeline.schedule.name) that runs every\n"
+                 "workflow without triggers its 'when' allows.  --parameter NAME=VALUE gives a\n"
+                 "pipeline parameter (checked against its declaration) for 'when:'.\n"
+                 "docs/pipeline.md cites CircleCI's documentation for each rule.\n"
                  "--workflow keeps one workflow.  In dynamic mode it simulates the continuation\n"
                  "as a classic config and says so: `cigen select --branch NAME --explain` shows\n"
                  "the jobs the setup job picks.\n\n"
@@ -473,7 +492,26 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         if (c == 'j') {
             json = true;
         } else if (c == 'b') {
-            branch = optarg;
+            branch = sim.branch = optarg;
+            simulate = true;
+        } else if (c == 'T') {
+            sim.tag = optarg;
+            simulate = true;
+        } else if (c == 'S') {
+            sim.schedule = optarg;
+            simulate = true;
+        } else if (c == 'P') {
+            const char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg) {
+                fprintf(stderr, "cigen: error: --parameter takes NAME=VALUE, not '%s'\n", cg_cli_shown(optarg));
+                rc = CG_EXIT_ERROR;
+                break;
+            }
+            pnames = cg_xrealloc(pnames, (sim.nparams + 1) * sizeof *pnames);
+            pvalues = cg_xrealloc(pvalues, (sim.nparams + 1) * sizeof *pvalues);
+            pnames[sim.nparams] = cg_xstrndup(optarg, (size_t)(eq - optarg));
+            pvalues[sim.nparams++] = eq + 1;
+            simulate = true;
         } else if (c == 'W') {
             workflow = optarg;
         } else if (c == 'w') {
@@ -494,23 +532,32 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
         cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
-    if (workflow && !branch) {
-        fprintf(stderr, "cigen: error: list --workflow goes with --branch NAME\n");
-        cg_query_release(&q);
-        cg_selection_release(&sel);
-        return CG_EXIT_ERROR;
+    if (rc == 0 && workflow && !simulate) {
+        fprintf(stderr, "cigen: error: list --workflow goes with --branch, --tag or --schedule\n");
+        rc = CG_EXIT_ERROR;
     }
+    if (rc == 0 && branch && sim.tag) {
+        fprintf(stderr, "cigen: error: a pipeline has a branch or a tag, not both\n");
+        rc = CG_EXIT_ERROR;
+    }
+    if (rc == 0 && simulate && !branch && !sim.tag && !sim.schedule) {
+        fprintf(stderr, "cigen: error: --parameter goes with --branch, --tag or --schedule\n");
+        rc = CG_EXIT_ERROR;
+    }
+    sim.param_names = pnames;
+    sim.param_values = pvalues;
     cg_project p;
     cg_project_init(&p);
-    rc = cg_cli_build(g, &p, branch != NULL);
+    if (rc == 0)
+        rc = cg_cli_build(g, &p, simulate);
     cg_selection_release(&sel);
-    if (rc == 0 && branch) {
-        rc = list_branch(&p, branch, workflow, json);
-        cg_project_release(&p);
-        cg_query_release(&q);
-        return rc;
-    }
-    if (rc != 0) {
+    if (rc == 0 && simulate)
+        rc = list_branch(&p, &sim, workflow, json);
+    for (size_t i = 0; i < sim.nparams; i++)
+        free((char *)pnames[i]);
+    free(pnames);
+    free(pvalues);
+    if (simulate || rc != 0) {
         cg_project_release(&p);
         cg_query_release(&q);
         return rc;
