@@ -9,6 +9,8 @@
 #include "base/util.h"
 #include "model/condition.h"
 #include "model/pipeline.h"
+#include "check/branches.h"
+#include "lang/yamlload.h"
 
 static const struct {
     const char *expect;   /* tests/pipeline/NAME.txt */
@@ -188,6 +190,182 @@ START_TEST(condition_eval)
 }
 END_TEST
 
+
+/* ---- property: select only narrows what CircleCI runs ---- */
+
+static uint64_t rng_state;
+static unsigned rnd(unsigned n)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL; /* Knuth's MMIX LCG */
+    return (unsigned)((rng_state >> 33) % n);
+}
+
+/* name -> 1 when some entry of that name runs, from a simulation */
+static void running_names(const cg_branch_run *r, cg_map *out)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].state != CG_SKIPPED)
+            cg_map_put(out, r->v[i].job, (void *)1);
+}
+
+static const struct {
+    const char *dir, *full;
+} projects[] = {
+    {".", "config.yml"},
+    {"examples/dynamic", "continuation.yml"},
+    {"examples/pytorch-like", "config.yml"},
+    {"examples/torchvision-like", "config.yml"},
+    {"examples/conda-forge-like", "config.yml"},
+    {"tests/bases/dynamic-release", "continuation.yml"},
+};
+
+/* Seeded random pipelines on every project of the repository: the config
+ * select writes runs, on that pipeline, nothing the full config does not
+ * run there (but a special PR's named jobs, never one with credentials);
+ * every entry it says is in is in the written file and the counts agree;
+ * no workflow is written without jobs. */
+START_TEST(select_only_narrows)
+{
+    static const char *const branches[] = {"my-pr", "main", "gh-pages", "release/1.0", "feature/x"};
+    static const char *const tags[] = {"v1.2.3", "foo"};
+    static const char *const messages[] = {"fix", "[ci all]", "[conda ci]", "[cpu ci] [pip ci]",
+                                           "[ci also: os=macos]", "[ci only: python=3.8]", "[ci also: *_build]"};
+    static const char *const changed[] = {"", "--changed README.md", "--changed src/a.c",
+                                          "--changed scripts/build_linux.sh", "--changed-files - </dev/null"};
+    rng_state = 20261128u + (uint64_t)_i;
+    cg_strbuf path = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT, args = CG_STRBUF_INIT;
+    cg_strbuf_addf(&path, "%s/%s/%s", tu_srcdir(), projects[_i].dir, projects[_i].full);
+    size_t flen;
+    char *full = tu_read(path.buf, &flen);
+    ck_assert_msg(full != NULL, "no %s", path.buf);
+    cg_error err;
+    cg_error_init(&err);
+    /* the scheduled workflows: those with triggers */
+    cg_doc *fdoc = cg_doc_parse(path.buf, full, flen, NULL, &err);
+    ck_assert_msg(fdoc != NULL, "%s", path.buf);
+    const char *sched[16];
+    size_t nsched = 0;
+    const char *wn;
+    json_t *wf;
+    json_object_foreach(json_object_get(cg_doc_root(fdoc), "workflows"), wn, wf)
+        if (json_is_object(wf) && json_object_get(wf, "triggers") && nsched < 16)
+            sched[nsched++] = wn;
+    char *tmp = tu_mkdtemp();
+    size_t checked = 0;
+    for (int round = 0; round < 24; round++) {
+        cg_sim_input in = {0};
+        unsigned kind = rnd(10);
+        cg_strbuf_reset(&args);
+        if (kind == 0) {
+            in.tag = tags[rnd(2)];
+            cg_strbuf_addf(&args, "--tag '%s'", in.tag);
+        } else if (kind == 1 && nsched) {
+            in.schedule = sched[rnd((unsigned)nsched)];
+            in.branch = "main";
+            cg_strbuf_addf(&args, "--schedule '%s' --branch main", in.schedule);
+        } else {
+            in.branch = branches[rnd(5)];
+            const char *msg = messages[rnd(7)];
+            cg_strbuf_addf(&args, "--branch '%s' --message '%s' %s", in.branch, msg, changed[rnd(5)]);
+        }
+        bool special = strstr(args.buf, "[ci only:") || strstr(args.buf, "[ci also:");
+        cg_strbuf_reset(&cmd);
+        cg_strbuf_addf(&cmd, "rm -f '%s/out.yml'; $CIGEN -C '%s/%s' -q select --json -o '%s/out.yml' %s", tmp,
+                       tu_srcdir(), projects[_i].dir, tmp, args.buf);
+        tu_run r = tu_sh(NULL, cmd.buf);
+        if (r.status == 2 && special) {
+            /* a special PR may be refused: naming nothing, or credentials */
+            ck_assert_msg(strstr(r.err, "selects no job") || strstr(r.err, "credentials") ||
+                              strstr(r.err, "phases that do not run") || strstr(r.err, "unknown name"),
+                          "%s: %s: %s", projects[_i].dir, args.buf, r.err);
+            tu_run_free(&r);
+            continue;
+        }
+        ck_assert_msg(r.status == 0, "%s: select %s: exit %d: %s", projects[_i].dir, args.buf, r.status, r.err);
+        json_t *js = json_loads(r.out, 0, NULL);
+        ck_assert_msg(js != NULL, "%s: --json: %s", args.buf, r.out);
+        cg_map said;
+        cg_map_init(&said);
+        size_t nsaid = 0;
+        json_t *jobs = json_object_get(js, "jobs"), *e;
+        size_t i;
+        json_array_foreach(jobs, i, e)
+            if (json_is_true(json_object_get(e, "in"))) {
+                cg_map_put(&said, json_string_value(json_object_get(e, "name")), (void *)1);
+                nsaid++;
+            }
+        ck_assert_int_eq((size_t)json_integer_value(json_object_get(js, "jobs_in")), nsaid);
+        cg_strbuf_reset(&path);
+        cg_strbuf_addf(&path, "%s/out.yml", tmp);
+        size_t slen;
+        char *sel = tu_read(path.buf, &slen);
+        if (!sel) {
+            ck_assert_msg(nsaid == 0, "%s: %s: %zu jobs said in, nothing written", projects[_i].dir, args.buf, nsaid);
+        } else {
+            cg_doc *sdoc = cg_doc_parse("out.yml", sel, slen, NULL, &err);
+            ck_assert_msg(sdoc != NULL, "%s: %s: the selection does not parse", projects[_i].dir, args.buf);
+            /* every workflow has jobs; every entry written is one select said is in, and the other way */
+            cg_map written;
+            cg_map_init(&written);
+            size_t nwritten = 0;
+            json_object_foreach(json_object_get(cg_doc_root(sdoc), "workflows"), wn, wf) {
+                if (!json_is_object(wf))
+                    continue;
+                json_t *wj = json_object_get(wf, "jobs");
+                ck_assert_msg(json_array_size(wj) > 0, "%s: %s: workflow '%s' without jobs", projects[_i].dir,
+                              args.buf, wn);
+                json_array_foreach(wj, i, e) {
+                    const char *name = json_is_string(e) ? json_string_value(e) : json_object_iter_key(json_object_iter(e));
+                    json_t *a = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
+                    if (json_is_string(json_object_get(a, "name")))
+                        name = json_string_value(json_object_get(a, "name"));
+                    ck_assert_msg(cg_map_has(&said, name), "%s: %s: '%s' written, not said in", projects[_i].dir,
+                                  args.buf, name);
+                    if (!cg_map_has(&written, name))
+                        nwritten++;
+                    cg_map_put(&written, name, (void *)1);
+                }
+            }
+            ck_assert_msg(nwritten == nsaid, "%s: %s: %zu said in, %zu written", projects[_i].dir, args.buf, nsaid,
+                          nwritten);
+            /* read by the simulation, the selection runs nothing the full config would not run there */
+            cg_branch_run rf = {0}, rs = {0};
+            ck_assert(cg_pipeline_simulate("full", full, flen, &in, NULL, &rf, &err) == 0);
+            ck_assert(cg_pipeline_simulate("out.yml", sel, slen, &in, NULL, &rs, &err) == 0);
+            cg_map runs_full;
+            cg_map_init(&runs_full);
+            running_names(&rf, &runs_full);
+            for (size_t k = 0; k < rs.n; k++) {
+                if (rs.v[k].state == CG_SKIPPED || cg_map_has(&runs_full, rs.v[k].job))
+                    continue;
+                ck_assert_msg(special, "%s: %s: '%s' runs in the selection, not in the full config",
+                              projects[_i].dir, args.buf, rs.v[k].job);
+                ck_assert_msg(!rs.v[k].context, "%s: %s: '%s' (credentials) runs in the selection only",
+                              projects[_i].dir, args.buf, rs.v[k].job);
+            }
+            cg_map_release(&runs_full);
+            cg_branch_run_release(&rf);
+            cg_branch_run_release(&rs);
+            cg_map_release(&written);
+            cg_doc_free(sdoc);
+            free(sel);
+            checked++;
+        }
+        cg_map_release(&said);
+        json_decref(js);
+        tu_run_free(&r);
+    }
+    ck_assert_msg(checked > 0, "%s: no pipeline wrote a selection", projects[_i].dir);
+    cg_doc_free(fdoc);
+    cg_error_release(&err);
+    free(full);
+    free(tmp);
+    cg_strbuf_release(&path);
+    cg_strbuf_release(&cmd);
+    cg_strbuf_release(&args);
+}
+END_TEST
+
 Suite *make_pipeline_suite(void)
 {
     Suite *s = suite_create("pipeline");
@@ -197,6 +375,7 @@ Suite *make_pipeline_suite(void)
     tcase_add_test(tc, tokens_agree_with_should_run_job);
     tcase_add_test(tc, token_parser);
     tcase_add_test(tc, dynamic_example);
+    tcase_add_loop_test(tc, select_only_narrows, 0, (int)CG_ARRAY_LEN(projects));
     tcase_add_loop_test(tc, condition_eval, 0, (int)CG_ARRAY_LEN(conditions));
     suite_add_tcase(s, tc);
     return s;

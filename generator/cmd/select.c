@@ -105,6 +105,8 @@ static char *selected_by(const cg_model *m, int32_t i)
 {
     const cg_selection *s = &m->selection;
     cg_strbuf sb = CG_STRBUF_INIT;
+    if (i < 0 || (size_t)i >= s->nonly + s->nalso) /* one of the rules' picks, under another entry's name */
+        return cg_xstrdup("picked by the pipeline's rules (an entry of the same name)");
     bool only = (size_t)i < s->nonly;
     const char *pat = only ? s->only[i] : s->also[(size_t)i - s->nonly];
     if (s->source && cg_streq(s->source, "the commit message")) {
