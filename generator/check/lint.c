@@ -681,6 +681,7 @@ void cg_lint_finish(cg_lint *l, const cg_config *out)
     check_spaced_values(l);
     check_on_request(l);
     cg_lint_check_workflows(l);
+    cg_lint_check_tag_traps(l);
     check_unused(l);
     check_idle(l);
     check_limits(l);

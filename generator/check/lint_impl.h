@@ -46,6 +46,9 @@ static inline bool templated(const char *s)
     return s && strstr(s, "<<") && strstr(s, ">>");
 }
 
+/* A tag-filtered job requiring one without tag filters (lint_workflows.c). */
+void cg_lint_check_tag_traps(cg_lint *l);
+
 void cg_lint_add(cg_lint *l, bool error, const char *code, const cg_pos *pos, const cg_pos *note_pos,
                  const char *note, int job, int wf, const char *fmt, ...) __attribute__((format(printf, 9, 10)));
 

@@ -4,6 +4,7 @@
 
 #include "base/graph.h"
 #include "lang/cron.h"
+#include "lang/yamlload.h"
 
 /* ---- workflows: names, requires, cycles ---- */
 
@@ -670,4 +671,80 @@ void cg_lint_check_workflows(cg_lint *l)
         cg_map_release(&g.alias);
     }
     cg_strbuf_release(&path);
+}
+
+/* ---- the tag trap ---- */
+
+/* Whether an entry's filters let some tag through (tags: with only or ignore). */
+static bool runs_on_tags(json_t *args)
+{
+    json_t *f = json_is_object(args) ? json_object_get(args, "filters") : NULL;
+    json_t *t = json_is_object(f) ? json_object_get(f, "tags") : NULL;
+    return json_is_object(t) && (json_object_get(t, "only") || json_object_get(t, "ignore"));
+}
+
+/* CircleCI's classic trap, read off the written config: a job whose tag
+ * filters let a tag through, requiring a job without any, never runs on a
+ * tag (https://circleci.com/docs/workflows/#executing-workflows-for-a-git-tag:
+ * "if a job requires any other jobs (directly or indirectly), you must
+ * specify tag filters for those jobs"). */
+void cg_lint_check_tag_traps(cg_lint *l)
+{
+    const cg_model *p = l->p;
+    const cg_config *out = l->out;
+    if (!out || out->streamed || !out->config.len || !strstr(cg_strbuf_str(&out->config), "tags:"))
+        return; /* no tag filter anywhere: nothing to parse */
+    cg_error err;
+    cg_error_init(&err);
+    cg_doc *doc = cg_doc_parse(p->manifest.output, out->config.buf, out->config.len, NULL, &err);
+    cg_error_release(&err);
+    if (!doc)
+        return; /* lint reports what does not parse elsewhere */
+    const char *wname;
+    json_t *wf;
+    json_object_foreach(json_object_get(cg_doc_root(doc), "workflows"), wname, wf) {
+        json_t *jobs = json_is_object(wf) ? json_object_get(wf, "jobs") : NULL;
+        cg_map args_of; /* entry name -> its arguments (NULL for a bare name) */
+        cg_map_init(&args_of);
+        size_t i;
+        json_t *e;
+        json_array_foreach(jobs, i, e) {
+            json_t *a = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
+            const char *name = json_is_string(e) ? json_string_value(e) : json_object_iter_key(json_object_iter(e));
+            if (json_is_string(json_object_get(a, "name")))
+                name = json_string_value(json_object_get(a, "name"));
+            if (name)
+                cg_map_put(&args_of, name, a ? (void *)a : (void *)jobs);
+        }
+        json_array_foreach(jobs, i, e) {
+            json_t *a = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
+            if (!runs_on_tags(a))
+                continue;
+            const char *name = json_object_iter_key(json_object_iter(e));
+            if (json_is_string(json_object_get(a, "name")))
+                name = json_string_value(json_object_get(a, "name"));
+            json_t *req = json_object_get(a, "requires");
+            size_t r;
+            json_t *x;
+            json_array_foreach(req, r, x) {
+                const char *need = cg_requires_item_name(x);
+                void *na = need ? cg_map_get(&args_of, need) : NULL;
+                if (!na || (na != (void *)jobs && runs_on_tags(na)))
+                    continue;
+                /* where to point: the generated job's phase, or the static entry */
+                const cg_job *j = cg_jobs_find(&p->jobs, name);
+                cg_pos at = j ? j->tree->phases[j->phase].pos : p->manifest.output_pos;
+                for (size_t s = 0; !j && s < p->nstatics; s++)
+                    if (cg_streq(p->statics[s].name, name) &&
+                        cg_streq(p->manifest.workflows[p->statics[s].workflow].name, wname))
+                        at = p->statics[s].pos;
+                cg_lint_add(l, false, "tag-trap", &at, NULL, NULL, j ? (int)j->index : -1, -1,
+                            "'%s' in workflow '%s' runs on tags (its 'filters: tags:'), but it requires '%s', "
+                            "which has no tag filter and so runs on no tag: '%s' never runs on a tag either; give "
+                            "'%s' a tag filter too", name, wname, need, name, need);
+            }
+        }
+        cg_map_release(&args_of);
+    }
+    cg_doc_free(doc);
 }

@@ -78,14 +78,19 @@ static const char *keyword(const char *s, const char *end, const char *word, boo
 void cg_pipeline_tokens_parse(const char *message, cg_pipeline_tokens *t)
 {
     memset(t, 0, sizeof *t);
-    for (const char *open = message ? strchr(message, '[') : NULL; open; open = strchr(open + 1, '[')) {
-        const char *close = strchr(open + 1, ']');
-        if (!close)
-            break;
-        const char *next = strchr(open + 1, '[');
-        if (next && next < close)
-            continue; /* "[[conda ci]": the token starts at the inner '[' */
+    /* one pass: a ']' closes the last '[' before it ("[[conda ci]": the
+     * token starts at the inner '['); linear in the message, whatever it holds */
+    const char *open = NULL;
+    for (const char *at = message; at && *at; at++) {
+        if (*at == '[') {
+            open = at;
+            continue;
+        }
+        if (*at != ']' || !open)
+            continue;
+        const char *close = at;
         const char *s = skip_space(open + 1, close), *e = close;
+        open = NULL;
         while (e > s && blank((unsigned char)e[-1]))
             e--;
         const char *r;
