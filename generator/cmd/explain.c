@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/branches.h"
 #include "cmd/cli.h"
 #include "model/query.h"
 
@@ -810,10 +811,57 @@ static int find_job_fn(void *ctx, const cg_job *j)
     return 0;
 }
 
+/* explain JOB --branch/--tag/--schedule: whether CircleCI runs the job on
+ * that pipeline, each workflow's entry of that name, and why not (the
+ * simulation of check/branches.h on the config the sources make). */
+static int explain_pipeline(const cg_global *g, const cg_sim_input *in, const char *job, cg_strbuf *out)
+{
+    cg_project p;
+    cg_project_init(&p);
+    int rc = cg_cli_build(g, &p, true);
+    cg_branch_run run = {0};
+    cg_error err;
+    cg_error_init(&err);
+    if (rc == 0 && cg_pipeline_simulate(p.m.manifest.output, p.out.config.buf, p.out.config.len, in, NULL, &run,
+                                        &err) != 0) {
+        cg_cli_print_error(&err);
+        rc = CG_EXIT_ERROR;
+    }
+    if (rc == 0) {
+        cg_strbuf what = CG_STRBUF_INIT;
+        cg_sim_describe(in, &what);
+        size_t n = 0;
+        for (size_t i = 0; i < run.n; i++) {
+            if (!cg_streq(run.v[i].job, job))
+                continue;
+            if (!n++)
+                cg_strbuf_addf(out, "on %s (as CircleCI runs %s):\n", what.buf, p.m.manifest.output);
+            cg_strbuf_addf(out, "  workflow '%s': %s%s%s\n", run.v[i].workflow,
+                           run.v[i].state == CG_RUNS ? "runs" : run.v[i].state == CG_SKIPPED ? "does not run"
+                                                                                            : "not simulated",
+                           run.v[i].why ? ": " : "", run.v[i].why ? run.v[i].why : "");
+        }
+        if (!n)
+            cg_strbuf_addf(out, "on %s: no workflow of %s runs it\n", what.buf, p.m.manifest.output);
+        cg_strbuf_release(&what);
+    }
+    cg_branch_run_release(&run);
+    cg_error_release(&err);
+    cg_project_release(&p);
+    return rc;
+}
+
 int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'}, {"cell", required_argument, NULL, 'c'}, CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS, {0}};
+        {"help", no_argument, NULL, 'h'}, {"cell", required_argument, NULL, 'c'},
+        {"branch", required_argument, NULL, 'b'}, {"tag", required_argument, NULL, 'T'},
+        {"schedule", required_argument, NULL, 'S'}, {"parameter", required_argument, NULL, 'P'},
+        CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS, {0}};
+    cg_sim_input sim = {0};
+    const char *pnames[64], *pvalues[64];
+    char *pown[64];
+    bool simulate = false;
     cg_query q;
     cg_query_init(&q);
     int c;
@@ -825,7 +873,9 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
-            puts("usage: cigen explain JOB\n       cigen explain --cell NAME=VALUE[,NAME=VALUE...]\n"
+            puts("usage: cigen explain JOB [--branch NAME | --tag NAME] [--schedule NAME]\n"
+                 "                 [--parameter NAME=VALUE]...\n"
+                 "       cigen explain --cell NAME=VALUE[,NAME=VALUE...]\n"
                  "       (either with [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n"
                  "        [--allow-protected] [--pr-branch NAME])\n\n"
                  "Shows how a job came to be: its tree path with the file:line of every node, each\n"
@@ -837,12 +887,39 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
                  "removed from its cell (which pattern; exit 1) are explained too.\n"
                  "--cell looks a combination up, live or removed: for a removed one it names the\n"
                  "filter that removed it; for one no branch produces, the values that exist.\n"
-                 "With a special-PR selection it says when a job is there because of it.\n\n"
+                 "With a special-PR selection it says when a job is there because of it.\n"
+                 "--branch, --tag, --schedule and --parameter add whether CircleCI runs the job\n"
+                 "on that pipeline, in each workflow, and why not (as `cigen list --branch ...`;\n"
+                 "docs/pipeline.md).\n\n"
                  CG_SELECTION_HELP
                  "\nExit status: 0 found, 1 no such job or combination, 2 error.");
             cg_query_release(&q);
             cg_selection_release(&sel);
             return 0;
+        }
+        if (c == 'b' || c == 'T' || c == 'S' || c == 'P') {
+            simulate = true;
+            if (c == 'b')
+                sim.branch = optarg;
+            else if (c == 'T')
+                sim.tag = optarg;
+            else if (c == 'S')
+                sim.schedule = optarg;
+            else {
+                const char *eq = strchr(optarg, '=');
+                if (!eq || eq == optarg || sim.nparams == 64) {
+                    fprintf(stderr, "cigen: error: --parameter takes NAME=VALUE (at most 64), not '%s'\n",
+                            cg_cli_shown(optarg));
+                    for (size_t i = 0; i < sim.nparams; i++)
+                        free(pown[i]);
+                    cg_query_release(&q);
+                    cg_selection_release(&sel);
+                    return CG_EXIT_ERROR;
+                }
+                pnames[sim.nparams] = pown[sim.nparams] = cg_xstrndup(optarg, (size_t)(eq - optarg));
+                pvalues[sim.nparams++] = eq + 1;
+            }
+            continue;
         }
         if (c == 'c') {
             if (q.n || cg_query_add(&q, optarg) != 0) {
@@ -858,6 +935,17 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
         return CG_EXIT_ERROR;
     }
     bool cell_mode = q.n > 0;
+    sim.param_names = pnames;
+    sim.param_values = pvalues;
+    if (simulate && (cell_mode || (sim.branch && sim.tag))) {
+        fputs(cell_mode ? "cigen: error: --branch/--tag/--schedule go with a job name, not --cell\n"
+                        : "cigen: error: a pipeline has a branch or a tag, not both\n", stderr);
+        for (size_t i = 0; i < sim.nparams; i++)
+            free(pown[i]);
+        cg_query_release(&q);
+        cg_selection_release(&sel);
+        return CG_EXIT_ERROR;
+    }
     if (cell_mode ? optind != argc : optind + 1 != argc) {
         fputs(cell_mode ? "cigen: error: explain --cell takes no job name\n"
                         : "cigen: error: explain needs one job name (or --cell)\n", stderr);
@@ -902,6 +990,8 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     int rc = walked ? 0 : cg_cli_build(g, &p, false);
     cg_selection_release(&sel);
     if (rc != 0) {
+        for (size_t i = 0; i < sim.nparams; i++)
+            free(pown[i]);
         if (cell_mode)
             cell_release(&E);
         cg_strbuf_release(&cell_out);
@@ -946,10 +1036,14 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
             rc = CG_EXIT_ERROR;
         }
     }
-    if (rc == CG_EXIT_ERROR)
+    if (rc != CG_EXIT_ERROR && simulate && explain_pipeline(g, &sim, argv[optind], &out) != 0)
+        rc = CG_EXIT_ERROR; /* printed */
+    else if (rc == CG_EXIT_ERROR)
         cg_cli_print_error(&err);
-    else
+    if (rc != CG_EXIT_ERROR)
         fputs(cg_strbuf_str(&out), stdout);
+    for (size_t i = 0; i < sim.nparams; i++)
+        free(pown[i]);
     cg_strbuf_release(&out);
     cg_error_release(&err);
     if (cell_mode)
