@@ -15,6 +15,7 @@
 static const struct {
     const char *expect;   /* tests/pipeline/NAME.txt */
     const char *args;
+    const char *dir;      /* the project, from the source folder (NULL: the default) */
 } pipelines[] = {
     {"default-ordinary-pr", "--branch my-pr --message 'fix a bug' --changed torch/foo.py --changed README.md"},
     {"default-conda-ci", "--branch my-pr --message 'new conda recipe [conda ci]' --changed torch/foo.py"},
@@ -25,13 +26,29 @@ static const struct {
     {"default-scheduled-binary_builds", "--branch main --schedule binary_builds"},
     {"default-scheduled-update_s3_htmls", "--branch main --schedule update_s3_htmls"},
     {"default-scheduled-binarysmoketests", "--branch main --schedule binarysmoketests"},
+    {"default-ci-all", "--branch my-pr --message '[ci all]' --changed torch/foo.py"},
+    {"default-docs-only", "--branch my-pr --message 'typo' --changed README.md"},
+    {"default-tag", "--tag v1.2.3"},
+    {"dynamic-ordinary-pr", "--branch my-pr --message 'fix a bug' --changed src/x.c", "examples/dynamic"},
+    {"dynamic-ci-all", "--branch my-pr --message '[ci all]' --changed src/x.c", "examples/dynamic"},
+    {"dynamic-docs-only", "--branch my-pr --message 'typo' --changed README.md", "examples/dynamic"},
+    {"dynamic-main", "--branch main --message 'Merge'", "examples/dynamic"},
+    {"dynamic-tag", "--tag v1.2.3", "examples/dynamic"},
+    {"dynamic-scheduled-nightly", "--branch main --schedule nightly", "examples/dynamic"},
+    {"release-ordinary-pr", "--branch my-pr --message 'fix a bug' --changed src/x.c", "tests/bases/dynamic-release"},
+    {"release-ci-all", "--branch my-pr --message '[ci all]' --changed src/x.c", "tests/bases/dynamic-release"},
+    {"release-docs-only", "--branch my-pr --message 'typo' --changed README.md", "tests/bases/dynamic-release"},
+    {"release-main", "--branch main --message 'Merge'", "tests/bases/dynamic-release"},
+    {"release-tag", "--tag v1.2.3", "tests/bases/dynamic-release"},
+    {"release-scheduled-nightly", "--branch main --schedule nightly", "tests/bases/dynamic-release"},
 };
 
 /* The exact set of jobs each simulated pipeline runs. */
 START_TEST(default_pipelines)
 {
     cg_strbuf cmd = CG_STRBUF_INIT, path = CG_STRBUF_INIT;
-    cg_strbuf_addf(&cmd, "$CIGEN -C '%s' -q select %s", tu_srcdir(), pipelines[_i].args);
+    cg_strbuf_addf(&cmd, "$CIGEN -C '%s/%s' -q select %s", tu_srcdir(), pipelines[_i].dir ? pipelines[_i].dir : ".",
+                   pipelines[_i].args);
     tu_run r = tu_sh(NULL, cmd.buf);
     ck_assert_msg(r.status == 0, "%s: exit %d: %s", pipelines[_i].expect, r.status, r.err);
     cg_strbuf_addf(&path, "%s/tests/pipeline/%s.txt", tu_srcdir(), pipelines[_i].expect);
