@@ -65,7 +65,9 @@ static void explain_vars(const cg_tree *t, cg_env *env, cg_strbuf *out)
         const char *v;
         size_t n;
         bool typed;
-        if (cg_env_get(env, (int)id, &v, &n, &typed) != 1)
+        int got = cg_env_get(env, (int)id, &v, &n, &typed);
+        bool unset = got == 0 && env->win[id] && env->win[id]->unset; /* `~` */
+        if (got != 1 && !unset)
             continue;
         if (!header)
             cg_strbuf_adds(out, "variables:\n");
@@ -73,10 +75,16 @@ static void explain_vars(const cg_tree *t, cg_env *env, cg_strbuf *out)
         cg_var_step steps[32];
         size_t ns = cg_env_history(env, (int)id, steps, 32);
         cg_strbuf_addf(out, "  %s = ", t->names[id]);
-        cg_strbuf_add(out, "\"", 1);
-        cg_strbuf_add(out, v, n);
-        cg_strbuf_adds(out, "\"");
-        if (typed)
+        if (unset)
+            cg_strbuf_adds(out, "~ (unset: an optional key using it is left out)");
+        else if (env->is_list[id])
+            cg_strbuf_add(out, v, n); /* a list, in YAML's flow style */
+        else {
+            cg_strbuf_add(out, "\"", 1);
+            cg_strbuf_add(out, v, n);
+            cg_strbuf_adds(out, "\"");
+        }
+        if (!unset && typed)
             cg_strbuf_adds(out, " (typed)");
         if (ns) {
             const cg_var_step *win = &steps[ns - 1];
@@ -84,6 +92,10 @@ static void explain_vars(const cg_tree *t, cg_env *env, cg_strbuf *out)
             pos_str(out, &win->decl->pos);
             if (win->override)
                 cg_strbuf_addf(out, " by the override when %s", win->override->when->text);
+            else if (win->phase)
+                cg_strbuf_addf(out, " by phase '%s'", win->phase->name);
+            if (win->decl->nreplace)
+                cg_strbuf_addf(out, " (from \"%s\", its 'replace' applied)", win->decl->raw);
             for (size_t i = ns - 1; i-- > 0;) {
                 cg_strbuf_addf(out, "\n      overrides \"%s\" from ", steps[i].decl->raw);
                 pos_str(out, &steps[i].decl->pos);

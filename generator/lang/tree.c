@@ -174,6 +174,21 @@ static int collect_names(parser *P, json_t *root)
             free(np);
         }
     }
+    json_t *phases = json_object_get(root, "phases");
+    if (rc == 0 && json_is_object(phases)) {
+        const char *k;
+        json_t *ph;
+        json_object_foreach(phases, k, ph) {
+            if (!json_is_object(ph))
+                continue;
+            PATH(ip, "/phases", k);
+            char *pp = cg_xstrdup(ip.buf);
+            rc = collect_vars_in(P, pp, ph);
+            free(pp);
+            if (rc != 0)
+                break;
+        }
+    }
     json_t *ovs = json_object_get(root, "overrides");
     if (rc == 0 && json_is_array(ovs)) {
         for (size_t i = 0; i < json_array_size(ovs) && rc == 0; i++) {
@@ -242,23 +257,137 @@ int cg_tree_resolve_pstr(parser *P, const char *path, cg_pstr *s, unsigned allow
     return 0;
 }
 
+/* `replace: {".": ""}` of a derived value: what its substituted values
+ * have rewritten, as job_name's `replace` */
+static int parse_replace(parser *P, const char *path, json_t *rep, cg_vardecl *out)
+{
+    if (cg_expect_object(P->doc, path, rep, "'replace'", P->err) != 0)
+        return -1;
+    if (json_object_size(rep) == 0) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        return cg_error_at(P->err, &p, "'replace' is empty; give what to rewrite, e.g. {\".\": \"\"}");
+    }
+    out->replace_from = palloc(P, json_object_size(rep), sizeof *out->replace_from);
+    out->replace_to = palloc(P, json_object_size(rep), sizeof *out->replace_to);
+    const char *k;
+    json_t *to;
+    cg_strbuf rp = CG_STRBUF_INIT;
+    int rc = 0;
+    json_object_foreach(rep, k, to) {
+        PATH(rp, path, k);
+        if (!*k) {
+            cg_pos p = cg_doc_key_where(P->doc, rp.buf);
+            rc = cg_error_at(P->err, &p, "cannot replace the empty string");
+            break;
+        }
+        if ((rc = cg_expect_string(P->doc, rp.buf, to, "a replacement", P->err)) != 0)
+            break;
+        out->replace_from[out->nreplace] = cg_pool_strndup(P->pool, k, strlen(k));
+        out->replace_to[out->nreplace++] = pstr(P, to);
+    }
+    cg_strbuf_release(&rp);
+    return rc;
+}
+
+static bool is_null(parser *P, const char *path, const json_t *v)
+{
+    return json_is_null(v) || (json_is_string(v) && cg_doc_is_plain(P->doc, path) &&
+                               cg_yaml_resolve(json_string_value(v), json_string_length(v)) == CG_T_NULL);
+}
+
+static int parse_string_value(parser *P, const char *path, json_t *v, cg_pstr *out)
+{
+    const char *raw = pstr(P, v);
+    if (cg_pstr_parse_at(P->doc, path, raw, json_string_length(v), P->pool, out, P->err) != 0)
+        return -1;
+    return cg_tree_resolve_pstr(P, path, out, 1u << CG_B_TREE,
+                                "a variable (only 'tree' of the built-in names is)");
+}
+
+/* A list value: every item a string (a scalar), none `~`. */
+static int parse_list_value(parser *P, const char *path, const char *name, json_t *v, cg_vardecl *out)
+{
+    out->list = true;
+    out->nitems = json_array_size(v);
+    out->items = palloc(P, out->nitems, sizeof *out->items);
+    out->item_plain = palloc(P, out->nitems, sizeof *out->item_plain);
+    cg_strbuf ip = CG_STRBUF_INIT, flow = CG_STRBUF_INIT;
+    cg_strbuf_addc(&flow, '[');
+    int rc = 0;
+    for (size_t i = 0; i < out->nitems && rc == 0; i++) {
+        json_t *it = json_array_get(v, i);
+        cg_path_join_index(&ip, path, i);
+        if (!json_is_string(it) || is_null(P, ip.buf, it)) {
+            cg_pos p = cg_doc_where(P->doc, ip.buf);
+            rc = cg_error_at(P->err, &p, "an item of list variable '%s' must be a string or number, not %s", name,
+                             is_null(P, ip.buf, it) ? "null ('~' unsets a whole variable, not an item)"
+                                                     : cg_kind_name(P->doc, ip.buf, it));
+            break;
+        }
+        out->item_plain[i] = cg_doc_is_plain(P->doc, ip.buf);
+        rc = parse_string_value(P, ip.buf, it, &out->items[i]);
+        if (i)
+            cg_strbuf_adds(&flow, ", ");
+        cg_strbuf_add(&flow, json_string_value(it), json_string_length(it));
+    }
+    cg_strbuf_addc(&flow, ']');
+    out->raw = cg_pool_strndup(P->pool, flow.buf, flow.len);
+    out->len = flow.len;
+    cg_strbuf_release(&ip);
+    cg_strbuf_release(&flow);
+    return rc;
+}
+
 int cg_tree_parse_vardecl(parser *P, const char *path, const char *name, json_t *v, cg_vardecl *out)
 {
-    if (!json_is_string(v)) {
-        cg_pos p = cg_doc_where(P->doc, path);
-        return cg_error_at(P->err, &p, "variable '%s' must be a string or number, not %s", name,
-                           cg_kind_name(P->doc, path, v));
-    }
     out->id = cg_tree_name_id(P->t, name);
+    out->pos = cg_doc_where(P->doc, path);
+    out->path = cg_pool_strndup(P->pool, path, strlen(path));
+    if (is_null(P, path, v)) {
+        /* `~`: unset here, so an optional key using it is left out (never a null) */
+        out->unset = true;
+        out->raw = "~";
+        out->len = 1;
+        return 0;
+    }
+    if (json_is_object(v)) {
+        /* a derived value: {value: "cu{{ cuda }}", replace: {".": ""}} */
+        static const char *const keys[] = {"value", "replace"};
+        if (cg_check_keys(P->doc, path, v, keys, 2, "in a variable written as a mapping ({value: ..., replace: ...})", P->err) != 0)
+            return -1;
+        json_t *val = json_object_get(v, "value"), *rep = json_object_get(v, "replace");
+        if (!val)
+            return cg_error_at(P->err, &out->pos, "variable '%s' is written as a mapping, which needs 'value' (the "
+                               "text, e.g. \"cu{{ cuda }}\") and may have 'replace' (what to rewrite in the values "
+                               "it substitutes, e.g. {\".\": \"\"})", name);
+        cg_strbuf sub = CG_STRBUF_INIT;
+        int rc = rep ? parse_replace(P, PATH(sub, path, "replace"), rep, out) : 0;
+        if (rc == 0) {
+            PATH(sub, path, "value");
+            char *vp = cg_xstrdup(sub.buf);
+            if (is_null(P, vp, val) || json_is_object(val)) {
+                cg_pos p = cg_doc_where(P->doc, vp);
+                rc = cg_error_at(P->err, &p, "the 'value' of variable '%s' must be a string or a list of strings, "
+                                 "not %s%s", name, cg_kind_name(P->doc, vp, val),
+                                 json_is_object(val) ? "" : " (to unset the variable, write ~ as its whole value)");
+            } else {
+                rc = cg_tree_parse_vardecl(P, vp, name, val, out);
+            }
+            free(vp);
+        }
+        cg_strbuf_release(&sub);
+        return rc;
+    }
+    if (json_is_array(v))
+        return parse_list_value(P, path, name, v, out);
+    if (!json_is_string(v))
+        return cg_error_at(P->err, &out->pos, "variable '%s' must be a string or number, a list of them, "
+                           "{value: ..., replace: ...} or '~' (unset), not %s", name,
+                           cg_kind_name(P->doc, path, v));
     out->raw = pstr(P, v);
     out->len = json_string_length(v);
     out->plain = cg_doc_is_plain(P->doc, path);
-    out->pos = cg_doc_where(P->doc, path);
-    out->path = cg_pool_strndup(P->pool, path, strlen(path));
-    if (cg_pstr_parse_at(P->doc, path, out->raw, out->len, P->pool, &out->text, P->err) != 0)
-        return -1;
-    return cg_tree_resolve_pstr(P, path, &out->text, 1u << CG_B_TREE,
-                        "a variable (only 'tree' of the built-in names is)");
+    return parse_string_value(P, path, v, &out->text);
 }
 
 int cg_tree_parse_vars(parser *P, const char *path, json_t *vars, cg_vardecl **out, size_t *n)
@@ -287,7 +416,7 @@ static int tree_body(parser *P, json_t *root)
     cg_tree *t = P->t;
     static const char *const keys[] = {"description", "dimensions", "job_name", "workflows", "vars",
                                        "tree", "exclude", "only", "overrides", "extra", "tiers",
-                                       "phases"};
+                                       "phases", "paths"};
     if (cg_check_keys(P->doc, "", root, keys, CG_ARRAY_LEN(keys), "at the top of a tree", P->err) != 0)
         return -1;
     json_t *d = json_object_get(root, "description");
@@ -358,6 +487,21 @@ cg_tree *cg_tree_parse(const cg_doc *doc, size_t index, const cg_manifest *m, cg
         return NULL;
     }
     return t;
+}
+
+size_t cg_tree_cell_paths(const cg_tnode *leaf, const char **out, size_t max)
+{
+    const cg_tnode *chain[256];
+    size_t depth = 0, n = 0;
+    for (const cg_tnode *nd = leaf; nd && depth < CG_ARRAY_LEN(chain); nd = nd->parent)
+        chain[depth++] = nd;
+    while (depth > 0) {
+        const cg_tnode *nd = chain[--depth];
+        for (size_t i = 0; i < nd->npaths; i++, n++)
+            if (n < max)
+                out[n] = nd->paths[i];
+    }
+    return n;
 }
 
 void cg_tree_free(cg_tree *t)

@@ -75,16 +75,25 @@ typedef struct cg_pattern {
     const char *kind;   /* "exclude", "only", "override", "skip", "tier" */
     const char *text;   /* the pattern as the user would write it, e.g. {os: macos} */
     unsigned hits;      /* cells matched (see expand.c for when it counts) */
+    bool names_phase;   /* an override's `when` naming `phase`: matched per job, counted there */
 } cg_pattern;
 
 typedef struct cg_vardecl {
     int id;
-    const char *raw;    /* the value as written */
+    const char *raw;    /* the value as written ("[a, b]" for a list, "~" unset) */
     size_t len;
     bool plain;         /* written plain: may be a typed scalar (true, 2) */
-    cg_pstr text;
+    bool unset;         /* written `~`: the variable is unset here (an optional key is left out) */
+    cg_pstr text;       /* a string's value (not a list's) */
+    cg_pstr *items;     /* a list's items (`[main, release]`), each a string */
+    bool *item_plain;   /* [nitems]: item written plain (may keep its YAML type) */
+    size_t nitems;
+    bool list;          /* written as a list: a template writes it as a sequence */
+    const char **replace_from, **replace_to; /* {value: ..., replace: {".": ""}}: rewrites
+                                               * the substituted values, as job_name's */
+    size_t nreplace;
     cg_pos pos;
-    const char *path;   /* in the tree's doc */
+    const char *path;   /* in the tree's doc (for a derived value, its `value`) */
 } cg_vardecl;
 
 typedef struct cg_fan {     /* one dimension bound on a node */
@@ -122,6 +131,10 @@ typedef struct cg_tnode {
     int *tiers;             /* tiers this subtree joins */
     size_t ntiers;
     bool extra;             /* declared under `extra`: filters do not apply */
+    const char **paths;     /* `paths`: globs of the files its cells' jobs depend on (added to
+                             * those of the nodes above: see cg_tree_cell_paths) */
+    cg_pos *paths_pos;
+    size_t npaths;
 } cg_tnode;
 
 typedef struct cg_override {
@@ -175,6 +188,8 @@ typedef struct cg_phase {
     int *per;               /* the dimensions that tell groups apart (may be none) */
     size_t nper;
     cg_pos per_pos;
+    cg_vardecl *vars;       /* `vars`: set for this phase's jobs, over the cell's (overrides still win) */
+    size_t nvars;
 } cg_phase;
 
 typedef struct cg_tree {
@@ -204,6 +219,9 @@ typedef struct cg_tree {
     size_t nphases;
     cg_pattern **patterns;  /* every pattern, for "matches no cell" checks */
     size_t npatterns;
+    bool phase_vars;        /* a phase sets `vars` or an override's `when` names `phase`:
+                             * a cell's variables depend on the phase of the job */
+    bool has_paths;         /* a node declares `paths` */
 } cg_tree;
 
 /* Parses a loaded tree file.  `index` is its position in the manifest;
@@ -217,6 +235,12 @@ void cg_tree_free(cg_tree *t);
 int cg_tree_name_id(const cg_tree *t, const char *name);
 static inline bool cg_tree_is_dim(const cg_tree *t, int id) { return id >= 0 && (size_t)id < t->ndims; }
 static inline int cg_tree_builtin(const cg_tree *t, enum cg_builtin b) { return (int)t->ndims + (int)b; }
+
+/* The path globs the jobs of a cell made under node `leaf` depend on: the
+ * `paths` of the node and of every node above it, outermost first (none when
+ * no node on the way declares `paths`).  Writes at most `max` into out and
+ * returns how many there are. */
+size_t cg_tree_cell_paths(const cg_tnode *leaf, const char **out, size_t max);
 
 /* Appends "{os: macos, cuda: cu*}" for a pattern. */
 void cg_pattern_describe(const cg_tree *t, const cg_pattern *p, cg_strbuf *out);

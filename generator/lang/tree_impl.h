@@ -25,7 +25,7 @@ typedef struct cg_pattern cg_pattern;
 typedef struct cg_vardecl cg_vardecl;
 
 static const char *const node_keywords[] = {"vars", "children", "zip", "exclude", "only",
-                                            "extra", "tiers"};
+                                            "extra", "tiers", "paths"};
 
 typedef struct parser {
     cg_tree *t;

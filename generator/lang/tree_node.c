@@ -347,6 +347,53 @@ cg_tnode *cg_tree_new_node(parser *P, cg_tnode *parent, const char *path)
     return n;
 }
 
+/* `paths: [vision/models, setup.py]`: the files the jobs of the node's
+ * cells depend on (a glob, from the repository's root, '*' crossing '/', as
+ * the manifest's `pipeline: paths` rules read them); a node's cells depend
+ * on the paths of every node above them too. */
+static int parse_paths(parser *P, const char *path, json_t *v, cg_tnode *node)
+{
+    if (!json_is_array(v) && !json_is_string(v)) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        return cg_error_at(P->err, &p, "'paths' must be a glob or a list of globs of changed files (e.g. "
+                           "[\"src/vision/*\", setup.py]), not %s", cg_kind_name(P->doc, path, v));
+    }
+    size_t n = json_is_array(v) ? json_array_size(v) : 1;
+    if (n == 0) {
+        cg_pos p = cg_doc_where(P->doc, path);
+        return cg_error_at(P->err, &p, "'paths' is empty; give at least one glob, or leave 'paths' out");
+    }
+    node->paths = palloc(P, n, sizeof *node->paths);
+    node->paths_pos = palloc(P, n, sizeof *node->paths_pos);
+    cg_strbuf ip = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
+        cg_path_join_index(&ip, path, i);
+        const char *ipath = json_is_array(v) ? ip.buf : path;
+        if ((rc = cg_expect_nonempty(P->doc, ipath, item, "a glob of changed files", P->err)) != 0)
+            break;
+        const char *g = json_string_value(item);
+        cg_pos p = cg_doc_where(P->doc, ipath);
+        if (g[0] == '/' || (g[0] == '.' && g[1] == '/')) {
+            rc = cg_error_at(P->err, &p, "path glob '%s' must be written from the repository's root without a "
+                             "leading '%s' (changed files are named 'src/a.c')", g, g[0] == '/' ? "/" : "./");
+            break;
+        }
+        for (size_t k = 0; k < node->npaths && rc == 0; k++)
+            if (cg_streq(node->paths[k], g)) {
+                rc = cg_error_at(P->err, &p, "path glob '%s' is listed twice", g);
+                cg_error_note(P->err, &node->paths_pos[k], "first listed here");
+            }
+        node->paths[node->npaths] = pstr(P, item);
+        node->paths_pos[node->npaths++] = p;
+    }
+    cg_strbuf_release(&ip);
+    if (rc == 0)
+        P->t->has_paths = true;
+    return rc;
+}
+
 int cg_tree_parse_node_body(parser *P, const char *path, json_t *obj, cg_tnode *node)
 {
     cg_strbuf kp = CG_STRBUF_INIT;
@@ -383,6 +430,8 @@ int cg_tree_parse_node_body(parser *P, const char *path, json_t *obj, cg_tnode *
         }
         cg_strbuf_release(&ip);
     }
+    if (rc == 0 && (v = json_object_get(obj, "paths")))
+        rc = parse_paths(P, PATH(kp, path, "paths"), v, node);
     /* children first, then extras; the caller sized node->children */
     json_t *kids = node->parent ? json_object_get(obj, "children") : NULL;
     json_t *extras = json_object_get(obj, "extra");

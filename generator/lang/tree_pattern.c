@@ -97,9 +97,21 @@ cg_pattern *cg_tree_parse_pattern(parser *P, const char *path, json_t *v, const 
         PATH(kp, path, k);
         m->pos = cg_doc_key_where(P->doc, kp.buf);
         m->id = cg_tree_name_id(P->t, k);
-        if (m->id < 0 || (m->id >= (int)P->t->ndims && m->id < (int)(P->t->ndims + CG_NBUILTINS))) {
+        /* an override may name the phase of the job: its variables then
+         * depend on the phase (`when: {phase: test_multigpu}`) */
+        bool phase = m->id == cg_tree_builtin(P->t, CG_B_PHASE) && cg_streq(kind, "override");
+        if (!phase && (m->id < 0 || (m->id >= (int)P->t->ndims && m->id < (int)(P->t->ndims + CG_NBUILTINS)))) {
+            if (m->id == cg_tree_builtin(P->t, CG_B_PHASE)) {
+                cg_error_at(P->err, &m->pos, "only the 'when' of an override may name 'phase' (a cell's filters, "
+                            "tiers and a phase's 'skip' and 'only' look at the cell, before it has a phase)");
+                goto fail;
+            }
             cg_tree_unknown_name(P, &m->pos, k, "dimension or variable", false);
             goto fail;
+        }
+        if (phase) {
+            pat->names_phase = true;
+            P->t->phase_vars = true;
         }
         if (json_is_array(val)) {
             if (json_array_size(val) == 0) {

@@ -375,6 +375,41 @@ static int check_phase_cycles(parser *P)
     return rc;
 }
 
+/* An override's `when: {phase: NAME}` names a phase of the tree (a glob
+ * may match several, or none: counted per job like a `skip`). */
+static int check_override_phases(parser *P)
+{
+    cg_tree *t = P->t;
+    int id = cg_tree_builtin(t, CG_B_PHASE);
+    for (size_t o = 0; o < t->noverrides; o++) {
+        const cg_pattern *w = t->overrides[o].when;
+        for (size_t i = 0; w->names_phase && i < w->nitems; i++) {
+            const cg_match *m = &w->items[i];
+            for (size_t g = 0; m->id == id && g < m->nglobs; g++) {
+                const char *name = m->globs[g].text;
+                if (m->globs[g].kind != CG_GLOB_TEXT || strpbrk(name, "*?[\\"))
+                    continue;
+                bool known = false;
+                for (size_t p = 0; p < t->nphases && !known; p++)
+                    known = cg_streq(t->phases[p].name, name);
+                if (known)
+                    continue;
+                const char **cands = cg_xmalloc((t->nphases + 1) * sizeof *cands);
+                for (size_t p = 0; p < t->nphases; p++)
+                    cands[p] = t->phases[p].name;
+                cg_strbuf hint = CG_STRBUF_INIT;
+                cg_did_you_mean(&hint, name, cands, t->nphases);
+                free(cands);
+                int rc = cg_error_at(P->err, &m->pos, "unknown phase '%s' in the 'when' of an override%s", name,
+                                     cg_strbuf_str(&hint));
+                cg_strbuf_release(&hint);
+                return rc;
+            }
+        }
+    }
+    return 0;
+}
+
 /* `per: [os]`: the phase makes one job per group of cells, the cells of a
  * group having the same values of these dimensions (`per: []`: one group). */
 static int parse_per(parser *P, const char *path, json_t *v, cg_phase *ph)
@@ -451,7 +486,8 @@ int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_
             break;
         }
         ph->name = cg_intern(P->pool, k);
-        static const char *const keys[] = {"template", "job_name", "requires", "skip", "only", "workflows", "per"};
+        static const char *const keys[] = {"template", "job_name", "requires", "skip", "only", "workflows", "per",
+                                           "vars"};
         char where[160];
         snprintf(where, sizeof where, "in phase '%s'", k);
         /* `test:` with nothing: every key at its default (json_object_get of
@@ -527,6 +563,11 @@ int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_
         json_t *per = json_object_get(def, "per");
         if (per && (rc = parse_per(P, PATH(kp, pp.buf, "per"), per, ph)) != 0)
             break;
+        json_t *pvars = json_object_get(def, "vars");
+        if (pvars && (rc = cg_tree_parse_vars(P, PATH(kp, pp.buf, "vars"), pvars, &ph->vars, &ph->nvars)) != 0)
+            break;
+        if (ph->nvars)
+            t->phase_vars = true;
         json_t *wfs = json_object_get(def, "workflows");
         if (wfs) {
             if ((rc = cg_tree_parse_workflow_list(P, PATH(kp, pp.buf, "workflows"), wfs, &ph->workflows,
@@ -557,6 +598,8 @@ int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_
     }
     if (rc == 0)
         rc = check_phase_cycles(P);
+    if (rc == 0)
+        rc = check_override_phases(P);
     cg_strbuf_release(&pp);
     cg_strbuf_release(&kp);
     cg_strbuf_release(&ip);

@@ -1,6 +1,7 @@
 #include "model/env.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,9 @@ void cg_env_init(cg_env *env, const cg_tree *t, cg_error *err)
     size_t n = t->nnames;
     env->win = cg_xcalloc(n, sizeof *env->win);
     env->win_ov = cg_xcalloc(n, sizeof *env->win_ov);
+    env->base_win = cg_xcalloc(n, sizeof *env->base_win);
+    env->list = cg_xcalloc(n, sizeof *env->list);
+    env->is_list = cg_xcalloc(n, sizeof *env->is_list);
     env->state = cg_xcalloc(n, sizeof *env->state);
     env->val = cg_xcalloc(n, sizeof *env->val);
     env->len = cg_xcalloc(n, sizeof *env->len);
@@ -27,6 +31,9 @@ void cg_env_release(cg_env *env)
 {
     free(env->win);
     free(env->win_ov);
+    free(env->base_win);
+    free(env->list);
+    free(env->is_list);
     free(env->state);
     free(env->val);
     free(env->len);
@@ -50,6 +57,32 @@ static void set_winners(cg_env *env, const cg_vardecl *vars, size_t n, const cg_
 static void reset_values(cg_env *env)
 {
     memset(env->state, 0, env->t->nnames * sizeof *env->state);
+    memset(env->is_list, 0, env->t->nnames * sizeof *env->is_list);
+}
+
+/* The phase's vars, then the overrides whose `when` matches (seen before
+ * any override applies, with the phase's vars), over the base winners. */
+static void apply_layers(cg_env *env, const cg_phase *ph)
+{
+    const cg_tree *t = env->t;
+    env->phase = ph;
+    memcpy(env->win, env->base_win, t->nnames * sizeof *env->win);
+    memset(env->win_ov, 0, t->nnames * sizeof *env->win_ov);
+    if (ph)
+        set_winners(env, ph->vars, ph->nvars, NULL);
+    reset_values(env);
+    env->napplied = 0;
+    for (size_t o = 0; o < t->noverrides; o++) {
+        if (cg_pattern_matches(t->overrides[o].when, env)) {
+            cg_grow(&env->applied, &env->applied_cap, env->napplied + 1, sizeof *env->applied);
+            env->applied[env->napplied++] = &t->overrides[o];
+            if (ph && t->overrides[o].when->names_phase)
+                ((cg_pattern *)t->overrides[o].when)->hits++; /* counted per job (see load.c) */
+        }
+    }
+    for (size_t a = 0; a < env->napplied; a++)
+        set_winners(env, env->applied[a]->vars, env->applied[a]->nvars, env->applied[a]);
+    reset_values(env);
 }
 
 int cg_env_bind(cg_env *env, const cg_cell *cell)
@@ -85,6 +118,9 @@ int cg_env_bind(cg_env *env, const cg_cell *cell)
         env->win[cell->zvars[i]->id] = cell->zvars[i];
         env->win_ov[cell->zvars[i]->id] = NULL;
     }
+    env->phase = NULL;
+    if (t->phase_vars)
+        memcpy(env->base_win, env->win, t->nnames * sizeof *env->win);
     if (t->noverrides == 0)
         return 0;
     /* `when` sees the cell before any override applies */
@@ -111,6 +147,13 @@ void cg_env_set_builtin(cg_env *env, enum cg_builtin b, const char *value, bool 
     env->builtin_len[b] = SIZE_MAX;
     if (b == CG_B_CELL)
         env->cell_pending = false;
+    if (b == CG_B_PHASE && env->t->phase_vars && env->cell) {
+        const cg_phase *ph = NULL;
+        for (size_t p = 0; value && p < env->t->nphases && !ph; p++)
+            if (cg_streq(env->t->phases[p].name, value))
+                ph = &env->t->phases[p];
+        apply_layers(env, ph);
+    }
 }
 
 void cg_env_defer_cell(cg_env *env)
@@ -147,6 +190,84 @@ static void describe_for_error(cg_env *env, cg_strbuf *sb)
     }
 }
 
+static int expand_with(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const char *const *from,
+                       const char *const *to, size_t nrep, cg_strbuf *out, const cg_src *src, const char *context);
+
+/* A list variable: each item expanded (as a variable's value, with its
+ * `replace`), kept in the arena; its text is the list in YAML's flow style. */
+static int get_list(cg_env *env, int id, const cg_vardecl *d, const char **s, size_t *n, bool *typed)
+{
+    const cg_tree *t = env->t;
+    env->state[id] = 1;
+    cg_grow(&env->expanding, &env->expanding_cap, env->nexpanding + 1, sizeof *env->expanding);
+    env->expanding[env->nexpanding++] = id;
+    cg_env_list *l = &env->list[id];
+    l->n = d->nitems;
+    l->v = cg_arena_alloc(&env->arena, (d->nitems + 1) * sizeof *l->v);
+    l->len = cg_arena_alloc(&env->arena, (d->nitems + 1) * sizeof *l->len);
+    l->typed = cg_arena_alloc(&env->arena, (d->nitems + 1) * sizeof *l->typed);
+    char what[220];
+    snprintf(what, sizeof what, "an item of variable '%.180s'", t->names[id]);
+    cg_strbuf *out = &env->scratch;
+    size_t from = out->len;
+    cg_strbuf flow = CG_STRBUF_INIT;
+    cg_strbuf_addc(&flow, '[');
+    cg_strbuf ip = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < d->nitems && rc == 0; i++) {
+        cg_path_join_index(&ip, d->path, i);
+        cg_src src = {t->doc, ip.buf, {0}, false};
+        rc = expand_with(env, &d->items[i], CG_EXPAND_VAR, d->replace_from, d->replace_to, d->nreplace, out,
+                         &src, what);
+        if (rc != 0)
+            break;
+        l->v[i] = cg_arena_strndup(&env->arena, out->buf ? out->buf + from : "", out->len - from);
+        l->len[i] = out->len - from;
+        l->typed[i] = !d->items[i].has_names && d->item_plain[i] &&
+                      cg_yaml_resolve(l->v[i], l->len[i]) != CG_T_STR;
+        if (i)
+            cg_strbuf_adds(&flow, ", ");
+        if (l->typed[i] || (cg_yaml_plain_safe(l->v[i], l->len[i]) && !memchr(l->v[i], ',', l->len[i])))
+            cg_strbuf_add(&flow, l->v[i], l->len[i]);
+        else
+            cg_yaml_quote(&flow, l->v[i], l->len[i]);
+        cg_strbuf_truncate(out, from);
+    }
+    cg_strbuf_addc(&flow, ']');
+    cg_strbuf_release(&ip);
+    env->nexpanding--;
+    cg_strbuf_truncate(out, from);
+    if (rc != 0) {
+        cg_strbuf_release(&flow);
+        if (rc == 1) {
+            env->state[id] = 3;
+            return 0;
+        }
+        return -1;
+    }
+    env->val[id] = cg_arena_strndup(&env->arena, flow.buf, flow.len);
+    env->len[id] = flow.len;
+    env->typed[id] = false;
+    env->is_list[id] = true;
+    env->state[id] = 2;
+    cg_strbuf_release(&flow);
+    return cg_env_get(env, id, s, n, typed);
+}
+
+int cg_env_get_list(cg_env *env, int id, const cg_env_list **out)
+{
+    const char *v;
+    size_t n;
+    bool typed;
+    int rc = cg_env_get(env, id, &v, &n, &typed);
+    if (rc != 1)
+        return rc;
+    if (cg_tree_is_dim(env->t, id) || (size_t)id < env->t->ndims + CG_NBUILTINS || !env->is_list[id])
+        return 0;
+    *out = &env->list[id];
+    return 1;
+}
+
 int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
 {
     const cg_tree *t = env->t;
@@ -179,8 +300,8 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
         return 1;
     }
     const cg_vardecl *d = env->win[id];
-    if (!d || env->state[id] == 3)
-        return 0; /* 3: unset for a group (uses a name the group lacks) */
+    if (!d || d->unset || env->state[id] == 3)
+        return 0; /* `~`, or 3: unset for a group (uses a name the group lacks) */
     if (env->state[id] == 2) {
         *s = env->val[id];
         *n = env->len[id];
@@ -202,7 +323,9 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
         cg_strbuf_release(&cycle);
         return -1;
     }
-    if (!d->text.has_names) {
+    if (d->list)
+        return get_list(env, id, d, s, n, typed);
+    if (!d->text.has_names && !d->nreplace) {
         env->val[id] = d->text.nsegs ? d->text.segs[0].text : "";
         env->len[id] = d->text.nsegs ? d->text.segs[0].len : 0;
         /* {{ "x" }} literals make a single text segment too: keep raw typing only for plain text */
@@ -233,7 +356,29 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     if (10 + len + 1 < sizeof what)
         memcpy(what + 10 + nl, "'", 2);
     cg_src src = {t->doc, d->path, d->pos, false};
-    int rc = cg_env_expand(env, &d->text, CG_EXPAND_VAR, NULL, out, &src, what);
+    int rc = 0;
+    if (d->text.whole && !d->nreplace && (size_t)d->text.segs[0].id >= t->ndims + CG_NBUILTINS) {
+        /* "{{ branches }}" naming a list: the same list */
+        const char *x;
+        size_t xn;
+        bool xt;
+        int lr = cg_env_get(env, d->text.segs[0].id, &x, &xn, &xt);
+        if (lr == 1 && env->is_list[d->text.segs[0].id]) {
+            env->nexpanding--;
+            env->list[id] = env->list[d->text.segs[0].id];
+            env->is_list[id] = true;
+            env->val[id] = x;
+            env->len[id] = xn;
+            env->typed[id] = false;
+            env->state[id] = 2;
+            return cg_env_get(env, id, s, n, typed);
+        }
+        if (lr < 0)
+            rc = -1;
+    }
+    if (rc == 0)
+        rc = expand_with(env, &d->text, CG_EXPAND_VAR, d->replace_from, d->replace_to, d->nreplace, out, &src,
+                         what);
     env->nexpanding--;
     if (rc != 0) {
         cg_strbuf_truncate(out, from);
@@ -245,7 +390,9 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     }
     /* a whole placeholder keeps the type of what it names */
     bool ty = false;
-    if (d->text.whole) {
+    if (!d->text.has_names) {
+        ty = d->plain && cg_yaml_resolve(d->raw, d->len) != CG_T_STR; /* (replace found nothing to rewrite) */
+    } else if (d->text.whole && !d->nreplace) {
         const char *x;
         size_t xn;
         if (cg_env_get(env, d->text.segs[0].id, &x, &xn, &ty) != 1)
@@ -259,18 +406,19 @@ int cg_env_get(cg_env *env, int id, const char **s, size_t *n, bool *typed)
     return cg_env_get(env, id, s, n, typed);
 }
 
-/* Appends v[0..n) with the tree's job-name replacements made: at each
- * offset the first of them that matches, else the byte itself.  Only the
- * bytes that start a replaced string (none is empty) are looked at closer;
- * the runs between them are copied whole. */
-static void add_replaced(cg_env *env, cg_strbuf *out, const char *v, size_t n, const cg_tree *t)
+/* Appends v[0..n) with replacements made (the tree's job-name `replace`, or
+ * a derived variable's): at each offset the first of them that matches,
+ * else the byte itself.  Only the bytes that start a replaced string (none
+ * is empty) are looked at closer; the runs between them are copied whole. */
+static void add_replaced(cg_env *env, cg_strbuf *out, const char *v, size_t n, const char *const *from,
+                         const char *const *to, size_t nrep)
 {
     bool *starts = env->starts;
-    if (env->starts_of != t) {
+    if (env->starts_of != from) {
         memset(env->starts, 0, sizeof env->starts);
-        for (size_t r = 0; r < t->nreplace; r++)
-            starts[(unsigned char)t->replace_from[r][0]] = true;
-        env->starts_of = t;
+        for (size_t r = 0; r < nrep; r++)
+            starts[(unsigned char)from[r][0]] = true;
+        env->starts_of = from;
     }
     size_t run = 0;
     for (size_t k = 0; k < n;) {
@@ -279,17 +427,17 @@ static void add_replaced(cg_env *env, cg_strbuf *out, const char *v, size_t n, c
             continue;
         }
         size_t r = 0, fl = 0;
-        for (; r < t->nreplace; r++) {
-            fl = strlen(t->replace_from[r]);
-            if (fl <= n - k && memcmp(v + k, t->replace_from[r], fl) == 0)
+        for (; r < nrep; r++) {
+            fl = strlen(from[r]);
+            if (fl <= n - k && memcmp(v + k, from[r], fl) == 0)
                 break;
         }
-        if (r == t->nreplace) {
+        if (r == nrep) {
             k++;
             continue;
         }
         cg_strbuf_add(out, v + run, k - run);
-        cg_strbuf_adds(out, t->replace_to[r]);
+        cg_strbuf_adds(out, to[r]);
         k += fl;
         run = k;
     }
@@ -318,9 +466,19 @@ static const char *value_key(const cg_src *src)
 int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const cg_tree *replace,
                   cg_strbuf *out, const cg_src *src, const char *context)
 {
+    if (replace && replace->nreplace)
+        return expand_with(env, s, mode, replace->replace_from, replace->replace_to, replace->nreplace, out, src,
+                           context);
+    return expand_with(env, s, mode, NULL, NULL, 0, out, src, context);
+}
+
+static int expand_with(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const char *const *from,
+                       const char *const *to, size_t nrep, cg_strbuf *out, const cg_src *src, const char *context)
+{
     bool optional_dims = mode == CG_EXPAND_NAME;
     size_t start_len = out->len;
     bool drop_next_sep = false;
+    size_t text_from = SIZE_MAX; /* where the literal text just before a placeholder starts in out */
     for (size_t i = 0; i <= s->nsegs; i++) {
         if (out->len - start_len > CG_MAX_VALUE_BYTES) {
             /* "{{ v }}{{ v }}" chains double at each step: stop them early */
@@ -340,6 +498,7 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const
                 len--;
             }
             drop_next_sep = false;
+            text_from = out->len;
             cg_strbuf_add(out, text, len);
             continue;
         }
@@ -382,6 +541,15 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const
                     cg_error_note(env->err, &env->cell->leaf->pos, "the cell comes from here");
                 return -1;
             }
+            if (mode == CG_EXPAND_NAME && text_from != SIZE_MAX && text_from < out->len) {
+                /* a name: the literal text glued to the absent value goes
+                 * with it (`_py{{ python }}`), back to its last separator */
+                size_t k = out->len;
+                while (k > text_from && !is_separator(out->buf[k - 1], mode))
+                    k--;
+                cg_strbuf_truncate(out, k > text_from ? k : text_from);
+            }
+            text_from = SIZE_MAX;
             if (mode != CG_EXPAND_PLAIN) {
                 /* drop the separator written before the absent value */
                 if (out->len > start_len && is_separator(out->buf[out->len - 1], mode))
@@ -392,8 +560,19 @@ int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const
             continue;
         }
         drop_next_sep = false;
-        if (replace && replace->nreplace) {
-            add_replaced(env, out, v, n, replace);
+        text_from = SIZE_MAX;
+        if (env->is_list && (size_t)seg->id < env->t->nnames && env->is_list[seg->id]) {
+            cg_pos p = cg_src_pos(src, seg->offset);
+            const cg_vardecl *d = env->win[seg->id];
+            cg_error_at(env->err, &p, "%s uses '{{ %s }}' inside text, but variable '%s' holds a list; a list is "
+                        "written as a template value of its own (key: \"{{ %s }}\") or named by a variable "
+                        "that is just '{{ %s }}'", context, seg->text, seg->text, seg->text, seg->text);
+            if (d)
+                cg_error_note(env->err, &d->pos, "the list is set here");
+            return -1;
+        }
+        if (nrep) {
+            add_replaced(env, out, v, n, from, to, nrep);
         } else {
             cg_strbuf_add(out, v, n);
         }
@@ -415,6 +594,24 @@ static bool glob_match(const cg_glob *g, cg_env *env, int id, const char *v)
     return g->negate ? !m : m;
 }
 
+/* Whether value v of name id matches m's globs: one of its plain globs
+ * (when it has any) and none of its negated ones. */
+static bool value_matches(const cg_match *m, cg_env *env, const char *v)
+{
+    bool any = false, plain = false;
+    for (size_t g = 0; g < m->nglobs; g++) {
+        const cg_glob *gl = &m->globs[g];
+        if (gl->negate) {
+            if (!glob_match(gl, env, m->id, v))
+                return false; /* (glob_match negates: false when the value matches the glob) */
+            continue;
+        }
+        plain = true;
+        any = any || glob_match(gl, env, m->id, v);
+    }
+    return !plain || any;
+}
+
 bool cg_pattern_matches(const cg_pattern *p, cg_env *env)
 {
     for (size_t i = 0; i < p->nitems; i++) {
@@ -432,11 +629,17 @@ bool cg_pattern_matches(const cg_pattern *p, cg_env *env)
         }
         if (rc == 0)
             return false;
-        bool any = false;
-        /* a negated glob alone means "anything but"; several globs are alternatives */
-        for (size_t g = 0; g < m->nglobs && !any; g++)
-            any = glob_match(&m->globs[g], env, m->id, v);
-        if (!any)
+        if (env->is_list && (size_t)m->id >= env->t->ndims + CG_NBUILTINS && env->is_list[m->id]) {
+            /* a list matches when one of its items does */
+            const cg_env_list *l = &env->list[m->id];
+            bool any = false;
+            for (size_t k = 0; k < l->n && !any; k++)
+                any = value_matches(m, env, l->v[k]);
+            if (!any)
+                return false;
+            continue;
+        }
+        if (!value_matches(m, env, v))
             return false;
     }
     return true;
@@ -465,15 +668,18 @@ size_t cg_env_history(cg_env *env, int id, cg_var_step *out, size_t max)
         const cg_tnode *nd = chain[--depth];
         for (size_t i = 0; i < nd->nvars; i++)
             if (nd->vars[i].id == id && n < max)
-                out[n++] = (cg_var_step){&nd->vars[i], NULL};
+                out[n++] = (cg_var_step){&nd->vars[i], NULL, NULL};
     }
     for (uint32_t i = 0; i < cell->nzvars; i++)
         if (cell->zvars[i]->id == id && n < max)
-            out[n++] = (cg_var_step){cell->zvars[i], NULL};
+            out[n++] = (cg_var_step){cell->zvars[i], NULL, NULL};
+    for (size_t i = 0; env->phase && i < env->phase->nvars; i++)
+        if (env->phase->vars[i].id == id && n < max)
+            out[n++] = (cg_var_step){&env->phase->vars[i], NULL, env->phase};
     for (size_t a = 0; a < env->napplied; a++)
         for (size_t i = 0; i < env->applied[a]->nvars; i++)
             if (env->applied[a]->vars[i].id == id && n < max)
-                out[n++] = (cg_var_step){&env->applied[a]->vars[i], env->applied[a]};
+                out[n++] = (cg_var_step){&env->applied[a]->vars[i], env->applied[a], NULL};
     (void)t;
     return n;
 }

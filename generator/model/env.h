@@ -25,12 +25,27 @@
 typedef struct cg_var_step {
     const cg_vardecl *decl;
     const cg_override *override; /* set when an override applied it */
+    const cg_phase *phase;       /* set when the job's phase's `vars` did */
 } cg_var_step;
+
+/* A list variable's items for the bound cell (`vars: {branches: [main, "/ci-.*\/"]}`). */
+typedef struct cg_env_list {
+    const char **v;
+    size_t *len;
+    bool *typed;
+    size_t n;
+} cg_env_list;
 
 typedef struct cg_env {
     const cg_tree *t;
     const cg_cell *cell;
     const cg_vardecl **win;      /* [nnames]: the winning declaration */
+    const cg_vardecl **base_win; /* [nnames]: the winners of the nodes and zips (before the
+                                  * phase's vars and the overrides), for a tree whose
+                                  * variables depend on the phase */
+    const cg_phase *phase;       /* the phase whose `vars` apply (t->phase_vars only) */
+    cg_env_list *list;           /* [nnames]: a list variable's items (n set when it is one) */
+    bool *is_list;               /* [nnames] */
     const cg_override **win_ov;  /* [nnames]: the override that set it, if any */
     uint8_t *state;              /* [nnames]: 0 new, 1 expanding, 2 done, 3 unset for a group */
     const char **val;            /* [nnames] */
@@ -41,7 +56,7 @@ typedef struct cg_env {
     size_t builtin_len[CG_NBUILTINS]; /* SIZE_MAX: not measured yet */
     size_t *dim_len;             /* [ndims], the bound cell's; SIZE_MAX: not measured yet */
     bool cell_pending;           /* {{ cell }} is made when first asked for */
-    const cg_tree *starts_of;    /* the tree whose `replace` starts[] is for */
+    const char *const *starts_of; /* the `replace` table starts[] is for (its from list) */
     bool starts[256];            /* bytes that start one of its `replace` strings */
     const cg_override **applied; /* overrides that matched this cell */
     size_t napplied, applied_cap;
@@ -59,7 +74,9 @@ void cg_env_release(cg_env *env);
 /* Binds the env to a cell: computes winners and applies overrides.
  * Returns -1 after recording an error. */
 int cg_env_bind(cg_env *env, const cg_cell *cell);
-/* Sets a built-in for what follows (job, phase, workflow, ...). */
+/* Sets a built-in for what follows (job, phase, workflow, ...).  Setting the
+ * phase applies its `vars` and the overrides naming it, when the tree has
+ * any (t->phase_vars): values got before are then stale. */
 void cg_env_set_builtin(cg_env *env, enum cg_builtin b, const char *value, bool typed);
 /* {{ cell }} (the job name pattern without the phase) for the bound cell,
  * made when first asked for, unless it is set already. */
@@ -84,6 +101,14 @@ enum cg_expand_mode { CG_EXPAND_PLAIN, CG_EXPAND_NAME, CG_EXPAND_VAR };
 int cg_env_expand(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, const cg_tree *replace,
                   cg_strbuf *out, const cg_src *src, const char *context);
 
+/* The items of list variable `id` for the bound cell: 1 when it is set and
+ * a list, 0 otherwise, -1 on error. */
+int cg_env_get_list(cg_env *env, int id, const cg_env_list **out);
+
+/* Whether the bound cell matches pattern p: every name matches one of the
+ * globs given for it, and none of its negated globs (`["!@first", "!@last"]`:
+ * neither the first nor the last); a list variable matches when one of its
+ * items does. */
 bool cg_pattern_matches(const cg_pattern *p, cg_env *env);
 
 /* Where the value of `id` for the bound cell was written: a variable's

@@ -304,7 +304,7 @@ static int report_unmatched(cg_tree *t, bool strict, cg_warnings *warn, cg_error
         const cg_pattern *p = t->patterns[i];
         /* tiers must match (an error, in assign_tiers); skips are counted with the jobs */
         if (p->hits || cg_streq(p->kind, "tier") || cg_streq(p->kind, "cost") || cg_streq(p->kind, "skip") ||
-            cg_streq(p->kind, "phase only"))
+            cg_streq(p->kind, "phase only") || p->names_phase) /* (the last two: counted per job) */
             continue;
         const char *why = cg_streq(p->kind, "only") ? " (a typo? cells must match one 'only' pattern of their scope)" : "";
         if (strict)

@@ -662,9 +662,9 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
         const cg_tree *t = p->trees[i];
         for (size_t k = 0; k < t->npatterns; k++) {
             const cg_pattern *pt = t->patterns[k];
-            if (pt->hits || !(cg_streq(pt->kind, "skip") || cg_streq(pt->kind, "phase only")))
+            if (pt->hits || !(cg_streq(pt->kind, "skip") || cg_streq(pt->kind, "phase only") || pt->names_phase))
                 continue;
-            const char *kind = cg_streq(pt->kind, "skip") ? "skip" : "only";
+            const char *kind = pt->names_phase ? "override" : cg_streq(pt->kind, "skip") ? "skip" : "only";
             if (p->opt.strict)
                 return cg_error_at(err, &pt->pos, "%s pattern %s matches no cell", kind, pt->text);
             cg_warn_at(&p->warnings, &pt->pos, "%s pattern %s matches no cell", kind, pt->text);

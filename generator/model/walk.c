@@ -406,11 +406,11 @@ int cg_walk_finish(cg_model *p, cg_error *err)
         const cg_tree *t = p->trees[i];
         for (size_t k = 0; k < t->npatterns; k++) {
             const cg_pattern *pt = t->patterns[k];
-            if (pt->hits || !(cg_streq(pt->kind, "skip") || cg_streq(pt->kind, "phase only")))
+            if (pt->hits || !(cg_streq(pt->kind, "skip") || cg_streq(pt->kind, "phase only") || pt->names_phase))
                 continue;
             if (p->opt.strict)
                 return -1;
-            const char *kind = cg_streq(pt->kind, "skip") ? "skip" : "only";
+            const char *kind = pt->names_phase ? "override" : cg_streq(pt->kind, "skip") ? "skip" : "only";
             cg_warn_at(&p->warnings, &pt->pos, "%s pattern %s matches no cell", kind, pt->text);
         }
     }

@@ -111,10 +111,43 @@ static int write_key(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, 
     return 0;
 }
 
-/* Writes scalar node n; *text, *len and *typed say what was written. */
+/* The list a scalar that is one placeholder names (a list variable): 1
+ * and the list, 0 when it names no list, -1 on error. */
+static int whole_list(cg_env *env, const cg_tpl_node *n, const cg_env_list **l)
+{
+    if (n->kind != 'v' || !n->text.whole)
+        return 0;
+    return cg_env_get_list(env, n->text.segs[0].id, l);
+}
+
+static void write_list(cg_yw *w, const cg_env_list *l)
+{
+    cg_yw_seq_begin(w);
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->typed[i])
+            cg_yw_raw(w, l->v[i], l->len[i]);
+        else
+            cg_yw_str(w, l->v[i], l->len[i]);
+    }
+    cg_yw_end(w);
+}
+
+/* Writes scalar node n; *text, *len and *typed say what was written (*text
+ * NULL: a list variable, written as a sequence). */
 static int write_scalar(cg_env *env, const cg_tpl_node *n, const cg_template *tpl, cg_yw *w, cg_strbuf *tmp,
                         const char **text, size_t *len, bool *typed)
 {
+    const cg_env_list *l;
+    int lr = n->text.has_names ? whole_list(env, n, &l) : 0;
+    if (lr < 0)
+        return -1;
+    if (lr == 1) {
+        write_list(w, l);
+        *text = NULL;
+        *len = 0;
+        *typed = false;
+        return 0;
+    }
     if (!n->text.has_names) {
         *text = n->ctext;
         *len = n->ctext_len;
@@ -335,12 +368,19 @@ static int write_combined_ref(cg_env *env, const cg_template *tpl, cg_yw *w, cg_
         cg_yw_seq_begin(w);
         for (size_t i = 0; i < f->nignore; i++)
             cg_yw_strs(w, f->ignore[i]);
+        const cg_env_list *l;
+        int lr = whole_list(env, ignore, &l);
+        if (lr < 0)
+            return -1;
         if (ignore->kind == 's') {
             for (size_t i = 0; i < ignore->nkids; i++) {
                 int r = wanted(env, ignore, false, i);
                 if (r < 0 || (r == 1 && render_node(env, &ignore->kids[i], tpl, w, tmp) != 0))
                     return -1;
             }
+        } else if (lr == 1) {
+            for (size_t i = 0; i < l->n; i++)
+                cg_yw_str(w, l->v[i], l->len[i]);
         } else if (render_node(env, ignore, tpl, w, tmp) != 0) {
             return -1;
         }
@@ -487,9 +527,12 @@ int cg_template_render(const cg_template *tpl, cg_env *env, const cg_render_job 
             free(owned);
             goto out;
         }
-        if (obs)
+        if (obs && text)
             obs->arg(obs->ctx, key_id(&tpl->args.kids[i]), key, tpl->args.kids[i].path, 'v', text, typed, val->path,
                      env, val->text.whole ? val->text.segs[0].id : -1);
+        else if (obs) /* a list variable: a sequence */
+            obs->arg(obs->ctx, key_id(&tpl->args.kids[i]), key, tpl->args.kids[i].path, 's', NULL, false, val->path,
+                     NULL, -1);
         free(owned);
     }
     if (obs)
