@@ -473,6 +473,16 @@ static void check_limits(cg_lint *l)
             "a fragment nests %zu levels deep; keep CircleCI configs shallower than %d", depth, MAX_DEPTH_WARNING);
 }
 
+/* The manifest's idle_jobs, idle_commands or idle_executors (k: 0, 1, 2). */
+static void idle_list(const cg_manifest *m, size_t k, const char *const **names, const cg_pos **pos, size_t *n)
+{
+    *names = k == 0 ? m->idle_jobs : k == 1 ? m->idle_commands : m->idle_executors;
+    *pos = k == 0 ? m->idle_pos : k == 1 ? m->idle_commands_pos : m->idle_executors_pos;
+    *n = k == 0 ? m->nidle : k == 1 ? m->nidle_commands : m->nidle_executors;
+}
+
+static const char *const idle_key[] = {"idle_jobs", "idle_commands", "idle_executors"};
+
 static void check_unused(cg_lint *l)
 {
     static const struct {
@@ -485,43 +495,57 @@ static void check_unused(cg_lint *l)
             continue;
         cg_def *defs = k == 0 ? l->jobs : k == 1 ? l->commands : l->executors;
         size_t n = k == 0 ? l->njobs : k == 1 ? l->ncommands : l->nexecutors;
+        const char *const *idle;
+        const cg_pos *idle_pos;
+        size_t nidle;
+        idle_list(&l->p->manifest, k, &idle, &idle_pos, &nidle);
         for (size_t i = 0; i < n; i++) {
             if (defs[i].used)
                 continue;
-            /* the manifest's idle_jobs: kept without a workflow on purpose */
-            bool idle = false;
-            for (size_t j = 0; k == 0 && j < l->p->manifest.nidle && !idle; j++)
-                idle = cg_streq(l->p->manifest.idle_jobs[j], defs[i].name);
-            if (idle)
+            /* the manifest's idle_jobs (idle_commands, ...): kept unused on purpose */
+            bool is_idle = false;
+            for (size_t j = 0; j < nidle && !is_idle; j++)
+                is_idle = cg_streq(idle[j], defs[i].name);
+            if (is_idle)
                 continue;
             cg_pos pos = cg_doc_key_where(defs[i].doc, defs[i].path);
             cg_lint_add(l, false, "unused", &pos, NULL, NULL, -1, -1, "%s '%s' is defined but %s", kinds[k].what,
-                defs[i].name,
-                k == 0 ? "no workflow runs it" : k == 1 ? "no job or command uses it" : "no job uses it");
+                defs[i].name, k == 0 ? "no workflow runs it" : k == 1 ? "no job or command uses it" : "no job uses it");
         }
     }
 }
 
 /* Every name of the manifest's idle_jobs is a job of a fragment that no
- * workflow runs: otherwise the list says something untrue. */
+ * workflow runs (idle_commands: a command nothing uses; idle_executors: an
+ * executor no job uses): otherwise the list says something untrue. */
 static void check_idle(cg_lint *l)
 {
-    const cg_manifest *m = &l->p->manifest;
-    for (size_t j = 0; j < m->nidle; j++) {
-        const cg_def *d = NULL;
-        for (size_t i = 0; i < l->njobs && !d; i++)
-            if (cg_streq(l->jobs[i].name, m->idle_jobs[j]))
-                d = &l->jobs[i];
-        if (!d) {
-            cg_strbuf hint = CG_STRBUF_INIT;
-            cg_lint_hint(&hint, m->idle_jobs[j], l->jobs, l->njobs, NULL, 0);
-            cg_lint_add(l, true, "idle", &m->idle_pos[j], NULL, NULL, -1, -1,
-                        "idle_jobs names '%s', which no fragment defines%s", m->idle_jobs[j], cg_strbuf_str(&hint));
-            cg_strbuf_release(&hint);
-        } else if (d->used && !l->p->selection.nonly) {
-            cg_pos dp = cg_doc_key_where(d->doc, d->path);
-            cg_lint_add(l, false, "idle", &m->idle_pos[j], &dp, "defined here", -1, -1,
-                        "idle_jobs names '%s', but a workflow runs it; remove it from idle_jobs", m->idle_jobs[j]);
+    static const char *const what[] = {"job", "command", "executor"};
+    static const char *const user[] = {"a workflow runs it", "a job or command uses it", "a job uses it"};
+    for (size_t k = 0; k < 3; k++) {
+        const cg_def *defs = k == 0 ? l->jobs : k == 1 ? l->commands : l->executors;
+        size_t ndefs = k == 0 ? l->njobs : k == 1 ? l->ncommands : l->nexecutors;
+        const char *const *idle;
+        const cg_pos *idle_pos;
+        size_t nidle;
+        idle_list(&l->p->manifest, k, &idle, &idle_pos, &nidle);
+        for (size_t j = 0; j < nidle; j++) {
+            const cg_def *d = NULL;
+            for (size_t i = 0; i < ndefs && !d; i++)
+                if (cg_streq(defs[i].name, idle[j]))
+                    d = &defs[i];
+            if (!d) {
+                cg_strbuf hint = CG_STRBUF_INIT;
+                cg_lint_hint(&hint, idle[j], defs, ndefs, NULL, 0);
+                cg_lint_add(l, true, "idle", &idle_pos[j], NULL, NULL, -1, -1,
+                            "%s names '%s', which no fragment defines%s%s%s", idle_key[k], idle[j],
+                            k ? " as a " : "", k ? what[k] : "", cg_strbuf_str(&hint));
+                cg_strbuf_release(&hint);
+            } else if (d->used && !(k == 0 && l->p->selection.nonly)) {
+                cg_pos dp = cg_doc_key_where(d->doc, d->path);
+                cg_lint_add(l, false, "idle", &idle_pos[j], &dp, "defined here", -1, -1,
+                            "%s names '%s', but %s; remove it from %s", idle_key[k], idle[j], user[k], idle_key[k]);
+            }
         }
     }
 }

@@ -412,8 +412,8 @@ static int parse_limits(parse *P, json_t *v, cg_manifest *m)
 int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error *err)
 {
     static const char *const keys[] = {"output", "diagrams", "regenerate", "fragments",
-                                       "trees", "lists", "workflows", "idle_jobs", "limits", "protected",
-                                       "pipeline"};
+                                       "trees", "lists", "workflows", "idle_jobs", "idle_commands",
+                                       "idle_executors", "limits", "protected", "pipeline"};
     memset(m, 0, sizeof *m);
     m->doc = doc;
     m->regenerate = "cigen generate";
@@ -495,6 +495,14 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         return -1;
     if ((v = json_object_get(root, "idle_jobs")) &&
         name_list(&P, "/idle_jobs", v, "idle_jobs", "a job name", &m->idle_jobs, &m->idle_pos, &m->nidle) != 0)
+        return -1;
+    if ((v = json_object_get(root, "idle_commands")) &&
+        name_list(&P, "/idle_commands", v, "idle_commands", "a command name", &m->idle_commands,
+                  &m->idle_commands_pos, &m->nidle_commands) != 0)
+        return -1;
+    if ((v = json_object_get(root, "idle_executors")) &&
+        name_list(&P, "/idle_executors", v, "idle_executors", "an executor name", &m->idle_executors,
+                  &m->idle_executors_pos, &m->nidle_executors) != 0)
         return -1;
     if ((v = json_object_get(root, "workflows"))) {
         if (cg_expect_object(doc, "/workflows", v, "'workflows'", err) != 0)

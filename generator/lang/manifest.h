@@ -116,6 +116,12 @@ typedef struct cg_manifest {
     const char **idle_jobs;  /* jobs of fragments no workflow runs, on purpose */
     cg_pos *idle_pos;
     size_t nidle;
+    const char **idle_commands;  /* commands of fragments nothing uses, on purpose */
+    cg_pos *idle_commands_pos;
+    size_t nidle_commands;
+    const char **idle_executors; /* executors of fragments no job uses, on purpose */
+    cg_pos *idle_executors_pos;
+    size_t nidle_executors;
     long max_config_bytes;
     long max_jobs_per_workflow;
     long max_cells;           /* per tree: a guard against a matrix that explodes */

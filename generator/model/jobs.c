@@ -3,6 +3,7 @@
 
 #include "base/text.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -696,4 +697,30 @@ int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *
         }
     }
     return 0;
+}
+
+static const char *leaf_paths_match(const cg_tnode *leaf, const char *file, cg_pos *pos)
+{
+    for (const cg_tnode *n = leaf; n; n = n->parent)
+        for (size_t i = 0; i < n->npaths; i++)
+            if (fnmatch(n->paths[i], file, 0) == 0) {
+                if (pos)
+                    *pos = n->paths_pos[i];
+                return n->paths[i];
+            }
+    return NULL;
+}
+
+const char *cg_job_paths_match(const cg_job *j, const char *file, cg_pos *pos)
+{
+    if (!j->tree->has_paths)
+        return NULL;
+    if (!j->nmembers)
+        return leaf_paths_match(j->cell->leaf, file, pos);
+    for (uint32_t m = 0; m < j->nmembers; m++) {
+        const char *g = leaf_paths_match(j->members[m]->leaf, file, pos);
+        if (g)
+            return g;
+    }
+    return NULL;
 }

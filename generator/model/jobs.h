@@ -83,6 +83,14 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
 void cg_jobs_release(cg_jobs *jobs);
 const cg_job *cg_jobs_find(const cg_jobs *jobs, const char *name);
 
+/* The tree's `paths` (docs/tree-language.md, "Paths per cell"): the first
+ * path glob of job j's cell (of one of its group's cells, for a job of a
+ * phase with `per`) that matches changed file `file` ('*' crosses '/', as
+ * the manifest's `pipeline: paths` rules), with its position in *pos; NULL
+ * when none does or the cell has none.  The globs themselves:
+ * cg_tree_cell_paths(cell->leaf, ...). */
+const char *cg_job_paths_match(const cg_job *j, const char *file, cg_pos *pos);
+
 /* The effective name of a static workflow entry ("setup" or
  * {setup: {name: x}}). */
 const char *cg_static_entry_name(json_t *entry);

@@ -302,6 +302,31 @@ static bool glob_any(const char **globs, size_t n, const char *s)
     return false;
 }
 
+/* ---- paths per cell: the trees' `paths` (docs/tree-language.md).  The
+ * jobs whose cell declares a path glob matching the changed file (chosen
+ * where this pipeline runs them); the file then needs no `pipeline: paths`
+ * rule.  (The tree-language side's hook, kept apart from the rules.) ---- */
+static size_t choose_by_cell_paths(rules *R, const char *file)
+{
+    size_t n = 0;
+    cg_strbuf why = CG_STRBUF_INIT;
+    for (size_t k = 0; k < R->m->jobs.n; k++) {
+        const cg_job *j = &R->m->jobs.v[k];
+        cg_pos at = {0};
+        const char *g = j->workflows ? cg_job_paths_match(j, file, &at) : NULL;
+        if (!g)
+            continue;
+        cg_strbuf_reset(&why);
+        cg_strbuf_addf(&why, "changed file '%s' matches '%s', a path of its cell (%s:%u)", file, g,
+                       at.file ? at.file : "", at.line);
+        choose_job(R, k, pooled(R, why.buf));
+        n++; /* the file is the cell's, whether this pipeline runs the job or not */
+    }
+    cg_strbuf_release(&why);
+    return n;
+}
+/* ---- end of paths per cell ---- */
+
 /* `[ci only: P]` / `[ci also: P]`: a special PR's pattern, checked to name
  * some job (run here or not: a special PR runs it on the branch). */
 static int named_pattern(rules *R, bool only, const char *pattern)
@@ -329,6 +354,8 @@ static int choose_for_pr(rules *R, const cg_pipeline_tokens *t)
         size_t unmatched = 0;
         const char *first_unmatched = NULL;
         for (size_t f = 0; f < in->nchanged && rc == 0; f++) {
+            if (choose_by_cell_paths(R, in->changed[f]) > 0)
+                continue; /* paths per cell: the cells' own paths, not the manifest's rules */
             const cg_path_rule *r = NULL;
             for (size_t i = 0; i < d->npaths && !r; i++)
                 if (fnmatch(d->paths[i].glob, in->changed[f], 0) == 0)
