@@ -132,7 +132,8 @@ typedef struct cg_tnode {
     size_t ntiers;
     bool extra;             /* declared under `extra`: filters do not apply */
     const char **paths;     /* `paths`: globs of the files its cells' jobs depend on (added to
-                             * those of the nodes above: see cg_tree_cell_paths) */
+                             * those of the nodes above: see cg_tree_cell_paths), as written */
+    cg_pstr *paths_text;    /* each parsed: `{{ dim }}` names a dimension of the cell */
     cg_pos *paths_pos;
     size_t npaths;
 } cg_tnode;
@@ -236,10 +237,11 @@ int cg_tree_name_id(const cg_tree *t, const char *name);
 static inline bool cg_tree_is_dim(const cg_tree *t, int id) { return id >= 0 && (size_t)id < t->ndims; }
 static inline int cg_tree_builtin(const cg_tree *t, enum cg_builtin b) { return (int)t->ndims + (int)b; }
 
-/* The path globs the jobs of a cell made under node `leaf` depend on: the
- * `paths` of the node and of every node above it, outermost first (none when
- * no node on the way declares `paths`).  Writes at most `max` into out and
- * returns how many there are. */
+/* The path globs the jobs of a cell made under node `leaf` depend on, as
+ * written (with their `{{ dim }}` placeholders): the `paths` of the node and
+ * of every node above it, outermost first (none when no node on the way
+ * declares `paths`).  Writes at most `max` into out and returns how many
+ * there are.  model/jobs.h's cg_job_paths_match fills them for a cell. */
 size_t cg_tree_cell_paths(const cg_tnode *leaf, const char **out, size_t max);
 
 /* Appends "{os: macos, cuda: cu*}" for a pattern. */

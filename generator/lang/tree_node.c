@@ -364,6 +364,7 @@ static int parse_paths(parser *P, const char *path, json_t *v, cg_tnode *node)
         return cg_error_at(P->err, &p, "'paths' is empty; give at least one glob, or leave 'paths' out");
     }
     node->paths = palloc(P, n, sizeof *node->paths);
+    node->paths_text = palloc(P, n, sizeof *node->paths_text);
     node->paths_pos = palloc(P, n, sizeof *node->paths_pos);
     cg_strbuf ip = CG_STRBUF_INIT;
     int rc = 0;
@@ -385,6 +386,18 @@ static int parse_paths(parser *P, const char *path, json_t *v, cg_tnode *node)
                 rc = cg_error_at(P->err, &p, "path glob '%s' is listed twice", g);
                 cg_error_note(P->err, &node->paths_pos[k], "first listed here");
             }
+        cg_pstr *txt = &node->paths_text[node->npaths];
+        if ((rc = cg_pstr_parse_at(P->doc, ipath, g, strlen(g), P->pool, txt, P->err)) != 0 ||
+            (rc = cg_tree_resolve_pstr(P, ipath, txt, 0, "a path glob")) != 0)
+            break;
+        for (size_t k = 0; k < txt->nsegs && rc == 0; k++)
+            if (txt->segs[k].kind == CG_SEG_NAME && !cg_tree_is_dim(P->t, txt->segs[k].id)) {
+                cg_pos sp = cg_scalar_offset_pos(P->doc, ipath, txt->segs[k].offset);
+                rc = cg_error_at(P->err, &sp, "a path glob may name the cell's dimensions only, and '%s' is a "
+                                 "variable", txt->segs[k].text);
+            }
+        if (rc != 0)
+            break;
         node->paths[node->npaths] = pstr(P, item);
         node->paths_pos[node->npaths++] = p;
     }

@@ -537,7 +537,10 @@ static int expand_with(cg_env *env, const cg_pstr *s, enum cg_expand_mode mode, 
                                 "set it, or write '{{ %s? }}' to allow it to be empty",
                                 context, seg->text, ctx.buf, seg->text);
                 cg_strbuf_release(&ctx);
-                if (env->cell)
+                const cg_vardecl *u = (size_t)seg->id >= env->t->ndims + CG_NBUILTINS && env->win ? env->win[seg->id] : NULL;
+                if (u && u->unset)
+                    cg_error_note(env->err, &u->pos, "'%s' is unset here ('~')", seg->text);
+                else if (env->cell)
                     cg_error_note(env->err, &env->cell->leaf->pos, "the cell comes from here");
                 return -1;
             }

@@ -699,15 +699,43 @@ int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *
     return 0;
 }
 
-static const char *leaf_paths_match(const cg_tnode *leaf, const char *file, cg_pos *pos)
+/* Path glob g of a cell, its `{{ dim }}` filled with the cell's values:
+ * false when the cell lacks a dimension it names (it does not apply). */
+static bool fill_glob(const cg_pstr *g, const cg_cell *cell, cg_strbuf *out)
+{
+    cg_strbuf_reset(out);
+    for (size_t s = 0; s < g->nsegs; s++) {
+        const cg_seg *seg = &g->segs[s];
+        if (seg->kind == CG_SEG_TEXT) {
+            cg_strbuf_add(out, seg->text, seg->len);
+            continue;
+        }
+        const char *v = cell->values[seg->id];
+        if (!v && !seg->optional)
+            return false;
+        if (v)
+            cg_strbuf_adds(out, v);
+    }
+    return true;
+}
+
+static const char *cell_paths_match(const cg_tnode *leaf, const cg_cell *cell, const char *file, cg_pos *pos,
+                                    cg_strbuf *tmp)
 {
     for (const cg_tnode *n = leaf; n; n = n->parent)
-        for (size_t i = 0; i < n->npaths; i++)
-            if (fnmatch(n->paths[i], file, 0) == 0) {
+        for (size_t i = 0; i < n->npaths; i++) {
+            const char *g = n->paths[i];
+            if (n->paths_text[i].has_names) {
+                if (!fill_glob(&n->paths_text[i], cell, tmp))
+                    continue;
+                g = cg_strbuf_str(tmp);
+            }
+            if (fnmatch(g, file, 0) == 0) {
                 if (pos)
                     *pos = n->paths_pos[i];
                 return n->paths[i];
             }
+        }
     return NULL;
 }
 
@@ -715,12 +743,12 @@ const char *cg_job_paths_match(const cg_job *j, const char *file, cg_pos *pos)
 {
     if (!j->tree->has_paths)
         return NULL;
+    cg_strbuf tmp = CG_STRBUF_INIT;
+    const char *g = NULL;
     if (!j->nmembers)
-        return leaf_paths_match(j->cell->leaf, file, pos);
-    for (uint32_t m = 0; m < j->nmembers; m++) {
-        const char *g = leaf_paths_match(j->members[m]->leaf, file, pos);
-        if (g)
-            return g;
-    }
-    return NULL;
+        g = cell_paths_match(j->cell->leaf, j->cell, file, pos, &tmp);
+    for (uint32_t m = 0; m < j->nmembers && !g; m++)
+        g = cell_paths_match(j->members[m]->leaf, j->members[m], file, pos, &tmp);
+    cg_strbuf_release(&tmp);
+    return g;
 }
