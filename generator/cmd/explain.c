@@ -160,6 +160,15 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
         cg_strbuf_addc(out, '\n');
     }
     explain_vars(t, &env, out);
+    if (t->has_paths) { /* the tree's `paths`: the changed files that call for the job (a group: those its
+                         * cells share; each cell's own count too) */
+        const char *globs[64];
+        size_t np = cg_tree_cell_paths(c->leaf, globs, 64);
+        cg_strbuf_adds(out, "paths:");
+        for (size_t i = 0; i < np && i < 64; i++)
+            cg_strbuf_addf(out, "%s %s", i ? "," : "", globs[i]);
+        cg_strbuf_adds(out, np ? "\n" : " (none: the manifest's path rules decide)\n");
+    }
     if (env.napplied) {
         cg_strbuf_adds(out, "overrides applied:\n");
         for (size_t i = 0; i < env.napplied; i++) {

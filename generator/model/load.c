@@ -597,6 +597,18 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
         if (!t)
             return -1;
         p->trees[p->ntrees++] = t;
+        if (t->has_paths && !m->pipeline.dynamic) {
+            /* `paths` choose jobs when a pipeline starts: dynamic mode only */
+            for (size_t k = 0; k < t->nnodes; k++)
+                if (t->nodes[k]->npaths) {
+                    const char *msg = "'paths' choose a cell's jobs when a pipeline starts, which needs the "
+                                      "manifest's 'pipeline: {mode: dynamic}'; here they choose nothing";
+                    if (p->opt.strict)
+                        return cg_error_at(err, &t->nodes[k]->paths_pos[0], "%s", msg);
+                    cg_warn_at(&p->warnings, &t->nodes[k]->paths_pos[0], "%s", msg);
+                    break;
+                }
+        }
         for (size_t j = 0; j < i; j++)
             if (cg_streq(p->trees[j]->name, t->name)) {
                 cg_error_at(err, &m->tree_pos[i], "two trees are named '%s' (after their file names)", t->name);
