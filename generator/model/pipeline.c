@@ -444,6 +444,12 @@ static int apply(rules *R)
         cg_selection_add(s, true, R->named.only[i], &R->named.only_pos[i]);
     for (size_t i = 0; i < R->named.nalso; i++)
         cg_selection_add(s, false, R->named.also[i], &R->named.also_pos[i]);
+    /* the patterns' positions named the overlay by the released selection's
+     * source string (freed above): name it by this one's (the same text) */
+    for (size_t i = 0; i < s->nonly; i++)
+        s->only_pos[i].file = s->only_pos[i].file ? s->source : NULL;
+    for (size_t i = 0; i < s->nalso; i++)
+        s->also_pos[i].file = s->also_pos[i].file ? s->source : NULL;
     s->runs = R->in->runs ? R->in->runs : NULL;
     s->runs_ctx = R->in->runs_ctx;
     cg_strbuf pat = CG_STRBUF_INIT;
