@@ -444,12 +444,6 @@ static int apply(rules *R)
         cg_selection_add(s, true, R->named.only[i], &R->named.only_pos[i]);
     for (size_t i = 0; i < R->named.nalso; i++)
         cg_selection_add(s, false, R->named.also[i], &R->named.also_pos[i]);
-    /* the patterns' positions named the overlay by the released selection's
-     * source string (freed above): name it by this one's (the same text) */
-    for (size_t i = 0; i < s->nonly; i++)
-        s->only_pos[i].file = s->only_pos[i].file ? s->source : NULL;
-    for (size_t i = 0; i < s->nalso; i++)
-        s->also_pos[i].file = s->also_pos[i].file ? s->source : NULL;
     s->runs = R->in->runs ? R->in->runs : NULL;
     s->runs_ctx = R->in->runs_ctx;
     cg_strbuf pat = CG_STRBUF_INIT;
@@ -597,11 +591,16 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
     /* a special PR from the overlay or --only/--also: honoured as in classic mode */
     int rc = cg_model_load_selection(m, err);
     if (rc == 0 && !cg_selection_empty(&m->selection)) {
+        /* their positions name the overlay file by a string that outlives
+         * m->selection, which apply() releases */
         const cg_selection *o = &m->selection;
-        for (size_t i = 0; i < o->nonly; i++)
-            cg_selection_add(&R.named, true, o->only[i], &o->only_pos[i]);
-        for (size_t i = 0; i < o->nalso; i++)
-            cg_selection_add(&R.named, false, o->also[i], &o->also_pos[i]);
+        for (size_t i = 0; i < o->nonly + o->nalso; i++) {
+            bool only = i < o->nonly;
+            cg_pos pos = only ? o->only_pos[i] : o->also_pos[i - o->nonly];
+            if (pos.file)
+                pos.file = cg_pool_strndup(&m->pool, pos.file, strlen(pos.file));
+            cg_selection_add(&R.named, only, only ? o->only[i] : o->also[i - o->nonly], &pos);
+        }
         R.named.source = cg_xstrdup(o->source ? o->source : "the command line");
         R.named.allow_protected = o->allow_protected;
     }
