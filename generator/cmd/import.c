@@ -168,7 +168,7 @@ static int prove(const char *dir, const cg_doc *orig, const char *fname, cg_strb
 
 /* Infers at `level` (with `enabled` trees) and proves it in a scratch
  * folder: 0 equal, 1 not, -1 not generated (err). */
-static int attempt(const cg_doc *doc, const char *fname, int level, const bool *enabled, cg_infer *r,
+static int attempt(const cg_global *g, const cg_doc *doc, const char *fname, int level, const bool *enabled, cg_infer *r,
                    cg_strbuf *report, size_t *ndiff, cg_error *err)
 {
     cg_infer_release(r);
@@ -195,6 +195,15 @@ static int attempt(const cg_doc *doc, const char *fname, int level, const bool *
     } else {
         cg_strbuf_reset(report);
         rc = prove(dir.buf, doc, fname, report, ndiff, err);
+        if (g->verbose) {
+            cg_strbuf what = CG_STRBUF_INIT;
+            if (rc < 0)
+                cg_strbuf_add(&what, err->text.buf ? err->text.buf : "", err->text.len);
+            cg_cli_verbose(g, "import: level %d%s: %s%s", level, enabled ? " (some trees)" : "",
+                           rc == 0 ? "EQUAL" : rc > 0 ? "different\n" : "does not generate: ",
+                           rc > 0 ? (report->buf ? report->buf : "") : what.buf ? what.buf : "");
+            cg_strbuf_release(&what);
+        }
     }
     if (rootfd >= 0) {
         take_back(rootfd, r, &wr);
@@ -284,37 +293,38 @@ int cg_cmd_import(const cg_global *g0, int argc, char **argv)
     cg_strbuf report = CG_STRBUF_INIT, notes = CG_STRBUF_INIT;
     size_t ndiff = 0;
     int level = CG_INFER_TREES;
-    int rc = attempt(doc, fname, level, NULL, &r, &report, &ndiff, &err);
+    int rc = attempt(g, doc, fname, level, NULL, &r, &report, &ndiff, &err);
     size_t ncand = r.ncandidates;
     if (rc != 0 && rc != -2 && ncand) {
-        /* each tree alone, then those that passed together */
-        bool *ok = cg_xcalloc(ncand, sizeof *ok), *one = cg_xcalloc(ncand, sizeof *one);
+        /* the trees one at a time, each kept when the proof still passes
+         * with it (two trees making the same job names cannot both be) */
+        bool *ok = cg_xcalloc(ncand, sizeof *ok);
         size_t nok = 0;
         for (size_t i = 0; i < ncand; i++) {
-            memset(one, 0, ncand * sizeof *one);
-            one[i] = true;
+            ok[i] = true;
             cg_error e2;
             cg_error_init(&e2);
             size_t nd = 0;
             cg_strbuf rep = CG_STRBUF_INIT;
-            ok[i] = attempt(doc, fname, level, one, &r, &rep, &nd, &e2) == 0;
-            nok += ok[i];
+            if (attempt(g, doc, fname, level, ok, &r, &rep, &nd, &e2) == 0)
+                nok++;
+            else
+                ok[i] = false;
             cg_strbuf_release(&rep);
             cg_error_release(&e2);
         }
         cg_error_release(&err);
         cg_error_init(&err);
-        rc = nok ? attempt(doc, fname, level, ok, &r, &report, &ndiff, &err) : 1;
+        rc = nok ? attempt(g, doc, fname, level, ok, &r, &report, &ndiff, &err) : 1;
         if (rc == 0 && nok < ncand)
             cg_strbuf_addf(&notes, "cigen import: %zu of %zu candidate trees left as static entries: "
                            "the proof failed with them\n", ncand - nok, ncand);
         free(ok);
-        free(one);
     }
     for (level = rc == 0 ? level : CG_INFER_STATIC; rc != 0 && rc != -2 && level >= CG_INFER_VERBATIM; level--) {
         cg_error_release(&err);
         cg_error_init(&err);
-        rc = attempt(doc, fname, level, NULL, &r, &report, &ndiff, &err);
+        rc = attempt(g, doc, fname, level, NULL, &r, &report, &ndiff, &err);
         if (rc == 0)
             cg_strbuf_addf(&notes, "cigen import: %s\n", level == CG_INFER_STATIC
                            ? "every workflow entry is a static entry of the manifest: no tree passed the proof"

@@ -1,6 +1,7 @@
 /* infer — a cigen project inferred from a CircleCI config (see infer.h). */
 #include "model/infer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,7 @@ typedef struct col {
     const char *key;       /* the argument */
     bool dim;
     bool typed;            /* some value is a plain non-string (dims then get a shadow) */
+    bool empty;            /* some value is "" (a dimension is then absent there, and gets a shadow) */
     bool dim_ok;           /* its values may be a dimension's */
     const char **v;        /* [ncells]: its value per cell, NULL where absent */
     bool *plain;           /* [ncells] */
@@ -520,6 +522,39 @@ static bool dfs(search *S, size_t *off)
             cg_grow(&S->items, &S->cap, S->nitems + 1, sizeof *S->items);
         }
     }
+    /* a separator and a column: both left out where the column is absent */
+    if (is_sep(rn[ro])) {
+        for (size_t c = 0; c < T->ncols; c++) {
+            const char *rv = S->tv[c][refcell];
+            if (!T->cols[c].dim_ok || !rv || !*rv)
+                continue;
+            size_t rl = strlen(rv);
+            if (strncmp(rn + ro + 1, rv, rl) != 0)
+                continue;
+            bool ok = true, absent = false;
+            for (size_t k = 0; k < S->ncells && ok; k++) {
+                const char *v = S->tv[c][S->cells[k]];
+                if (!v) {
+                    absent = true;
+                    next[k] = off[k];
+                    continue;
+                }
+                size_t l = strlen(v);
+                ok = S->names[k][off[k]] == rn[ro] && strncmp(S->names[k] + off[k] + 1, v, l) == 0;
+                next[k] = off[k] + 1 + l;
+            }
+            if (!ok || !absent)
+                continue;
+            cg_grow(&S->items, &S->cap, S->nitems + 2, sizeof *S->items);
+            S->items[S->nitems++] = -((int)(unsigned char)rn[ro] + 1);
+            S->items[S->nitems++] = (int)c;
+            if (dfs(S, next)) {
+                free(next);
+                return true;
+            }
+            S->nitems -= 2;
+        }
+    }
     /* the literal character */
     char ch = rn[ro];
     bool ok = ch != '{' && ch != '}';
@@ -559,7 +594,7 @@ static bool find_patterns(tplan *T, const wplan *W)
         for (size_t c = 0; c < T->ncols; c++) {
             tv[c] = cg_xcalloc(T->ncells, sizeof **tv);
             for (size_t k = 0; k < T->ncells; k++)
-                if (T->cols[c].v[k]) {
+                if (T->cols[c].v[k] && *T->cols[c].v[k]) {
                     transform(&tmp, T->cols[c].v[k], rep);
                     tv[c][k] = cg_xstrdup(tmp.buf ? tmp.buf : "");
                 }
@@ -578,7 +613,7 @@ static bool find_patterns(tplan *T, const wplan *W)
                     continue;
                 size_t present = 0;
                 for (size_t k = 0; k < T->ncols; k++)
-                    present += T->cols[k].v[c] != NULL;
+                    present += T->cols[k].dim_ok && tv[k][c] != NULL;
                 if (present > best || S.ncells == 0) {
                     best = present;
                     S.ref = S.ncells;
@@ -588,6 +623,7 @@ static bool find_patterns(tplan *T, const wplan *W)
             }
             size_t *off = cg_xcalloc(S.ncells + 1, sizeof *off);
             all = dfs(&S, off);
+            if (getenv("CIGEN_INFER_DEBUG")) { fprintf(stderr, "rep %d phase %zu ref %s budget %ld ok %d cols:", rep, f, S.names[S.ref], S.budget, all); for (size_t q = 0; q < T->ncols; q++) fprintf(stderr, " %s%s", T->cols[q].name, T->cols[q].dim_ok ? "" : "(x)"); fprintf(stderr, "\n"); }
             if (all) {
                 pattern_text(&T->pattern[f], T, S.items, S.nitems);
                 for (size_t i = 0; i < S.nitems; i++)
@@ -771,7 +807,9 @@ static void columns(ctx *C, const wplan *W, tplan *T)
         for (size_t k = 0; k < T->ncells; k++) {
             if (!cl->v[k])
                 continue;
-            if (!dim_value_ok(cl->v[k]))
+            if (!*cl->v[k])
+                cl->empty = true;
+            else if (!dim_value_ok(cl->v[k]))
                 cl->dim_ok = false;
             if (cl->plain[k] && cg_yaml_resolve(cl->v[k], strlen(cl->v[k])) != CG_T_STR)
                 cl->typed = true;
@@ -983,7 +1021,7 @@ static void detect_product(tplan *T)
     }
     for (size_t i = 0; i < nd; i++)
         for (size_t k = 0; k < T->ncells; k++)
-            if (!T->cols[dims[i]].v[k] || !glob_safe(T->cols[dims[i]].v[k])) {
+            if (!T->cols[dims[i]].v[k] || !*T->cols[dims[i]].v[k] || !glob_safe(T->cols[dims[i]].v[k])) {
                 free(dims);
                 return;
             }
@@ -1089,7 +1127,7 @@ static void plan_tree(ctx *C, wplan *W, tplan *T, cg_map *tree_names)
             for (size_t d = 0; d < T->ncols; d++)
                 if (T->cols[d].dim) {
                     for (size_t k = 0; k < T->ncells; k++)
-                        if (T->cols[d].v[k] && !glob_safe(T->cols[d].v[k]))
+                        if (T->cols[d].v[k] && *T->cols[d].v[k] && !glob_safe(T->cols[d].v[k]))
                             tree_fail(C, T, "a phase runs for some cells only, and a dimension's value holds "
                                       "a character a pattern reads as a glob");
                 }
@@ -1112,9 +1150,16 @@ static void yw_strlist_begin(cg_yw *w, const char *key)
     cg_yw_seq_begin(w);
 }
 
+/* A dimension the template cannot use as it is (a typed value, or "" where
+ * the dimension is absent) is passed through a variable of its own. */
+static bool shadowed(const col *cl)
+{
+    return cl->dim && (cl->typed || cl->empty);
+}
+
 static const char *tname_of(ctx *C, const col *cl)
 {
-    if (cl->dim && cl->typed && !cl->tname) {
+    if (shadowed(cl) && !cl->tname) {
         cg_strbuf b = CG_STRBUF_INIT;
         cg_strbuf_addf(&b, "%s_value", cl->name);
         ((col *)cl)->tname = pstr(C, b.buf);
@@ -1135,7 +1180,7 @@ static void write_cell_vars(ctx *C, cg_yw *w, const tplan *T, size_t k)
     bool any = false;
     for (size_t c = 0; c < T->ncols; c++) {
         const col *cl = &T->cols[c];
-        if (!cl->v[k] || (cl->dim && !cl->typed))
+        if (!cl->v[k] || (cl->dim && !shadowed(cl)))
             continue;
         if (!any) {
             cg_yw_keys(w, "vars");
@@ -1229,7 +1274,7 @@ static void emit_tree(ctx *C, const wplan *W, tplan *T)
             cg_yw_map_begin(&w);
             for (size_t i = 0; i < nd; i++) {
                 const col *cl = &T->cols[dims[i]];
-                if (!cl->v[k])
+                if (!cl->v[k] || !*cl->v[k])
                     continue;
                 cg_yw_keys(&w, cl->name);
                 cg_yw_strs(&w, cl->v[k]);
@@ -1244,7 +1289,7 @@ static void emit_tree(ctx *C, const wplan *W, tplan *T)
         bool any = false;
         for (size_t c = 0; c < T->ncols; c++) {
             const col *cl = &T->cols[c];
-            if (cl->dim && !cl->typed)
+            if (cl->dim && !shadowed(cl))
                 continue;
             const col *by = cl->dim ? cl : &T->cols[cl->follows];
             for (size_t k = 0; k < T->ncells; k++) {
@@ -1309,7 +1354,8 @@ static void emit_tree(ctx *C, const wplan *W, tplan *T)
                 cg_yw_map_begin(&w);
                 for (size_t i = 0; i < nd; i++) {
                     cg_yw_keys(&w, T->cols[dims[i]].name);
-                    write_pattern_value(&w, T->cols[dims[i]].v[c]);
+                    const char *pv = T->cols[dims[i]].v[c];
+                    write_pattern_value(&w, pv && *pv ? pv : NULL);
                 }
                 cg_yw_end(&w);
             }
@@ -1699,7 +1745,7 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
                 if (T->cols[c].dim) {
                     size_t nv = 0;
                     for (size_t k = 0; k < T->ncells; k++) {
-                        bool seen = !T->cols[c].v[k];
+                        bool seen = !T->cols[c].v[k] || !*T->cols[c].v[k];
                         for (size_t q = 0; q < k && !seen; q++)
                             seen = T->cols[c].v[q] && cg_streq(T->cols[c].v[q], T->cols[c].v[k]);
                         nv += !seen;
@@ -1710,7 +1756,7 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
             cg_strbuf_addf(s, "%s", T->product ? ", a product" : ", one node per cell");
             size_t nv = 0;
             for (size_t c = 0; c < T->ncols; c++)
-                nv += !T->cols[c].dim || T->cols[c].typed;
+                nv += !T->cols[c].dim || shadowed(&T->cols[c]);
             if (nv)
                 cg_strbuf_addf(s, ", %zu variable%s", nv, nv == 1 ? "" : "s");
             cg_strbuf_adds(s, "; phases");
