@@ -221,10 +221,13 @@ static int slices_of(const cg_doc *doc, slice **out, size_t *n, cg_error *err)
         const cg_doc_entry_text *e = &L->entries[i];
         size_t key = e->key_line - 1 < nl ? ls[e->key_line - 1] + e->key_col - 1 : 0;
         size_t end = e->end;
-        while (end < len && text[end] != '\n')
-            end++;
-        if (end < len)
-            end++;
+        /* a block scalar ends at the start of the line after it */
+        if (!(end > 0 && text[end - 1] == '\n')) {
+            while (end < len && text[end] != '\n')
+                end++;
+            if (end < len)
+                end++;
+        }
         if (i + 1 == L->nentries)
             end = len;
         s[i].start = at;
@@ -623,7 +626,6 @@ static bool find_patterns(tplan *T, const wplan *W)
             }
             size_t *off = cg_xcalloc(S.ncells + 1, sizeof *off);
             all = dfs(&S, off);
-            if (getenv("CIGEN_INFER_DEBUG")) { fprintf(stderr, "rep %d phase %zu ref %s budget %ld ok %d cols:", rep, f, S.names[S.ref], S.budget, all); for (size_t q = 0; q < T->ncols; q++) fprintf(stderr, " %s%s", T->cols[q].name, T->cols[q].dim_ok ? "" : "(x)"); fprintf(stderr, "\n"); }
             if (all) {
                 pattern_text(&T->pattern[f], T, S.items, S.nitems);
                 for (size_t i = 0; i < S.nitems; i++)
