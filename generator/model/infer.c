@@ -20,6 +20,7 @@ typedef struct ent {
     char *apath;           /* its arguments */
     json_t *req;           /* `requires:` (borrowed), or NULL */
     bool eligible;         /* may be a job of a tree */
+    bool named;            /* has a `name:` (else it is named like its job) */
     int fam;               /* its group, or -1 */
     int cell;              /* its cell in its tree */
 } ent;
@@ -261,6 +262,8 @@ static void read_entries(ctx *C, wplan *W)
         e->cell = -1;
         if (json_is_string(it)) {
             e->kind = e->name = json_string_value(it);
+            /* a job named like the job it runs: a phase of one cell at most */
+            e->eligible = !strstr(e->name, "{{") && !strstr(e->name, "<<");
         } else if (json_is_object(it) && json_object_size(it) == 1) {
             void *iter = json_object_iter(it);
             e->kind = json_object_iter_key(iter);
@@ -271,13 +274,15 @@ static void read_entries(ctx *C, wplan *W)
             if (json_is_object(a)) {
                 e->args = a;
                 json_t *nm = json_object_get(a, "name");
-                if (json_is_string(nm))
+                if (json_is_string(nm)) {
                     e->name = json_string_value(nm);
+                    e->named = true;
+                }
                 e->req = json_object_get(a, "requires");
-                bool reqs_ok = !e->req || json_is_array(e->req);
+                bool reqs_ok = !e->req || (json_is_array(e->req) && json_array_size(e->req));
                 for (size_t r = 0; reqs_ok && r < json_array_size(e->req); r++)
                     reqs_ok = json_is_string(json_array_get(e->req, r));
-                bool keys_ok = true;
+                bool keys_ok = !nm || json_is_string(nm);
                 const char *k;
                 json_t *v;
                 json_object_foreach(a, k, v) {
@@ -285,11 +290,10 @@ static void read_entries(ctx *C, wplan *W)
                     if (!*k || k[kl - 1] == '?' || cg_streq(k, "matrix") || strstr(k, "{{"))
                         keys_ok = false;
                 }
-                e->eligible = json_is_string(nm) && reqs_ok && keys_ok && json_array_size(e->req) != 0 &&
-                              !has_braces(a) && !strstr(e->name, "<<");
-                /* an entry without requires is a root (setup-like): fine too */
-                if (json_is_string(nm) && reqs_ok && keys_ok && !e->req && !has_braces(a) && !strstr(e->name, "<<"))
-                    e->eligible = true;
+                e->eligible = reqs_ok && keys_ok && !has_braces(a) && !strstr(e->name, "<<") &&
+                              !strstr(e->name, "{{");
+            } else if (json_is_null(a) || (json_is_string(a) && !*json_string_value(a))) {
+                e->eligible = false;
             }
         } else {
             e->kind = e->name = "";
@@ -310,6 +314,10 @@ static char *signature(ctx *C, const ent *e)
     cg_strbuf_adds(&s, e->kind);
     cg_strbuf_addc(&s, '\n');
     cg_strbuf_adds(&s, e->req ? "R" : "-");
+    if (!e->named) {
+        cg_strbuf_adds(&s, "\nunnamed ");
+        cg_strbuf_adds(&s, e->name);
+    }
     const char *k;
     json_t *v;
     json_object_foreach(e->args, k, v) {
@@ -339,6 +347,21 @@ static void group(ctx *C, wplan *W)
         if (!e->eligible)
             continue;
         char *sig = signature(C, e);
+        /* one group per parent group: the group of its last grouped requirement */
+        for (size_t r = json_array_size(e->req); r-- > 0;) {
+            const char *rn = json_string_value(json_array_get(e->req, r));
+            long x = -1;
+            for (size_t q = 0; q < i && x < 0; q++)
+                if (cg_streq(W->e[q].name, rn))
+                    x = (long)q;
+            if (x >= 0 && W->e[x].fam >= 0) {
+                cg_strbuf b = CG_STRBUF_INIT;
+                cg_strbuf_addf(&b, "%s\nparent %d", sig, W->e[x].fam);
+                sig = pstr(C, b.buf);
+                cg_strbuf_release(&b);
+                break;
+            }
+        }
         void *got = cg_map_get(&by_sig, sig);
         size_t fi;
         if (!got) {
@@ -1379,6 +1402,11 @@ static void emit_tree(ctx *C, const wplan *W, tplan *T)
         cg_yw_map_begin(&tw);
         cg_yw_keys(&tw, f->kind);
         cg_yw_map_begin(&tw);
+        if (!W->e[f->mem[0]].named) {
+            /* named like the job it runs */
+            cg_yw_keys(&tw, "name");
+            cg_yw_raw(&tw, "~", 1);
+        }
         cg_map seen;
         cg_map_init(&seen);
         cg_strbuf kp = CG_STRBUF_INIT;
