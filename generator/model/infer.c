@@ -1130,11 +1130,40 @@ static void detect_product(tplan *T)
     }
 }
 
+/* Drops the phases of one entry (follow-ups) from T, and returns how many:
+ * a follow-up written away from its cell's other jobs stays static. */
+static size_t drop_followups(wplan *W, tplan *T)
+{
+    size_t kept = 0, dropped = 0;
+    for (size_t a = 0; a < T->nfams; a++) {
+        fam *f = &W->f[T->fams[a]];
+        if (a > 0 && f->n == 1) {
+            f->tree = -1;
+            f->parent = -1;
+            W->e[f->mem[0]].fam = -1;
+            dropped++;
+            continue;
+        }
+        if (kept != a) {
+            T->fams[kept] = T->fams[a];
+            memmove(T->fc + kept * T->ncells, T->fc + a * T->ncells, T->ncells * sizeof *T->fc);
+        }
+        kept++;
+    }
+    T->nfams = kept;
+    return dropped;
+}
+
 static void plan_tree(ctx *C, wplan *W, tplan *T, cg_map *tree_names)
 {
     if (!T->ok)
         return;
     check_order(C, W, T);
+    if (!T->ok && drop_followups(W, T)) {
+        T->ok = true;
+        T->why = NULL;
+        check_order(C, W, T);
+    }
     plan_requires(C, W, T);
     if (!T->ok)
         return;
