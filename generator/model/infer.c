@@ -51,7 +51,9 @@ typedef struct col {
     size_t follows;        /* product: the dimension (column) whose value sets it */
 } col;
 
-typedef struct tplan {
+typedef struct tplan tplan;
+typedef struct wplan wplan;
+struct tplan {
     char *name;
     int root;
     int *fams;             /* phases, in order of first appearance */
@@ -65,23 +67,36 @@ typedef struct tplan {
     bool phase_major;
     bool ok;
     bool product;
+    /* a tree of another workflow whose jobs are the same: merged into this */
+    const struct tplan *into;  /* this one was merged into `into` (not written) */
+    size_t nwfs;               /* the workflows it lands in (>1 once merged) */
+    const struct wplan **wfs;
+    struct tplan **from;       /* [nwfs]: the tree of each workflow (this one first) */
+    unsigned char *cell_in;    /* [nwfs * ncells]: 0 out, 1 in, 2 on request */
+    bool *phase_in;            /* [nwfs * nfams] */
+    int *phase_of;             /* [nwfs * nfams]: the phase's index in that workflow's tree, or -1 */
+    int *cell_of;              /* [nwfs * ncells]: the cell's index in that workflow's tree, or -1 */
+    bool gated;                /* `on_request` passes the built-in {{ on_request }} */
     size_t *dimorder;      /* product: the dimensions' columns in multiplication order */
     size_t ndimorder;
     char *why;             /* why it stays static, when !ok */
-} tplan;
+};
 
-typedef struct wplan {
+struct wplan {
     const char *name;
     char *path;
     json_t *v;
     bool verbatim;         /* copied into a fragment as it is */
+    bool tiered;           /* some tree sends it only some of its cells: a tier */
+    bool gated;            /* some cells run on request: an on_request tier */
+    char *tier;            /* the tier's name (the workflow's, as a name) */
     ent *e;
     size_t ne;
     fam *f;
     size_t nf;
     tplan *t;
     size_t nt;
-} wplan;
+};
 
 typedef struct ctx {
     const cg_doc *doc;
@@ -1196,6 +1211,281 @@ static void plan_tree(ctx *C, wplan *W, tplan *T, cg_map *tree_names)
     cg_strbuf_release(&b);
 }
 
+/* ---- one tree for the same jobs in several workflows ---- */
+
+static const col *dim_named(const tplan *T, const char *name, const char *key)
+{
+    for (size_t c = 0; c < T->ncols; c++)
+        if (T->cols[c].dim && cg_streq(T->cols[c].name, name) && cg_streq(T->cols[c].key, key))
+            return &T->cols[c];
+    return NULL;
+}
+
+static size_t ndims(const tplan *T)
+{
+    size_t n = 0;
+    for (size_t c = 0; c < T->ncols; c++)
+        n += T->cols[c].dim;
+    return n;
+}
+
+/* The requires of phase a as names (phases by their names). */
+static void requires_text(const wplan *W, const tplan *T, size_t a, cg_strbuf *out)
+{
+    const fam *f = &W->f[T->fams[a]];
+    cg_strbuf_reset(out);
+    for (size_t q = 0; q < json_array_size(f->rtok); q++) {
+        const char *t = json_string_value(json_array_get(f->rtok, q));
+        cg_strbuf_adds(out, t[0] == '\x01' ? W->f[atoi(t + 1)].phase : t);
+        cg_strbuf_addc(out, '\n');
+    }
+}
+
+/* An entry's arguments as data, without `requires`, `name` and (when
+ * gated) `on_request`. */
+static json_t *entry_data(const ctx *C, const ent *e, bool gated)
+{
+    json_t *d = e->args ? cg_doc_typed(C->doc, e->apath, e->args) : json_object();
+    json_object_del(d, "requires");
+    json_object_del(d, "name");
+    if (gated)
+        json_object_del(d, "on_request");
+    return d;
+}
+
+/* The entry's on_request: 1 false, 2 true, 0 not a plain boolean. */
+static int gate_of(const ctx *C, const ent *e)
+{
+    json_t *v = e->args ? json_object_get(e->args, "on_request") : NULL;
+    if (!json_is_string(v))
+        return 0;
+    cg_strbuf p = CG_STRBUF_INIT;
+    cg_path_join_key(&p, e->apath, "on_request");
+    bool plain = cg_doc_is_plain(C->doc, p.buf);
+    cg_strbuf_release(&p);
+    if (!plain || cg_yaml_resolve(json_string_value(v), json_string_length(v)) != CG_T_BOOL)
+        return 0;
+    const char *t = json_string_value(v);
+    return strchr("tTyY", t[0]) || ((t[0] == 'o' || t[0] == 'O') && (t[1] == 'n' || t[1] == 'N')) ? 2 : 1;
+}
+
+static void merge_init(tplan *B, const wplan *WB)
+{
+    if (B->nwfs)
+        return;
+    B->nwfs = 1;
+    B->wfs = cg_xcalloc(1, sizeof *B->wfs);
+    B->wfs[0] = WB;
+    B->from = cg_xcalloc(1, sizeof *B->from);
+    B->from[0] = B;
+    B->cell_in = cg_xcalloc(B->ncells, 1);
+    memset(B->cell_in, 1, B->ncells);
+    B->phase_in = cg_xcalloc(B->nfams, sizeof *B->phase_in);
+    for (size_t a = 0; a < B->nfams; a++)
+        B->phase_in[a] = true;
+    B->phase_of = cg_xcalloc(B->nfams, sizeof *B->phase_of);
+    for (size_t a = 0; a < B->nfams; a++)
+        B->phase_of[a] = (int)a;
+    B->cell_of = cg_xcalloc(B->ncells, sizeof *B->cell_of);
+    for (size_t c = 0; c < B->ncells; c++)
+        B->cell_of[c] = (int)c;
+}
+
+/* Merges O (workflow WO) into B (workflow WB) when O's jobs are jobs of B:
+ * the same dimensions and names, each of O's cells a cell of B, each of its
+ * phases one of B's, each entry the same (but for `on_request`, which may
+ * then be the built-in: the workflow's tiers say which cells are gated). */
+static bool try_merge(ctx *C, tplan *B, const wplan *WB, tplan *O, const wplan *WO)
+{
+    if (B->replace != O->replace || ndims(B) != ndims(O) || O->nfams > B->nfams || O->ncells > B->ncells ||
+        B->nwfs >= 63)
+        return false;
+    for (size_t c = 0; c < O->ncols; c++)
+        if (O->cols[c].dim && !dim_named(B, O->cols[c].name, O->cols[c].key))
+            return false;
+    /* phases */
+    int *pof = cg_xcalloc(B->nfams + 1, sizeof *pof);
+    int *cof = cg_xcalloc(B->ncells + 1, sizeof *cof);
+    unsigned char *cin = cg_xcalloc(B->ncells + 1, 1);
+    bool *pin = cg_xcalloc(B->nfams + 1, sizeof *pin);
+    bool ok = true;
+    cg_strbuf rb = CG_STRBUF_INIT, ro = CG_STRBUF_INIT;
+    for (size_t b = 0; b < B->nfams; b++)
+        pof[b] = -1;
+    for (size_t a = 0; a < O->nfams && ok; a++) {
+        const fam *fo = &WO->f[O->fams[a]];
+        long match = -1;
+        for (size_t b = 0; b < B->nfams && match < 0; b++) {
+            const fam *fb = &WB->f[B->fams[b]];
+            if (!cg_streq(fb->kind, fo->kind) || !cg_streq(fb->phase, fo->phase) ||
+                !cg_streq(B->pattern[b].buf, O->pattern[a].buf))
+                continue;
+            requires_text(WB, B, b, &rb);
+            requires_text(WO, O, a, &ro);
+            if (cg_streq(rb.buf ? rb.buf : "", ro.buf ? ro.buf : ""))
+                match = (long)b;
+        }
+        if (match < 0 || pof[match] >= 0)
+            ok = false;
+        else {
+            pof[match] = (int)a;
+            pin[match] = true;
+        }
+    }
+    /* cells, by their dimensions */
+    for (size_t c = 0; c < B->ncells; c++)
+        cof[c] = -1;
+    for (size_t co = 0; co < O->ncells && ok; co++) {
+        long match = -1;
+        for (size_t cb = 0; cb < B->ncells && match < 0; cb++) {
+            bool same = cof[cb] < 0;
+            for (size_t d = 0; d < O->ncols && same; d++) {
+                if (!O->cols[d].dim)
+                    continue;
+                const col *bd = dim_named(B, O->cols[d].name, O->cols[d].key);
+                const char *x = O->cols[d].v[co], *y = bd->v[cb];
+                same = (x && *x ? x : "") == (y && *y ? y : "") ||
+                       cg_streq(x && *x ? x : "", y && *y ? y : "");
+            }
+            if (same)
+                match = (long)cb;
+        }
+        if (match < 0)
+            ok = false;
+        else
+            cof[match] = (int)co;
+    }
+    /* the same jobs: for each of O's cells every phase O runs there is B's, and the reverse */
+    bool gated = false;
+    for (size_t cb = 0; cb < B->ncells && ok; cb++) {
+        if (cof[cb] < 0)
+            continue;
+        size_t co = (size_t)cof[cb];
+        for (size_t b = 0; b < B->nfams && ok; b++) {
+            if (pof[b] < 0)
+                continue;
+            long eb = B->fc[b * B->ncells + cb], eo = O->fc[(size_t)pof[b] * O->ncells + co];
+            if ((eb < 0) != (eo < 0)) {
+                ok = false;
+                break;
+            }
+            if (eb < 0)
+                continue;
+            json_t *db = entry_data(C, &WB->e[eb], false), *dob = entry_data(C, &WO->e[eo], false);
+            if (!json_equal(db, dob)) {
+                json_t *gb = entry_data(C, &WB->e[eb], true), *go = entry_data(C, &WO->e[eo], true);
+                if (json_equal(gb, go) && gate_of(C, &WB->e[eb]) && gate_of(C, &WO->e[eo]))
+                    gated = true;
+                else
+                    ok = false;
+                json_decref(gb);
+                json_decref(go);
+            }
+            json_decref(db);
+            json_decref(dob);
+        }
+    }
+    /* gated: every entry of every workflow of the tree passes a plain boolean,
+     * the same for all phases of a cell */
+    unsigned char *bgate = NULL;
+    if (ok && (gated || B->gated)) {
+        bgate = cg_xcalloc(B->ncells + 1, 1);
+        for (size_t cb = 0; cb < B->ncells && ok; cb++) {
+            int gb = -1, go = -1;
+            for (size_t b = 0; b < B->nfams && ok; b++) {
+                long eb = B->fc[b * B->ncells + cb];
+                if (eb >= 0 && json_object_get(WB->e[eb].args, "on_request")) {
+                    int g = gate_of(C, &WB->e[eb]);
+                    ok = g && (gb < 0 || g == gb);
+                    gb = g;
+                }
+                if (cof[cb] >= 0 && pof[b] >= 0) {
+                    long eo = O->fc[(size_t)pof[b] * O->ncells + (size_t)cof[cb]];
+                    if (eo >= 0 && json_object_get(WO->e[eo].args, "on_request")) {
+                        int g = gate_of(C, &WO->e[eo]);
+                        ok = ok && g && (go < 0 || g == go);
+                        go = g;
+                    }
+                }
+            }
+            bgate[cb] = (unsigned char)(gb < 0 ? 1 : gb);
+            cin[cb] = (unsigned char)(cof[cb] < 0 ? 0 : go < 0 ? 1 : go);
+        }
+    } else if (ok) {
+        for (size_t cb = 0; cb < B->ncells; cb++)
+            cin[cb] = cof[cb] < 0 ? 0 : 1;
+    }
+    /* the tiers name cells by their dimensions: values a pattern reads as they are */
+    bool subset = false;
+    for (size_t cb = 0; cb < B->ncells; cb++)
+        subset = subset || cin[cb] != 1;
+    if (ok && (subset || gated || B->gated))
+        for (size_t d = 0; d < B->ncols && ok; d++)
+            for (size_t k = 0; k < B->ncells && ok; k++)
+                if (B->cols[d].dim && B->cols[d].v[k] && *B->cols[d].v[k] && !glob_safe(B->cols[d].v[k]))
+                    ok = false;
+    if (ok) {
+        merge_init(B, WB);
+        if (bgate && !B->gated)
+            for (size_t cb = 0; cb < B->ncells; cb++)
+                B->cell_in[cb] = bgate[cb];
+        size_t w = B->nwfs++;
+        B->wfs = cg_xrealloc(B->wfs, B->nwfs * sizeof *B->wfs);
+        B->from = cg_xrealloc(B->from, B->nwfs * sizeof *B->from);
+        B->cell_in = cg_xrealloc(B->cell_in, B->nwfs * B->ncells);
+        B->phase_in = cg_xrealloc(B->phase_in, B->nwfs * B->nfams * sizeof *B->phase_in);
+        B->phase_of = cg_xrealloc(B->phase_of, B->nwfs * B->nfams * sizeof *B->phase_of);
+        B->cell_of = cg_xrealloc(B->cell_of, B->nwfs * B->ncells * sizeof *B->cell_of);
+        B->wfs[w] = WO;
+        B->from[w] = O;
+        memcpy(B->cell_in + w * B->ncells, cin, B->ncells);
+        memcpy(B->phase_in + w * B->nfams, pin, B->nfams * sizeof *pin);
+        memcpy(B->phase_of + w * B->nfams, pof, B->nfams * sizeof *pof);
+        memcpy(B->cell_of + w * B->ncells, cof, B->ncells * sizeof *cof);
+        B->gated = B->gated || gated;
+        O->into = B;
+        /* the tree keeps the first name its jobs had */
+        if (strcmp(O->name, B->name) < 0 && strlen(O->name) <= strlen(B->name)) {
+            char *t = B->name;
+            B->name = O->name;
+            O->name = t;
+        }
+    }
+    free(bgate);
+    free(pof);
+    free(cof);
+    free(cin);
+    free(pin);
+    cg_strbuf_release(&rb);
+    cg_strbuf_release(&ro);
+    return ok;
+}
+
+/* Trees of different workflows that make the same jobs become one: the
+ * tree with the most cells and phases takes the others. */
+static void merge_trees(ctx *C)
+{
+    for (size_t i = 0; i < C->nw; i++)
+        for (size_t t = 0; t < C->w[i].nt; t++) {
+            tplan *B = &C->w[i].t[t];
+            if (!B->ok || B->into)
+                continue;
+            for (size_t j = 0; j < C->nw; j++) {
+                if (j == i)
+                    continue;
+                for (size_t u = 0; u < C->w[j].nt; u++) {
+                    tplan *O = &C->w[j].t[u];
+                    if (!O->ok || O->into || O->nwfs > 1 || O == B)
+                        continue;
+                    bool bigger = B->ncells > O->ncells || (B->ncells == O->ncells && B->nfams > O->nfams) ||
+                                  (B->ncells == O->ncells && B->nfams == O->nfams && i < j);
+                    if (bigger)
+                        try_merge(C, B, &C->w[i], O, &C->w[j]);
+                }
+            }
+        }
+}
+
 /* ---- writing the files ---- */
 
 static void yw_strlist_begin(cg_yw *w, const char *key)
@@ -1234,7 +1524,7 @@ static void write_cell_vars(ctx *C, cg_yw *w, const tplan *T, size_t k)
     bool any = false;
     for (size_t c = 0; c < T->ncols; c++) {
         const col *cl = &T->cols[c];
-        if (!cl->v[k] || (cl->dim && !shadowed(cl)))
+        if (!cl->v[k] || (cl->dim && !shadowed(cl)) || (T->gated && cg_streq(cl->key, "on_request")))
             continue;
         if (!any) {
             cg_yw_keys(w, "vars");
@@ -1254,6 +1544,73 @@ static void write_pattern_value(cg_yw *w, const char *v)
         cg_yw_strs(w, v);
     else
         cg_yw_raw(w, "~", 1);
+}
+
+static void write_cells(cg_yw *w, const tplan *T, const size_t *dims, size_t nd, const unsigned char *in,
+                        unsigned char want)
+{
+    cg_yw_map_begin(w);
+    cg_yw_keys(w, "cells");
+    cg_yw_seq_begin(w);
+    for (size_t c = 0; c < T->ncells; c++) {
+        if (in[c] != want)
+            continue;
+        cg_yw_map_begin(w);
+        for (size_t i = 0; i < nd; i++) {
+            const char *pv = T->cols[dims[i]].v[c];
+            cg_yw_keys(w, T->cols[dims[i]].name);
+            write_pattern_value(w, pv && *pv ? pv : NULL);
+        }
+        cg_yw_end(w);
+    }
+    cg_yw_end(w);
+    cg_yw_end(w);
+}
+
+/* The tiers of the workflows the tree lands in that take tiers: its cells
+ * there, those run on request apart. */
+static void write_tiers(ctx *C, cg_yw *w, const wplan *W, const tplan *T, const size_t *dims, size_t nd)
+{
+    (void)C;
+    size_t n = T->nwfs ? T->nwfs : 1;
+    bool any = false;
+    for (size_t x = 0; x < n; x++) {
+        const wplan *X = T->nwfs ? T->wfs[x] : W;
+        if (!X->tiered)
+            continue;
+        if (!any) {
+            cg_yw_keys(w, "tiers");
+            cg_yw_map_begin(w);
+            any = true;
+        }
+        size_t nin = 0, ngate = 0;
+        for (size_t c = 0; c < T->ncells; c++) {
+            unsigned char v = T->nwfs ? T->cell_in[x * T->ncells + c] : 1;
+            nin += v == 1;
+            ngate += v == 2;
+        }
+        cg_yw_keys(w, X->tier);
+        if (nin == T->ncells)
+            cg_yw_strs(w, "all");
+        else if (!nin)
+            cg_yw_strs(w, "none");
+        else
+            write_cells(w, T, dims, nd, T->cell_in + x * T->ncells, 1);
+        if (X->gated) {
+            cg_strbuf b = CG_STRBUF_INIT;
+            cg_strbuf_addf(&b, "%s_on_request", X->tier);
+            cg_yw_keys(w, b.buf);
+            cg_strbuf_release(&b);
+            if (!ngate)
+                cg_yw_strs(w, "none");
+            else if (ngate == T->ncells)
+                cg_yw_strs(w, "all");
+            else
+                write_cells(w, T, dims, nd, T->cell_in + x * T->ncells, 2);
+        }
+    }
+    if (any)
+        cg_yw_end(w);
 }
 
 static void emit_tree(ctx *C, const wplan *W, tplan *T)
@@ -1302,9 +1659,12 @@ static void emit_tree(ctx *C, const wplan *W, tplan *T)
         cg_yw_end(&w);
     }
     cg_yw_end(&w);
-    yw_strlist_begin(&w, "workflows");
-    cg_yw_strs(&w, W->name);
-    cg_yw_end(&w);
+    if (T->nwfs <= 1) {
+        yw_strlist_begin(&w, "workflows");
+        cg_yw_strs(&w, W->name);
+        cg_yw_end(&w);
+    }
+    write_tiers(C, &w, W, T, dims, nd);
     cg_yw_keys(&w, "tree");
     cg_yw_seq_begin(&w);
     if (T->product) {
@@ -1343,7 +1703,7 @@ static void emit_tree(ctx *C, const wplan *W, tplan *T)
         bool any = false;
         for (size_t c = 0; c < T->ncols; c++) {
             const col *cl = &T->cols[c];
-            if (cl->dim && !shadowed(cl))
+            if ((cl->dim && !shadowed(cl)) || (T->gated && cg_streq(cl->key, "on_request")))
                 continue;
             const col *by = cl->dim ? cl : &T->cols[cl->follows];
             for (size_t k = 0; k < T->ncells; k++) {
@@ -1386,6 +1746,13 @@ static void emit_tree(ctx *C, const wplan *W, tplan *T)
         cg_strbuf_addf(&tp, "templates/%s_%s.yml", T->name, f->phase);
         cg_yw_keys(&w, "template");
         cg_yw_strs(&w, tp.buf);
+        if (T->nwfs > 1) {
+            yw_strlist_begin(&w, "workflows");
+            for (size_t x = 0; x < T->nwfs; x++)
+                if (T->phase_in[x * T->nfams + a])
+                    cg_yw_strs(&w, T->wfs[x]->name);
+            cg_yw_end(&w);
+        }
         if (json_array_size(f->rtok)) {
             yw_strlist_begin(&w, "requires");
             for (size_t q = 0; q < json_array_size(f->rtok); q++) {
@@ -1447,6 +1814,12 @@ static void emit_tree(ctx *C, const wplan *W, tplan *T)
                 if (cg_streq(k, "name") || cg_streq(k, "requires") || cg_map_has(&seen, k))
                     continue;
                 cg_map_put(&seen, k, (void *)1);
+                if (T->gated && cg_streq(k, "on_request")) {
+                    /* true for the cells the workflow runs on request */
+                    cg_yw_keys(&tw, k);
+                    cg_yw_strs(&tw, "{{ on_request }}");
+                    continue;
+                }
                 const col *cl = json_is_string(v) ? column_of(T, a, k) : NULL;
                 if (!cl) {
                     cg_yw_keys(&tw, k);
@@ -1564,6 +1937,17 @@ static void write_manifest_workflow(ctx *C, cg_yw *w, const wplan *W)
             cg_yw_value(w, C->doc, p.buf, br);
         }
     }
+    if (W->tiered) {
+        cg_yw_keys(w, "tier");
+        cg_yw_strs(w, W->tier);
+        if (W->gated) {
+            cg_strbuf b = CG_STRBUF_INIT;
+            cg_strbuf_addf(&b, "%s_on_request", W->tier);
+            cg_yw_keys(w, "on_request");
+            cg_yw_strs(w, b.buf);
+            cg_strbuf_release(&b);
+        }
+    }
     bool trees = false;
     for (size_t t = 0; t < W->nt; t++)
         trees = trees || W->t[t].ok;
@@ -1585,13 +1969,14 @@ static void write_manifest_workflow(ctx *C, cg_yw *w, const wplan *W)
                 continue;
             }
             const tplan *T = &W->t[f->tree];
+            const tplan *Tn = T->into ? T->into : T;
             size_t slot = (size_t)f->tree * (W->nf + 1) + (T->phase_major ? (size_t)e->fam + 1 : 0);
             if (placed[slot])
                 continue;
             placed[slot] = true;
             cg_yw_map_begin(w);
             cg_yw_keys(w, "tree");
-            cg_yw_strs(w, T->name);
+            cg_yw_strs(w, Tn->name);
             if (T->phase_major) {
                 cg_yw_keys(w, "phase");
                 cg_yw_strs(w, f->phase);
@@ -1635,6 +2020,12 @@ static void free_plans(ctx *C)
             free(T->fams);
             free(T->fc);
             free(T->dimorder);
+            free(T->wfs);
+            free(T->from);
+            free(T->cell_in);
+            free(T->phase_in);
+            free(T->phase_of);
+            free(T->cell_of);
         }
         free(W->t);
         for (size_t f = 0; f < W->nf; f++) {
@@ -1779,22 +2170,51 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
             plan_tree(C, W, &W->t[t], &C->tree_names);
     }
     r->ncandidates = C->candidate;
+    if (level >= CG_INFER_TREES)
+        merge_trees(C);
+    /* the workflows that take tiers */
+    for (size_t i = 0; i < C->nw; i++) {
+        cg_strbuf b = CG_STRBUF_INIT;
+        identifier(&b, C->w[i].name);
+        C->w[i].tier = pstr(C, b.buf);
+        cg_strbuf_release(&b);
+    }
+    for (size_t i = 0; i < C->nw; i++)
+        for (size_t t = 0; t < C->w[i].nt; t++) {
+            const tplan *T = &C->w[i].t[t];
+            if (!T->ok || T->into)
+                continue;
+            for (size_t x = 0; x < T->nwfs; x++)
+                for (size_t c = 0; c < T->ncells; c++) {
+                    unsigned char v = T->cell_in[x * T->ncells + c];
+                    if (v != 1)
+                        ((wplan *)T->wfs[x])->tiered = true;
+                    if (v == 2)
+                        ((wplan *)T->wfs[x])->gated = true;
+                }
+        }
     for (size_t i = 0; i < C->nw; i++) {
         wplan *W = &C->w[i];
         for (size_t t = 0; t < W->nt; t++) {
             tplan *T = &W->t[t];
-            if (!T->ok)
+            if (!T->ok || T->into)
                 continue;
             emit_tree(C, W, T);
             r->ntrees++;
             r->ncells += T->ncells;
             size_t jobs = 0;
-            for (size_t x = 0; x < T->nfams * T->ncells; x++)
-                jobs += T->fc[x] >= 0;
+            for (size_t x = 0; x < (T->nwfs ? T->nwfs : 1); x++) {
+                const tplan *F = T->nwfs ? T->from[x] : T;
+                for (size_t y = 0; y < F->nfams * F->ncells; y++)
+                    jobs += F->fc[y] >= 0;
+            }
             r->ngenerated += jobs;
             /* the summary line */
             cg_strbuf *s = &r->summary;
-            cg_strbuf_addf(s, "  tree dimensions/%s.yml (workflow %s): %zu cells", T->name, W->name, T->ncells);
+            cg_strbuf_addf(s, "  tree dimensions/%s.yml (workflow%s ", T->name, T->nwfs > 1 ? "s" : "");
+            for (size_t x = 0; x < (T->nwfs ? T->nwfs : 1); x++)
+                cg_strbuf_addf(s, "%s%s", x ? ", " : "", T->nwfs ? T->wfs[x]->name : W->name);
+            cg_strbuf_addf(s, "): %zu cells, %zu entries", T->ncells, jobs);
             size_t nd = 0;
             for (size_t c = 0; c < T->ncols; c++)
                 nd += T->cols[c].dim;
@@ -1829,10 +2249,16 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
             }
             if (T->phase_major)
                 cg_strbuf_adds(s, ", placed phase by phase");
+            if (T->gated)
+                cg_strbuf_adds(s, ", on_request by tiers");
             cg_strbuf_addc(s, '\n');
         }
         for (size_t t = 0; t < W->nt; t++) {
             tplan *T = &W->t[t];
+            if (T->ok && T->into)
+                cg_strbuf_addf(&r->summary, "  the %zu entries of workflow %s that run %s: the same jobs as tree "
+                               "dimensions/%s.yml, which sends them there\n", W->f[T->root].n, W->name,
+                               W->f[T->root].kind, T->into->name);
             if (T->ok)
                 continue;
             cg_strbuf_addf(&r->summary, "  not a tree: the %zu entries of workflow %s that run %s: %s\n",
@@ -1867,7 +2293,7 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
         cg_yw_seq_begin(&w);
         for (size_t i = 0; i < C->nw; i++)
             for (size_t t = 0; t < C->w[i].nt; t++)
-                if (C->w[i].t[t].ok) {
+                if (C->w[i].t[t].ok && !C->w[i].t[t].into) {
                     cg_strbuf rel = CG_STRBUF_INIT;
                     cg_strbuf_addf(&rel, "dimensions/%s.yml", C->w[i].t[t].name);
                     cg_yw_strs(&w, rel.buf);
