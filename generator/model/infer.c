@@ -77,6 +77,8 @@ struct tplan {
     int *phase_of;             /* [nwfs * nfams]: the phase's index in that workflow's tree, or -1 */
     int *cell_of;              /* [nwfs * ncells]: the cell's index in that workflow's tree, or -1 */
     bool gated;                /* `on_request` passes the built-in {{ on_request }} */
+    bool enabled;              /* not left static by the caller */
+    bool shaped;               /* in place and with requires a tree can say (another tree may take its jobs) */
     size_t *dimorder;      /* product: the dimensions' columns in multiplication order */
     size_t ndimorder;
     char *why;             /* why it stays static, when !ok */
@@ -926,6 +928,7 @@ static void plan_trees(ctx *C, wplan *W)
         W->nt++;
         /* the candidate's number, for `enabled` */
         size_t number = C->candidate++;
+        T->enabled = C->level >= CG_INFER_TREES && (!C->enabled || C->enabled[number]);
         if (C->level < CG_INFER_TREES || (C->enabled && !C->enabled[number]))
             tree_fail(C, T, "left static (the proof failed with it as a tree)");
         (void)C;
@@ -1183,6 +1186,7 @@ static void plan_tree(ctx *C, wplan *W, tplan *T, cg_map *tree_names)
     if (!T->ok)
         return;
     name_phases(C, W, T, NULL);
+    T->shaped = true;
     columns(C, W, T);
     if (!find_patterns(T, W)) {
         tree_fail(C, T, "no job-name pattern made of its varying arguments gives every name");
@@ -1212,22 +1216,6 @@ static void plan_tree(ctx *C, wplan *W, tplan *T, cg_map *tree_names)
 }
 
 /* ---- one tree for the same jobs in several workflows ---- */
-
-static const col *dim_named(const tplan *T, const char *name, const char *key)
-{
-    for (size_t c = 0; c < T->ncols; c++)
-        if (T->cols[c].dim && cg_streq(T->cols[c].name, name) && cg_streq(T->cols[c].key, key))
-            return &T->cols[c];
-    return NULL;
-}
-
-static size_t ndims(const tplan *T)
-{
-    size_t n = 0;
-    for (size_t c = 0; c < T->ncols; c++)
-        n += T->cols[c].dim;
-    return n;
-}
 
 /* The requires of phase a as names (phases by their names). */
 static void requires_text(const wplan *W, const tplan *T, size_t a, cg_strbuf *out)
@@ -1297,13 +1285,8 @@ static void merge_init(tplan *B, const wplan *WB)
  * then be the built-in: the workflow's tiers say which cells are gated). */
 static bool try_merge(ctx *C, tplan *B, const wplan *WB, tplan *O, const wplan *WO)
 {
-    if (B->replace != O->replace || ndims(B) != ndims(O) || O->nfams > B->nfams || O->ncells > B->ncells ||
-        B->nwfs >= 63)
+    if (O->nfams > B->nfams || O->ncells > B->ncells || B->nwfs >= 63)
         return false;
-    for (size_t c = 0; c < O->ncols; c++)
-        if (O->cols[c].dim && !dim_named(B, O->cols[c].name, O->cols[c].key))
-            return false;
-    /* phases */
     int *pof = cg_xcalloc(B->nfams + 1, sizeof *pof);
     int *cof = cg_xcalloc(B->ncells + 1, sizeof *cof);
     unsigned char *cin = cg_xcalloc(B->ncells + 1, 1);
@@ -1312,48 +1295,51 @@ static bool try_merge(ctx *C, tplan *B, const wplan *WB, tplan *O, const wplan *
     cg_strbuf rb = CG_STRBUF_INIT, ro = CG_STRBUF_INIT;
     for (size_t b = 0; b < B->nfams; b++)
         pof[b] = -1;
-    for (size_t a = 0; a < O->nfams && ok; a++) {
-        const fam *fo = &WO->f[O->fams[a]];
-        long match = -1;
-        for (size_t b = 0; b < B->nfams && match < 0; b++) {
-            const fam *fb = &WB->f[B->fams[b]];
-            if (!cg_streq(fb->kind, fo->kind) || !cg_streq(fb->phase, fo->phase) ||
-                !cg_streq(B->pattern[b].buf, O->pattern[a].buf))
-                continue;
-            requires_text(WB, B, b, &rb);
-            requires_text(WO, O, a, &ro);
-            if (cg_streq(rb.buf ? rb.buf : "", ro.buf ? ro.buf : ""))
-                match = (long)b;
-        }
-        if (match < 0 || pof[match] >= 0)
-            ok = false;
-        else {
-            pof[match] = (int)a;
-            pin[match] = true;
-        }
-    }
-    /* cells, by their dimensions */
     for (size_t c = 0; c < B->ncells; c++)
         cof[c] = -1;
-    for (size_t co = 0; co < O->ncells && ok; co++) {
-        long match = -1;
-        for (size_t cb = 0; cb < B->ncells && match < 0; cb++) {
-            bool same = cof[cb] < 0;
-            for (size_t d = 0; d < O->ncols && same; d++) {
-                if (!O->cols[d].dim)
-                    continue;
-                const col *bd = dim_named(B, O->cols[d].name, O->cols[d].key);
-                const char *x = O->cols[d].v[co], *y = bd->v[cb];
-                same = (x && *x ? x : "") == (y && *y ? y : "") ||
-                       cg_streq(x && *x ? x : "", y && *y ? y : "");
+    /* each of O's entries is an entry of B of the same name: its phase and
+     * its cell are B's, one to one */
+    for (size_t a = 0; a < O->nfams && ok; a++) {
+        for (size_t co = 0; co < O->ncells && ok; co++) {
+            long eo = O->fc[a * O->ncells + co];
+            if (eo < 0)
+                continue;
+            long eb = -1;
+            size_t b = 0, cb = 0;
+            for (size_t x = 0; x < B->nfams && eb < 0; x++)
+                for (size_t y = 0; y < B->ncells && eb < 0; y++) {
+                    long e = B->fc[x * B->ncells + y];
+                    if (e >= 0 && cg_streq(WB->e[e].name, WO->e[eo].name)) {
+                        eb = e;
+                        b = x;
+                        cb = y;
+                    }
+                }
+            if (eb < 0 || !cg_streq(WB->e[eb].kind, WO->e[eo].kind) || WB->e[eb].named != WO->e[eo].named) {
+                ok = false;
+                break;
             }
-            if (same)
-                match = (long)cb;
+            if ((pof[b] >= 0 && pof[b] != (int)a) || (cof[cb] >= 0 && cof[cb] != (int)co)) {
+                ok = false;
+                break;
+            }
+            for (size_t x = 0; x < B->nfams && ok; x++)
+                if (x != b && pof[x] == (int)a)
+                    ok = false;
+            for (size_t y = 0; y < B->ncells && ok; y++)
+                if (y != cb && cof[y] == (int)co)
+                    ok = false;
+            pof[b] = (int)a;
+            pin[b] = true;
+            cof[cb] = (int)co;
         }
-        if (match < 0)
-            ok = false;
-        else
-            cof[match] = (int)co;
+    }
+    for (size_t b = 0; b < B->nfams && ok; b++) {
+        if (pof[b] < 0)
+            continue;
+        requires_text(WB, B, b, &rb);
+        requires_text(WO, O, (size_t)pof[b], &ro);
+        ok = cg_streq(rb.buf ? rb.buf : "", ro.buf ? ro.buf : "");
     }
     /* the same jobs: for each of O's cells every phase O runs there is B's, and the reverse */
     bool gated = false;
@@ -1444,6 +1430,12 @@ static bool try_merge(ctx *C, tplan *B, const wplan *WB, tplan *O, const wplan *
         memcpy(B->cell_of + w * B->ncells, cof, B->ncells * sizeof *cof);
         B->gated = B->gated || gated;
         O->into = B;
+        O->ok = true;
+        O->why = NULL;
+        /* O's phases are placed by B's names */
+        for (size_t b = 0; b < B->nfams; b++)
+            if (pof[b] >= 0)
+                ((wplan *)WO)->f[O->fams[pof[b]]].phase = WB->f[B->fams[b]].phase;
         /* the tree keeps the first name its jobs had */
         if (strcmp(O->name, B->name) < 0 && strlen(O->name) <= strlen(B->name)) {
             char *t = B->name;
@@ -1475,7 +1467,7 @@ static void merge_trees(ctx *C)
                     continue;
                 for (size_t u = 0; u < C->w[j].nt; u++) {
                     tplan *O = &C->w[j].t[u];
-                    if (!O->ok || O->into || O->nwfs > 1 || O == B)
+                    if (!O->shaped || !O->enabled || O->into || O->nwfs > 1 || O == B)
                         continue;
                     bool bigger = B->ncells > O->ncells || (B->ncells == O->ncells && B->nfams > O->nfams) ||
                                   (B->ncells == O->ncells && B->nfams == O->nfams && i < j);
