@@ -174,7 +174,7 @@ static int attempt(const cg_global *g, const cg_doc *doc, const char *fname, int
     cg_infer_release(r);
     cg_infer_init(r);
     if (cg_infer_project(doc, fname, "config.yml", level, enabled, r, err) != 0)
-        return -2;
+        return -3; /* FILE is no config: err says where */
     const char *tmp = getenv("TMPDIR");
     cg_strbuf dir = CG_STRBUF_INIT;
     cg_strbuf_addf(&dir, "%s/cigen-import-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -295,7 +295,7 @@ int cg_cmd_import(const cg_global *g0, int argc, char **argv)
     int level = CG_INFER_TREES;
     int rc = attempt(g, doc, fname, level, NULL, &r, &report, &ndiff, &err);
     size_t ncand = r.ncandidates;
-    if (rc != 0 && rc != -2 && ncand) {
+    if (rc != 0 && rc > -2 && ncand) {
         /* the trees one at a time, each kept when the proof still passes
          * with it (two trees making the same job names cannot both be) */
         bool *ok = cg_xcalloc(ncand, sizeof *ok);
@@ -321,7 +321,7 @@ int cg_cmd_import(const cg_global *g0, int argc, char **argv)
                            "the proof failed with them\n", ncand - nok, ncand);
         free(ok);
     }
-    for (level = rc == 0 ? level : CG_INFER_STATIC; rc != 0 && rc != -2 && level >= CG_INFER_VERBATIM; level--) {
+    for (level = rc == 0 ? level : CG_INFER_STATIC; rc != 0 && rc > -2 && level >= CG_INFER_VERBATIM; level--) {
         cg_error_release(&err);
         cg_error_init(&err);
         rc = attempt(g, doc, fname, level, NULL, &r, &report, &ndiff, &err);
@@ -331,6 +331,11 @@ int cg_cmd_import(const cg_global *g0, int argc, char **argv)
                            : "the workflows section is a fragment, as written: the manifest could not say it");
     }
     int status = 0;
+    if (rc == -3) {
+        cg_cli_print_error(&err);
+        status = CG_EXIT_ERROR;
+        goto done;
+    }
     if (rc == -2 || rc == -1) {
         /* not even the verbatim project generates */
         cg_cli_print_error(&err);

@@ -2140,8 +2140,14 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
             continue;
         }
         cg_strbuf_add(&cur->text, text + sl[i].start, sl[i].end - sl[i].start);
-        if (is_wf)
+        if (is_wf) {
+            /* every workflow, as written */
+            const char *k;
+            json_t *v;
+            json_object_foreach(wfs, k, v)
+                r->nverbatim_workflows += json_is_object(v);
             prev = NULL;
+        }
     }
     r->nfragments = nfrag;
     cg_map_release(&kinds);
