@@ -24,6 +24,7 @@ static const char usage[] =
     "  coverage         check that a tier covers every pair of values (pairwise)\n"
     "  merge-driver     git merge driver: regenerate outputs from the merged sources\n"
     "  init             start a project here: manifest, tree, fragment, regenerate.sh\n"
+    "  import FILE      a project that generates FILE, an existing config (proved EQUAL)\n"
     "  select           the jobs of one pipeline (branch, tag, commit message, changed files,\n"
     "                   schedule), written as a continuation config (dynamic configuration)\n"
     "\n"
@@ -102,6 +103,8 @@ static int run(int argc, char **argv)
         return cg_cmd_init(&g, cargc, cargv);
     if (strcmp(cmd, "select") == 0)
         return cg_cmd_select(&g, cargc, cargv);
+    if (strcmp(cmd, "import") == 0)
+        return cg_cmd_import(&g, cargc, cargv);
     if (strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return 0;

@@ -353,7 +353,7 @@ START_TEST(bash_completion)
                            "cd /; t cigen -C \"$OLDPWD\" explain build_m'\n"
                            "! command -v zsh >/dev/null || zsh -n \"$CIGEN_SRCDIR/completion/_cigen\"");
     ck_assert_msg(r.status == 0 &&
-                      cg_streq(r.out, "generate|check|list|explain|graph|lint|coverage|merge-driver|init|select|\n"
+                      cg_streq(r.out, "generate|check|list|explain|graph|lint|coverage|merge-driver|init|import|select|\n"
                                       "explain|\n"
                                       "--strict|\n"
                                       "--full-diff|\n"

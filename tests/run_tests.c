@@ -19,6 +19,7 @@ int main(void)
     srunner_add_suite(sr, make_dot_suite());
     srunner_add_suite(sr, make_golden_suite());
     srunner_add_suite(sr, make_default_suite());
+    srunner_add_suite(sr, make_import_suite());
     srunner_add_suite(sr, make_pipeline_suite());
     srunner_add_suite(sr, make_merge_suite());
     srunner_add_suite(sr, make_scripts_suite());

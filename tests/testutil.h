@@ -62,6 +62,7 @@ Suite *make_golden_suite(void);
 Suite *make_scripts_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_default_suite(void);
+Suite *make_import_suite(void);
 Suite *make_pipeline_suite(void);
 Suite *make_merge_suite(void);
 Suite *make_robust_suite(void);

@@ -33,6 +33,7 @@ int cg_cmd_coverage(const cg_global *g, int argc, char **argv);
 int cg_cmd_lint(const cg_global *g, int argc, char **argv);
 int cg_cmd_init(const cg_global *g, int argc, char **argv);
 int cg_cmd_select(const cg_global *g, int argc, char **argv);
+int cg_cmd_import(const cg_global *g, int argc, char **argv);
 
 /* The global options (--strict, -q) are taken after the command too. */
 #define CG_OPT_STRICT 1000

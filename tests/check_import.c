@@ -1,0 +1,87 @@
+/* cigen import on real configs: the embedded default's config.yml and every
+ * example's (the dynamic example's setup config and continuation too) import
+ * with a proof of EQUAL, the project imported generates a config in which
+ * no job changed, and the default's matrices are found as trees. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "base/util.h"
+
+static tu_run import_into(const char *file, const char *tmp)
+{
+    cg_strbuf cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "rm -rf '%s' && $CIGEN import '%s' -o '%s'", tmp, file, tmp);
+    tu_run r = tu_sh(NULL, cmd.buf);
+    cg_strbuf_release(&cmd);
+    return r;
+}
+
+START_TEST(import_default)
+{
+    char tmp[] = "/tmp/cigen-import-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    cg_strbuf file = CG_STRBUF_INIT, dir = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&file, "%s/config.yml", tu_srcdir());
+    cg_strbuf_addf(&dir, "%s/p", tmp);
+    tu_run r = import_into(file.buf, dir.buf);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "\nEQUAL: "), "import of the default:\n%s%s", r.out, r.err);
+    /* its matrices are found: most of its entries are made by trees (today
+     * 4 trees make 284 of its 292 entries: the builds, tests and uploads of
+     * two workflows with tiers and on_request, and the smoke tests) */
+    const char *inf = strstr(r.out, "inferred: ");
+    size_t trees = 0, cells = 0, entries = 0, templates = 0, statics = 0;
+    ck_assert_msg(inf && sscanf(inf, "inferred: %zu tree%*[s] (%zu cells, %zu entries), %zu template%*[s], %zu static",
+                                &trees, &cells, &entries, &templates, &statics) == 5,
+                  "%s", r.out);
+    ck_assert_msg(trees >= 1 && entries > 4 * statics, "%s", r.out);
+    tu_run_free(&r);
+    /* the project makes the same jobs: generate over the original says so */
+    cg_strbuf_addf(&cmd, "cp '%s' '%s/config.yml' && $CIGEN -C '%s' generate --force && $CIGEN -C '%s' lint",
+                   file.buf, dir.buf, dir.buf, dir.buf);
+    r = tu_sh(NULL, cmd.buf);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "(no job added, removed or changed)") &&
+                      strstr(r.out, "0 errors, 0 warnings"),
+                  "%s%s", r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(tmp);
+    cg_strbuf_release(&file);
+    cg_strbuf_release(&dir);
+    cg_strbuf_release(&cmd);
+}
+END_TEST
+
+START_TEST(import_examples)
+{
+    static const char *const files[] = {
+        "examples/pytorch-like/config.yml",   "examples/torchvision-like/config.yml",
+        "examples/conda-forge-like/config.yml", "examples/dynamic/config.yml",
+        "examples/dynamic/continuation.yml",
+    };
+    char tmp[] = "/tmp/cigen-import-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        cg_strbuf file = CG_STRBUF_INIT, dir = CG_STRBUF_INIT;
+        cg_strbuf_addf(&file, "%s/%s", tu_srcdir(), files[i]);
+        cg_strbuf_addf(&dir, "%s/p%zu", tmp, i);
+        tu_run r = import_into(file.buf, dir.buf);
+        ck_assert_msg(r.status == 0 && strstr(r.out, "\nEQUAL: "), "import of %s:\n%s%s", files[i], r.out, r.err);
+        tu_run_free(&r);
+        cg_strbuf_release(&file);
+        cg_strbuf_release(&dir);
+    }
+    tu_rm_rf(tmp);
+}
+END_TEST
+
+Suite *make_import_suite(void)
+{
+    Suite *s = suite_create("import");
+    TCase *tc = tcase_create("import");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, import_default);
+    tcase_add_test(tc, import_examples);
+    suite_add_tcase(s, tc);
+    return s;
+}
