@@ -7,7 +7,6 @@
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
-#include "cmd/stamp.h"
 #include "cmd/stream.h"
 #include "cmd/summary.h"
 #include "io/fsio.h"
@@ -186,11 +185,10 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                                              {"json", no_argument, NULL, 'j'},
                                              {"allow-special", no_argument, NULL, 'S'},
                                              {"branch", required_argument, NULL, 'B'},
-                                             {"no-cache", no_argument, NULL, 'N'},
                                              CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     int c;
-    bool full = false, json = false, allow_special = false, no_cache = false;
+    bool full = false, json = false, allow_special = false;
     const char *branch = NULL;
     cg_global local = *g0, *g = &local;
     cg_selection sel, fallback;
@@ -208,14 +206,10 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             branch = optarg;
             continue;
         }
-        if (c == 'N') {
-            no_cache = true;
-            continue;
-        }
         if (c == 'h') {
             puts("usage: cigen check [--full-diff] [--json] [--allow-special] [--branch NAME]\n"
-                 "                   [--no-cache] [--only PATTERN]... [--also PATTERN]...\n"
-                 "                   [--overlay FILE] [--allow-protected] [--pr-branch NAME]\n\n"
+                 "                   [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n"
+                 "                   [--allow-protected] [--pr-branch NAME]\n\n"
                  "Regenerates every output in memory and compares it with the file on disk.\n"
                  "When they differ it prints, in this order: one summary line (which files differ,\n"
                  "and whether config.yml was edited by hand or its sources changed since it was\n"
@@ -232,18 +226,11 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                  "and the selection recorded in its header, read again from the overlay file the\n"
                  "header names (a config whose overlay file is gone is out of sync).  The\n"
                  "current branch is --branch NAME, else $CIRCLE_BRANCH.\n\n"
-                 "A check (or generate) that finds everything in sync leaves a stamp (in $CIGEN_CACHE_DIR, else\n"
-                 "$XDG_CACHE_HOME/cigen, else ~/.cache/cigen): the digests of every source it read,\n"
-                 "of every output and diagram it compared, and which cigen binary and libraries ran.  The next check\n"
-                 "(or generate) finds them all unchanged and says in sync without rendering (-v says so); any change\n"
-                 "and it checks in full.  A fresh clone has no stamp.  CIGEN_CACHE_DIR=off or\n"
-                 "--no-cache: no stamp is read or written.\n\n"
                  "options:\n"
                  "  --full-diff       show the whole diff\n"
                  "  --json            the report as one JSON object\n"
                  "  --allow-special   accept a special-PR config on the branch it is for\n"
                  "  --branch NAME     the branch being checked (default: $CIRCLE_BRANCH)\n"
-                 "  --no-cache        check in full, even when a stamp says nothing changed\n"
                  CG_SELECTION_HELP
                  "\nExit status: 0 in sync, 1 out of sync, 2 broken sources or bad usage.");
             cg_selection_release(&sel);
@@ -262,34 +249,6 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         fprintf(stderr, "cigen: error: check takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
         cg_selection_release(&sel);
         return CG_EXIT_ERROR;
-    }
-    /* a check of the plain config (no selection, no JSON) may be answered
-     * by the stamp of an earlier one, when nothing it read has changed */
-    cg_stamp stamp;
-    memset(&stamp, 0, sizeof stamp);
-    bool stampable = !no_cache && !json && !g->opt.selection && !g->opt.overlay;
-    if (stampable) {
-        cg_strbuf why = CG_STRBUF_INIT, message = CG_STRBUF_INIT, opts = CG_STRBUF_INIT;
-        cg_strbuf_addf(&opts, "strict=%d", g->opt.strict); /* the key generate uses too */
-        cg_stamp_init(&stamp, g->opt.dir, g->opt.manifest, opts.buf, &why);
-        bool holds = cg_stamp_holds(&stamp, "check", &message, &why);
-        if (holds)
-            cg_cli_verbose(g, "in sync by the stamp %s: no source, output or cigen changed since a run "
-                           "verified them (--no-cache checks in full)", stamp.path);
-        else
-            cg_cli_verbose(g, "checking in full: %s", why.len ? why.buf : "stamps are off");
-        if (holds && !g->quiet)
-            fwrite(message.buf, 1, message.len, stdout);
-        cg_strbuf_release(&why);
-        cg_strbuf_release(&message);
-        cg_strbuf_release(&opts);
-        if (holds) {
-            cg_stamp_release(&stamp);
-            cg_selection_release(&sel);
-            cg_selection_release(&fallback);
-            return 0;
-        }
-        cg_stamp_watch(&stamp);
     }
     cg_project p;
     cg_project_init(&p);
@@ -353,7 +312,6 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         cg_selection_release(&sel);
         cg_selection_release(&fallback);
         free(overlay_gone);
-        cg_stamp_release(&stamp);
         return rc;
     }
     size_t nbad = p.lint.nerrors + (g->opt.strict ? p.lint.nwarnings : 0);
@@ -369,7 +327,6 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         cg_selection_release(&sel);
         cg_selection_release(&fallback);
         free(overlay_gone);
-        cg_stamp_release(&stamp);
         return CG_EXIT_ERROR;
     }
     bool special_active = !cg_selection_empty(&p.m.selection);
@@ -472,11 +429,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
             }
             cg_strbuf_release(&out);
         }
-        /* in sync, plain, no warning about the sources: stamped */
-        if (stampable && rc == 0 && !special_active && !committed_special && !overlay_gone && !p.m.warnings.count)
-            cg_summary_stamp(&stamp, &p, &o, streamed);
     }
-    cg_stamp_release(&stamp);
     cg_disk_release(&o);
     cg_error_release(&err);
     cg_project_release(&p);

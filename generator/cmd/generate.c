@@ -9,7 +9,6 @@
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
-#include "cmd/stamp.h"
 #include "cmd/stream.h"
 #include "cmd/summary.h"
 #include "io/fsio.h"
@@ -149,35 +148,8 @@ static void print_tier_changes(const cg_model *m)
     }
 }
 
-/* Whether the stamp of an earlier run says everything is already up to
- * date: then it prints what the full run would, and clears what killed runs
- * left in the output folders; else it watches the sources this run reads. */
-static bool stamped(const cg_global *g, cg_stamp *stamp)
-{
-    cg_strbuf why = CG_STRBUF_INIT, message = CG_STRBUF_INIT, opts = CG_STRBUF_INIT;
-    cg_strbuf_addf(&opts, "strict=%d", g->opt.strict); /* check's key: either answers the other */
-    cg_stamp_init(stamp, g->opt.dir, g->opt.manifest, opts.buf, &why);
-    bool holds = cg_stamp_holds(stamp, "generate", &message, &why);
-    if (holds) {
-        cg_cli_verbose(g, "up to date by the stamp %s: no source, output or cigen changed since a run verified "
-                       "them (CIGEN_CACHE_DIR=off runs in full)", stamp->path);
-        for (size_t i = 0; i < stamp->ndirs; i++)
-            cg_remove_stale_temps(stamp->real, stamp->dirs[i]);
-        if (!g->quiet)
-            fwrite(message.buf, 1, message.len, stdout);
-    } else {
-        cg_cli_verbose(g, "generating in full: %s", why.len ? why.buf : "stamps are off");
-        cg_stamp_watch(stamp);
-    }
-    cg_strbuf_release(&why);
-    cg_strbuf_release(&message);
-    cg_strbuf_release(&opts);
-    return holds;
-}
-
-/* The full run: renders, compares with the disk, writes what changed.  A
- * run that finds everything in sync records its stamp (stamp: NULL, none). */
-static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
+/* The run: renders, compares with the disk, writes what changed. */
+static int run(const cg_global *g, bool force, bool werror)
 {
     /* generate's peak RSS is below its output's size: it trades memory for
      * page faults, the largest cost of a 100k-job generate on a VM */
@@ -377,12 +349,6 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
             print_selection_twice(&p.m, cfg);
         }
     }
-    /* everything already in sync, plain, nothing to warn about: stamped */
-    bool in_sync = rc == 0 && !written && !o.nstale;
-    for (size_t i = 0; i < o.n && in_sync; i++)
-        in_sync = o.v[i].status == CG_OUT_SAME;
-    if (stamp && in_sync && cg_selection_empty(&p.m.selection) && !p.m.warnings.count)
-        cg_summary_stamp(stamp, &p, &o, S.done ? &S : NULL);
     cg_stream_release(&S);
     cg_disk_release(&o);
     cg_error_release(&err);
@@ -419,11 +385,6 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                  "changed jobs; only the parts that are not zero, e.g. \"written (1 changed)\"),\n"
                  "then the jobs added, removed and changed by name, grouped as `cigen check` groups them,\n"
                  "and the cells that entered or left a pairwise tier, with the reason.\n\n"
-                 "A generate that finds everything already up to date, with nothing to warn about,\n"
-                 "leaves a stamp as `cigen check` does (see `cigen check --help`); the next generate\n"
-                 "or check that finds every source and output unchanged says so without rendering\n"
-                 "(-v says so).  Not with a selection, --overlay or --fresh-tiers; CIGEN_CACHE_DIR=off:\n"
-                 "no stamp is read or written.\n\n"
                  "A pairwise tier (the PR subset) starts from the cells the committed config.yml\n"
                  "records in its header (# cigen-tier: lines): a cell stays while it is live and\n"
                  "needed, so adding a value adds only the cells its new pairs need.\n\n"
@@ -462,18 +423,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
-    /* a plain generate may be answered by the stamp of an earlier run that
-     * found everything in sync (cmd/stamp.h), when nothing it read changed */
-    cg_stamp stamp;
-    memset(&stamp, 0, sizeof stamp);
-    bool stampable = !g->opt.selection && !g->opt.overlay && !g->opt.fresh_tiers;
-    if (stampable && stamped(g, &stamp)) {
-        cg_stamp_release(&stamp);
-        cg_selection_release(&sel);
-        return 0;
-    }
-    int rc = run(g, force, werror, stampable ? &stamp : NULL);
-    cg_stamp_release(&stamp);
+    int rc = run(g, force, werror);
     cg_selection_release(&sel);
     return rc;
 }

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "render/dot.h"
 
 void cg_summary_in_sync(const cg_project *p, const cg_disk *o, cg_strbuf *out)
 {
@@ -58,33 +57,4 @@ void cg_summary_generate(const cg_project *p, const char *what, cg_strbuf *out)
     size_t njobs = count_entries(p), nw = count_workflows(p);
     cg_strbuf_addf(out, "cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p->m.manifest.output, njobs,
                    njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p->out.config_size, what);
-}
-
-static bool stale_if_owned(void *ctx, const char *data, size_t len)
-{
-    return cg_dot_is_generated_by(&((const cg_project *)ctx)->m, data, len);
-}
-
-void cg_summary_stamp(cg_stamp *stamp, cg_project *p, const cg_disk *o, const cg_stream *streamed)
-{
-    cg_stamp_output *outs = cg_xcalloc(o->n + 1, sizeof *outs);
-    for (size_t i = 0; i < o->n; i++) {
-        const cg_output_file *f = &o->v[i].f;
-        outs[i] = (cg_stamp_output){.rel = f->rel, .data = f->data, .len = f->len};
-        if (i == 0 && streamed)
-            outs[i] = (cg_stamp_output){.rel = f->rel, .head = streamed->head.buf, .head_len = streamed->head.len,
-                                        .body_digest = p->out.body_digest};
-    }
-    cg_strbuf check = CG_STRBUF_INIT, generate = CG_STRBUF_INIT;
-    cg_summary_in_sync(p, o, &check);
-    /* generate prints lint's warnings and the tier changes too: a stamp
-     * cannot say those, so it does not answer generate then */
-    bool quiet_generate = !p->lint.nwarnings && !p->lint.nerrors && !p->m.tier_changes.n;
-    if (quiet_generate)
-        cg_summary_generate(p, "already up to date", &generate);
-    cg_stamp_store(stamp, p->m.root, outs, o->n, p->m.manifest.diagrams, stale_if_owned, p, check.buf,
-                   quiet_generate ? generate.buf : NULL);
-    cg_strbuf_release(&check);
-    cg_strbuf_release(&generate);
-    free(outs);
 }

@@ -223,37 +223,18 @@ static char *missing_hint(int rootfd, const char *rel)
     return cg_strbuf_detach(&hint, NULL);
 }
 
-static cg_source_watch watch_fn;
-static void *watch_ctx;
-
-void cg_watch_sources(cg_source_watch fn, void *ctx)
-{
-    watch_fn = fn;
-    watch_ctx = ctx;
-}
-
 int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
                    char **data, size_t *len, bool missing_ok, cg_error *err)
 {
     return cg_read_source_id(root, rel, ref, max, data, len, missing_ok, NULL, err);
 }
 
-static int read_source(const char *root, const char *rel, const cg_pos *ref, size_t max, char **data,
-                       size_t *len, bool missing_ok, cg_file_id *id, cg_error *err);
-
 int cg_read_source_id(const char *root, const char *rel, const cg_pos *ref, size_t max, char **data,
                       size_t *len, bool missing_ok, cg_file_id *id, cg_error *err)
 {
     cg_file_id own;
-    int rc = read_source(root, rel, ref, max, data, len, missing_ok, id ? id : &own, err);
-    if (watch_fn)
-        watch_fn(watch_ctx, root, rel, max, rc, rc == 0 ? *data : NULL, rc == 0 ? *len : 0, id ? id : &own);
-    return rc;
-}
-
-static int read_source(const char *root, const char *rel, const cg_pos *ref, size_t max, char **data,
-                       size_t *len, bool missing_ok, cg_file_id *id, cg_error *err)
-{
+    if (!id)
+        id = &own;
     int rootfd = open_root(root);
     if (rootfd < 0)
         return open_error(root, rel, ref, "read", errno, err);

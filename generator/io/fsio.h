@@ -36,14 +36,6 @@ int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t 
 int cg_read_source_id(const char *root, const char *rel, const cg_pos *ref, size_t max, char **data,
                       size_t *len, bool missing_ok, cg_file_id *id, cg_error *err);
 
-/* A watcher of the sources read (cigen check's stamps, cmd/stamp.h): once
- * set, every cg_read_source(_id) calls it with what it found — status 0
- * (read: data, len, the file's identity), 1 (missing) or -1 (an error).
- * One per process; NULL stops it.  Called on the reading thread. */
-typedef void (*cg_source_watch)(void *ctx, const char *root, const char *rel, size_t max, int status,
-                                const char *data, size_t len, const cg_file_id *id);
-void cg_watch_sources(cg_source_watch fn, void *ctx);
-
 /* Reads an output file for comparison: 0 read, 1 missing, -1 error.
  * Errors say "cannot VERB 'rel': ..." at ref (when not NULL). */
 int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
