@@ -7,7 +7,6 @@
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
-#include "cmd/stream.h"
 #include "cmd/summary.h"
 #include "io/fsio.h"
 #include "render/header.h"
@@ -253,11 +252,6 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     cg_project p;
     cg_project_init(&p);
     p.draw_diagrams = true;
-    /* a large config is compared with the file on disk as it is rendered,
-     * never held whole; from a difference on it is kept, for the report */
-    cg_stream S;
-    cg_config_stream sink;
-    cg_stream_start(&p, &S, &sink, NULL);
     int rc = cg_cli_build(g, &p, true);
     /* the committed config may be a special-PR config: with --allow-special,
      * check it against the selection its header records */
@@ -297,10 +291,8 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                 else
                     local.opt.fallback = &fallback;
                 cg_project_release(&p);
-                cg_stream_release(&S);
                 cg_project_init(&p);
                 p.draw_diagrams = true;
-                cg_stream_start(&p, &S, &sink, NULL);
                 rc = cg_cli_build(g, &p, true);
             }
         }
@@ -308,7 +300,6 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     }
     if (rc != 0) {
         cg_project_release(&p);
-        cg_stream_release(&S);
         cg_selection_release(&sel);
         cg_selection_release(&fallback);
         free(overlay_gone);
@@ -323,7 +314,6 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                 nbad == 1 ? "" : "s", p.lint.nwarnings && g->opt.strict ? " (warnings count as errors with --strict)" : "");
         cg_strbuf_release(&out);
         cg_project_release(&p);
-        cg_stream_release(&S);
         cg_selection_release(&sel);
         cg_selection_release(&fallback);
         free(overlay_gone);
@@ -379,11 +369,7 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     cg_error_init(&err);
     cg_disk o;
     memset(&o, 0, sizeof o);
-    /* a streamed config that differs is read again where the report needs
-     * it: the file on disk, and the rendered config from the pieces kept
-     * (not a second rendering) */
-    const cg_stream *streamed = S.done ? &S : NULL;
-    if (rc != 0 || cg_disk_collect(&p, &o, "compare", streamed, &err) != 0) {
+    if (rc != 0 || cg_disk_collect(&p, &o, "compare", &err) != 0) {
         cg_cli_print_error(&err);
         rc = CG_EXIT_ERROR;
     } else {
@@ -408,32 +394,21 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                 json_object_set_new(j, "status", json_string("out_of_sync"));
             cg_strbuf_release(&args);
             char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            if (cg_disk_read_error(&o, &err) != 0) {
-                cg_cli_print_error(&err);
-                rc = CG_EXIT_ERROR;
-            } else {
-                puts(s);
-            }
+            puts(s);
             free(s);
             json_decref(j);
         } else if (rc != 0 || !g->quiet) {
             cg_strbuf out = CG_STRBUF_INIT;
             if (report && (ndiff || !special_note.len))
                 check_text(&p, &o, full, &out);
-            if (cg_disk_read_error(&o, &err) != 0) {
-                cg_cli_print_error(&err);
-                rc = CG_EXIT_ERROR;
-            } else {
-                fputs(cg_strbuf_str(&special_note), stdout);
-                fwrite(cg_strbuf_str(&out), 1, out.len, stdout); /* whatever bytes it holds */
-            }
+            fputs(cg_strbuf_str(&special_note), stdout);
+            fwrite(cg_strbuf_str(&out), 1, out.len, stdout); /* whatever bytes it holds */
             cg_strbuf_release(&out);
         }
     }
     cg_disk_release(&o);
     cg_error_release(&err);
     cg_project_release(&p);
-    cg_stream_release(&S);
     cg_strbuf_release(&special_note);
     cg_selection_release(&sel);
     cg_selection_release(&fallback);

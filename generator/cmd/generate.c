@@ -3,13 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/alloc.h"
 #include "base/diff.h"
 #include "check/branches.h"
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
-#include "cmd/stream.h"
 #include "cmd/summary.h"
 #include "io/fsio.h"
 #include "render/header.h"
@@ -66,8 +64,8 @@ static void print_selection_summary(const cg_model *m)
  * names stands for it. */
 static void print_selection_twice(const cg_model *m, const cg_disk_file *cfg)
 {
-    if (m->per_change < 0 || !cfg->f.data)
-        return; /* (a config too large to hold was streamed: not simulated) */
+    if (m->per_change < 0)
+        return;
     const char *branch = m->selection.branch ? m->selection.branch : "cigen-special-pr";
     const char *pc = m->manifest.workflows[m->per_change].name;
     cg_strbuf where = CG_STRBUF_INIT; /* "'try-mac'", or what stands for it */
@@ -151,9 +149,6 @@ static void print_tier_changes(const cg_model *m)
 /* The run: renders, compares with the disk, writes what changed. */
 static int run(const cg_global *g, bool force, bool werror)
 {
-    /* generate's peak RSS is below its output's size: it trades memory for
-     * page faults, the largest cost of a 100k-job generate on a VM */
-    cg_alloc_huge_blocks(true);
     cg_project p;
     cg_project_init(&p);
     p.draw_diagrams = true;
@@ -163,14 +158,10 @@ static int run(const cg_global *g, bool force, bool werror)
         return rc;
     }
     /* leftovers of a killed run go first: never after staging, which would
-     * remove this run's own temporary files (a large config is staged while
-     * it is rendered) */
+     * remove this run's own temporary files */
     remove_stale_temps(&p);
     cg_outputs outs;
     cg_outputs_init(&outs, p.m.root);
-    cg_stream S;
-    cg_config_stream sink;
-    cg_stream_start(&p, &S, &sink, &outs);
     rc = cg_cli_render(g, &p);
     werror = werror || g->opt.strict;
     size_t nbad = rc == 0 ? p.lint.nerrors + (werror ? p.lint.nwarnings : 0) : 0;
@@ -181,7 +172,6 @@ static int run(const cg_global *g, bool force, bool werror)
                 nbad == 1 ? "" : "s", werror && p.lint.nwarnings ? " (warnings count as errors with --werror or --strict)" : "");
     if (rc != 0 || nbad) {
         cg_outputs_release(&outs);
-        cg_stream_release(&S);
         cg_project_release(&p);
         return CG_EXIT_ERROR;
     }
@@ -189,22 +179,10 @@ static int run(const cg_global *g, bool force, bool werror)
     cg_error_init(&err);
     cg_disk o;
     memset(&o, 0, sizeof o);
-    rc = cg_disk_collect(&p, &o, "write", S.done ? &S : NULL, &err);
-    if (rc == 0 && S.done && o.v[0].status == CG_OUT_DIFFERS && o.v[0].hand_edited && !force) {
-        /* the refusal shows the edits: render again, in memory, for the diff */
-        cg_outputs_release(&outs);
-        cg_outputs_init(&outs, p.m.root);
-        cg_disk_release(&o);
-        memset(&o, 0, sizeof o);
-        p.stream = NULL;
-        rc = cg_project_render(&p, &err);
-        if (rc == 0)
-            rc = cg_disk_collect(&p, &o, "write", NULL, &err);
-    }
+    rc = cg_disk_collect(&p, &o, "write", &err);
     if (rc != 0) {
         cg_cli_print_error(&err);
         cg_outputs_release(&outs);
-        cg_stream_release(&S);
         cg_disk_release(&o);
         cg_error_release(&err);
         cg_project_release(&p);
@@ -255,7 +233,6 @@ static int run(const cg_global *g, bool force, bool werror)
         }
         cg_strbuf_release(&out);
         cg_outputs_release(&outs);
-        cg_stream_release(&S);
         cg_disk_release(&o);
         cg_error_release(&err);
         cg_project_release(&p);
@@ -267,11 +244,6 @@ static int run(const cg_global *g, bool force, bool werror)
         const cg_disk_file *s = &o.v[i];
         cg_cli_verbose(g, "%s %s", s->status == CG_OUT_SAME ? "skipped (unchanged, not touched)" :
                        s->status == CG_OUT_MISSING ? "writing (new)" : "writing (changed)", s->f.rel);
-        if (i == 0 && !s->f.data) {
-            /* streamed: staged already when it changed */
-            written += s->status != CG_OUT_SAME;
-            continue;
-        }
         if (s->status == CG_OUT_SAME)
             continue;
         if (cg_outputs_stage(&outs, s->f.rel, s->f.data, s->f.len, &s->f.ref, &err) != 0)
@@ -298,7 +270,7 @@ static int run(const cg_global *g, bool force, bool werror)
             cg_strbuf_adds(&what, "written");
         else if (cfg->status == CG_OUT_SAME)
             cg_strbuf_adds(&what, written ? "unchanged" : "already up to date");
-        else if (!cfg->f.data || cfg->old_len > CG_REPORT_MAX_BYTES || cfg->f.len > CG_REPORT_MAX_BYTES)
+        else if (cfg->old_len > CG_REPORT_MAX_BYTES || cfg->f.len > CG_REPORT_MAX_BYTES)
             cg_strbuf_adds(&what, "written");
         else if ((marker = cg_conflict_marker_line(cfg->old, cfg->old_len)) != 0)
             /* a resolved merge: the old file was never a config, so no jobs to compare */
@@ -306,8 +278,7 @@ static int run(const cg_global *g, bool force, bool werror)
                            "compared)", cfg->f.rel, marker);
         else {
             cg_matrix m;
-            cg_matrix_compare_both(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m,
-                                   cfg->f.len > ((size_t)1 << 20) ? cg_cli_run_both : NULL, &m);
+            cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m, &m);
             cg_strbuf_adds(&what, "written (");
             if (m.valid) {
                 cg_matrix_summary(&m, &what);
@@ -349,7 +320,6 @@ static int run(const cg_global *g, bool force, bool werror)
             print_selection_twice(&p.m, cfg);
         }
     }
-    cg_stream_release(&S);
     cg_disk_release(&o);
     cg_error_release(&err);
     cg_project_release(&p);

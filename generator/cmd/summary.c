@@ -56,5 +56,5 @@ void cg_summary_generate(const cg_project *p, const char *what, cg_strbuf *out)
 {
     size_t njobs = count_entries(p), nw = count_workflows(p);
     cg_strbuf_addf(out, "cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p->m.manifest.output, njobs,
-                   njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p->out.config_size, what);
+                   njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p->out.config.len, what);
 }

@@ -6,7 +6,6 @@
 #include "base/strbuf.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
-#include "cmd/stream.h"
 
 /* check's "cigen: in sync: config.yml and 5 diagrams match their sources". */
 void cg_summary_in_sync(const cg_project *p, const cg_disk *o, cg_strbuf *out);
