@@ -103,6 +103,21 @@ static int load_fragments(cg_model *p, cg_error *err)
 }
 
 /* Tiers named by workflows must exist in some tree. */
+/* Whether a workflow takes tier `name` (as its tier or on request). */
+static bool workflow_takes(const cg_manifest *m, const char *name)
+{
+    for (size_t w = 0; w < m->nworkflows; w++) {
+        const cg_workflow_decl *wd = &m->workflows[w];
+        for (size_t i = 0; i < wd->ntiers; i++)
+            if (cg_streq(wd->tiers[i], name))
+                return true;
+        for (size_t i = 0; i < wd->non_request; i++)
+            if (cg_streq(wd->on_request[i], name))
+                return true;
+    }
+    return false;
+}
+
 static int check_workflow_tiers(cg_model *p, cg_error *err)
 {
     const cg_manifest *m = &p->manifest;
@@ -124,6 +139,22 @@ static int check_workflow_tiers(cg_model *p, cg_error *err)
                     }
                 if (found)
                     continue;
+                /* the typo may be the tree's: a tier close to this name
+                 * that no workflow takes is pointed at, not offered */
+                const char *close = cg_suggest(names[i], cands, nc);
+                const cg_tier *typo = NULL;
+                const cg_tree *in = NULL;
+                for (size_t t = 0; close && t < p->ntrees && !typo; t++)
+                    for (size_t k = 0; k < p->trees[t]->ntiers && !typo; k++)
+                        if (cg_streq(p->trees[t]->tiers[k].name, close) && !workflow_takes(m, close))
+                            typo = &p->trees[t]->tiers[k], in = p->trees[t];
+                if (typo) {
+                    cg_error_at(err, &typo->pos, "tree '%s' declares tier '%s', which no workflow takes; workflow "
+                                "'%s' takes '%s' (is one of them misspelt?)", in->name, typo->name, wd->name,
+                                names[i]);
+                    cg_error_note(err, &pos[i], "workflow '%s' takes tier '%s' here", wd->name, names[i]);
+                    return -1;
+                }
                 cg_strbuf hint = CG_STRBUF_INIT;
                 cg_did_you_mean(&hint, names[i], cands, nc);
                 cg_error_at(err, &pos[i], "workflow '%s' takes tier '%s', which no tree declares%s", wd->name,
