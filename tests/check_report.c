@@ -12,7 +12,7 @@
 static char *report_text(cg_matrix *m)
 {
     cg_strbuf out = CG_STRBUF_INIT;
-    cg_matrix_print(m, &out);
+    cg_matrix_print(m, 0, &out);
     json_t *j = cg_matrix_json(m);
     char *s = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     cg_strbuf_adds(&out, s);

@@ -77,10 +77,11 @@ void cg_matrix_release(cg_matrix *m);
  * (definitions only when no job changed), or "no job added, removed or
  * changed". */
 void cg_matrix_summary(const cg_matrix *m, cg_strbuf *out);
-/* The readable report (indented lines). */
-void cg_matrix_print(const cg_matrix *m, cg_strbuf *out);
+/* The readable report (indented lines), in at most max_lines lines (0: no
+ * limit but CG_REPORT_MAX_GROUPS) when it has any group to leave out. */
+void cg_matrix_print(const cg_matrix *m, size_t max_lines, cg_strbuf *out);
 /* Its lines after the summary: the jobs by group, named. */
-void cg_matrix_print_groups(const cg_matrix *m, cg_strbuf *out);
+void cg_matrix_print_groups(const cg_matrix *m, size_t max_lines, cg_strbuf *out);
 /* The text report names at most this many groups (and definitions), then
  * says how many more there are; each line is escaped (cg_escape_line) and
  * cut at CG_DIFF_MAX_WIDTH bytes. */

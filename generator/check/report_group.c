@@ -289,6 +289,80 @@ static size_t tokens(const char *name, char tok[][128], size_t max)
     return n;
 }
 
+/* A value as a job name pattern writes it (the tree's `replace`). */
+static void normalize(const cg_tree *t, const char *v, cg_strbuf *out)
+{
+    for (const char *c = v; *c; c++) {
+        bool hit = false;
+        for (size_t r = 0; r < t->nreplace && !hit; r++)
+            if (strncmp(c, t->replace_from[r], strlen(t->replace_from[r])) == 0) {
+                cg_strbuf_adds(out, t->replace_to[r]);
+                c += strlen(t->replace_from[r]) - 1;
+                hit = true;
+            }
+        if (!hit)
+            cg_strbuf_addc(out, *c);
+    }
+}
+
+/* The value a removed job had where current job j, named like it but for
+ * one part, has one of its values: "python=3.5" into label (as `list
+ * --where` takes it), when j's value, as its name writes it, covers the
+ * part of the names that differs and the removed job's part reads back
+ * (the tree's `replace` undone) as a value that the name writes so.  The
+ * label stays as it is otherwise. */
+static void removed_value(const cg_job *j, const char *removed, char *label, size_t size)
+{
+    const char *jn = j->name;
+    size_t jl = strlen(jn), rl = strlen(removed), cp = 0, cs = 0;
+    while (cp < jl && cp < rl && jn[cp] == removed[cp])
+        cp++;
+    while (cs < jl - cp && cs < rl - cp && jn[jl - 1 - cs] == removed[rl - 1 - cs])
+        cs++;
+    const cg_tree *t = j->tree;
+    for (size_t d = 0; d < t->ndims; d++) {
+        const char *v = j->cell->values[d];
+        if (!v)
+            continue;
+        cg_strbuf norm = CG_STRBUF_INIT, back = CG_STRBUF_INIT, again = CG_STRBUF_INIT;
+        normalize(t, v, &norm);
+        /* where j's name writes the value, over the part that differs */
+        for (const char *at = norm.len ? strstr(jn, norm.buf) : NULL; at; at = strstr(at + 1, norm.buf)) {
+            size_t q = (size_t)(at - jn), e = q + norm.len;
+            if (q > cp || e < jl - cs || jl - e > rl - q)
+                continue;
+            /* the removed job's part there, its replacements undone where
+             * j's value made them */
+            const char *x = removed + q;
+            size_t xl = rl - q - (jl - e);
+            for (size_t i = 0; i < xl;) {
+                bool hit = false;
+                for (size_t r = 0; r < t->nreplace && !hit; r++) {
+                    size_t tl = strlen(t->replace_to[r]);
+                    if (tl && strstr(v, t->replace_from[r]) && i + tl <= xl &&
+                        strncmp(x + i, t->replace_to[r], tl) == 0) {
+                        cg_strbuf_adds(&back, t->replace_from[r]);
+                        i += tl;
+                        hit = true;
+                    }
+                }
+                if (!hit)
+                    cg_strbuf_addc(&back, x[i++]);
+            }
+            normalize(t, back.buf ? back.buf : "", &again);
+            if (back.len && again.len == xl && memcmp(again.buf, x, xl) == 0) {
+                pair(label, t->dims[d], back.buf);
+                label[size - 1] = '\0';
+                d = t->ndims; /* found */
+            }
+            break;
+        }
+        cg_strbuf_release(&norm);
+        cg_strbuf_release(&back);
+        cg_strbuf_release(&again);
+    }
+}
+
 /* Removed jobs a selection culled are still in the model: grouped by their
  * values, as added ones are.  The others are not: group them by a part of
  * their name that all of them share and no current job has, and find the
@@ -337,7 +411,8 @@ static void group_removed(cg_matrix *m, const cg_model *p, const config *newc)
         }
         if (!best || best_n < 2)
             break;
-        /* which dimension: a current job named like left[0] but for that part */
+        /* which dimension and value: a current job named like left[0] but
+         * for that part */
         char label[300];
         snprintf(label, sizeof label, "'%s' in the name", best);
         for (size_t k = 0; p && k < p->jobs.n; k++) {
@@ -350,28 +425,7 @@ static void group_removed(cg_matrix *m, const cg_model *p, const config *newc)
                 diff += strcmp(t2[q], tok[q]) != 0;
             if (diff != 1 || strcmp(t2[best_i], tok[best_i]) == 0)
                 continue;
-            const cg_job *j = &p->jobs.v[k];
-            for (size_t d = 0; d < j->tree->ndims; d++) {
-                const char *v = j->cell->values[d];
-                if (!v)
-                    continue;
-                /* compare with the value as the name pattern normalises it */
-                cg_strbuf norm = CG_STRBUF_INIT;
-                for (const char *c = v; *c; c++) {
-                    bool hit = false;
-                    for (size_t r = 0; r < j->tree->nreplace && !hit; r++)
-                        if (strncmp(c, j->tree->replace_from[r], strlen(j->tree->replace_from[r])) == 0) {
-                            cg_strbuf_adds(&norm, j->tree->replace_to[r]);
-                            c += strlen(j->tree->replace_from[r]) - 1;
-                            hit = true;
-                        }
-                    if (!hit)
-                        cg_strbuf_addc(&norm, *c);
-                }
-                if (cg_streq(norm.buf, t2[best_i]))
-                    pair(label, j->tree->dims[d], best);
-                cg_strbuf_release(&norm);
-            }
+            removed_value(&p->jobs.v[k], left[0], label, sizeof label);
             break;
         }
         char **in = cg_xmalloc((n + 1) * sizeof *in);
@@ -438,6 +492,56 @@ static const char *explain_group(const cg_model *p, const config *oldc, const co
     return why;
 }
 
+/* An item of a list as a label shows it: a string as it is, else JSON. */
+static void item_text(cg_strbuf *out, json_t *v)
+{
+    if (json_is_string(v)) {
+        cg_strbuf_adds(out, json_string_value(v));
+        return;
+    }
+    char *t = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    cg_strbuf_adds(out, t ? t : "?");
+    free(t);
+}
+
+/* Whether json array a holds an item equal to v. */
+static bool array_has(json_t *a, json_t *v)
+{
+    for (size_t i = 0; i < json_array_size(a); i++)
+        if (json_equal(json_array_get(a, i), v))
+            return true;
+    return false;
+}
+
+/* A change between two lists (before and after, JSON text) as what the
+ * list gained and lost, " +hold -setup" (or " reordered"), appended to
+ * label: false when they are not both lists. */
+static bool list_change(const char *before, const char *after, cg_strbuf *label)
+{
+    if (!before || !after || before[0] != '[' || after[0] != '[')
+        return false;
+    json_t *a = json_loads(before, JSON_DECODE_ANY, NULL), *b = json_loads(after, JSON_DECODE_ANY, NULL);
+    bool lists = json_is_array(a) && json_is_array(b);
+    if (lists) {
+        size_t len = label->len;
+        for (size_t i = 0; i < json_array_size(b); i++)
+            if (!array_has(a, json_array_get(b, i))) {
+                cg_strbuf_adds(label, " +");
+                item_text(label, json_array_get(b, i));
+            }
+        for (size_t i = 0; i < json_array_size(a); i++)
+            if (!array_has(b, json_array_get(a, i))) {
+                cg_strbuf_adds(label, " -");
+                item_text(label, json_array_get(a, i));
+            }
+        if (label->len == len)
+            cg_strbuf_adds(label, json_array_size(a) == json_array_size(b) ? " reordered" : " (an item repeated)");
+    }
+    json_decref(a);
+    json_decref(b);
+    return lists;
+}
+
 /* Changed jobs: the same change on several jobs is one group. */
 static void group_changed(cg_matrix *m, const cg_model *p, const config *oldc, const config *newc)
 {
@@ -454,13 +558,17 @@ static void group_changed(cg_matrix *m, const cg_model *p, const config *oldc, c
              * label a change: appended, not printed) */
             cg_strbuf_reset(&label);
             cg_strbuf_adds(&label, fc->field);
-            cg_strbuf_adds(&label, !fc->before ? " added: '" : !fc->after ? " removed (was '" : " '");
-            cg_strbuf_adds(&label, fc->before ? fc->before : fc->after);
-            if (fc->before && fc->after) {
-                cg_strbuf_adds(&label, "' -> '");
-                cg_strbuf_adds(&label, fc->after);
+            if (list_change(fc->before, fc->after, &label)) {
+                /* "requires +hold": what the list gained and lost */
+            } else {
+                cg_strbuf_adds(&label, !fc->before ? " added: '" : !fc->after ? " removed (was '" : " '");
+                cg_strbuf_adds(&label, fc->before ? fc->before : fc->after);
+                if (fc->before && fc->after) {
+                    cg_strbuf_adds(&label, "' -> '");
+                    cg_strbuf_adds(&label, fc->after);
+                }
+                cg_strbuf_adds(&label, !fc->after ? "')" : "'");
             }
-            cg_strbuf_adds(&label, !fc->after ? "')" : "'");
             size_t k = (size_t)cg_map_get(&index, label.buf);
             if (!k) {
                 cg_grow(&b, &bcap, nb + 1, sizeof *b);

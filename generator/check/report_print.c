@@ -43,7 +43,7 @@ static void names(cg_strbuf *out, char **v, size_t n)
     cg_strbuf_release(&line);
 }
 
-void cg_matrix_print(const cg_matrix *m, cg_strbuf *out)
+void cg_matrix_print(const cg_matrix *m, size_t max_lines, cg_strbuf *out)
 {
     if (!m->valid) {
         cg_strbuf_addf(out, "jobs: cannot compare: %s\n", m->problem ? m->problem : "unknown");
@@ -56,7 +56,7 @@ void cg_matrix_print(const cg_matrix *m, cg_strbuf *out)
     cg_strbuf_adds(out, "jobs: ");
     cg_matrix_summary(m, out);
     cg_strbuf_addc(out, '\n');
-    cg_matrix_print_groups(m, out);
+    cg_matrix_print_groups(m, max_lines > 1 ? max_lines - 1 : max_lines, out);
 }
 
 /* One line of the report, as printed: escaped as messages are (the values
@@ -83,9 +83,28 @@ static void put_line(cg_strbuf *out, const char *fmt, ...)
     cg_strbuf_release(&line);
 }
 
-void cg_matrix_print_groups(const cg_matrix *m, cg_strbuf *out)
+/* The lines group g takes to print. */
+static size_t group_lines(const cg_group *g)
+{
+    if (g->kind == '~' && g->n == 1)
+        return 1;
+    if (g->kind != '~' && !g->label)
+        return (g->n < 10 ? g->n : 10) + (g->n > 10);
+    return 2;
+}
+
+void cg_matrix_print_groups(const cg_matrix *m, size_t max_lines, cg_strbuf *out)
 {
     size_t ngroups = m->ngroups < CG_REPORT_MAX_GROUPS ? m->ngroups : CG_REPORT_MAX_GROUPS;
+    /* within max_lines, the line saying what is left out included */
+    size_t lines = 1;
+    for (size_t i = 0; max_lines && i < ngroups; i++) {
+        lines += group_lines(&m->groups[i]);
+        if (lines > max_lines && i + 1 < m->ngroups) {
+            ngroups = i;
+            break;
+        }
+    }
     for (size_t i = 0; i < ngroups; i++) {
         const cg_group *g = &m->groups[i];
         if (g->kind == '~' && g->n == 1) {

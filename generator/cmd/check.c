@@ -4,12 +4,17 @@
 #include <string.h>
 
 #include "base/diff.h"
+#include "base/text.h"
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
 #include "cmd/summary.h"
 #include "io/fsio.h"
 #include "render/header.h"
+
+/* The lines of the text report's jobs and differences together (changed
+ * lines of a diff), unless --full-diff. */
+#define CHECK_REPORT_LINES ((size_t)200)
 
 static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
 {
@@ -74,29 +79,42 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
                        setup->sources_changed ? ", and its sources changed since it was generated" : "");
         cg_strbuf_release(&where);
     }
-    /* 2. the jobs */
+    /* 2. the jobs, and 3. the differences: one budget of lines for both
+     * (the jobs at most half of it), a diagram's differences summarised */
+    size_t left = full ? 0 : CHECK_REPORT_LINES;
     if (cfg->status == CG_OUT_DIFFERS) {
         if (cfg->old_len > CG_REPORT_MAX_BYTES || cfg->f.len > CG_REPORT_MAX_BYTES) {
             cg_strbuf_adds(out, "jobs: not compared (over 64 MB); see the differences below\n");
         } else {
+            size_t at = out->len;
             cg_matrix m;
             cg_disk_matrix(p, &o->v[0], &m);
-            cg_matrix_print(&m, out);
+            cg_matrix_print(&m, left / 2, out);
             cg_matrix_release(&m);
+            if (left)
+                left -= cg_count_newlines(out->buf + at, out->len - at);
         }
     }
-    /* 3. the differences, bounded */
-    size_t budget = full ? 0 : 200;
     for (size_t i = 0; i < o->n; i++) {
         const cg_disk_file *s = &o->v[i];
         if (s->status == CG_OUT_MISSING)
             cg_strbuf_addf(out, "%s is missing\n", s->f.rel);
         if (s->status != CG_OUT_DIFFERS)
             continue;
+        bool diagram = i > 0 && s->f.rel != p->m.manifest.pipeline.setup;
+        size_t changed = s->diff.removed + s->diff.added;
+        if (!full && (diagram || left == 0)) {
+            cg_strbuf_addf(out, "%s differs: %zu line%s removed, %zu added (%s; --full-diff shows them)\n",
+                           s->f.rel, s->diff.removed, s->diff.removed == 1 ? "" : "s", s->diff.added,
+                           diagram ? "a diagram" : "the report's lines are used");
+            continue;
+        }
         char a[600], b[600];
         snprintf(a, sizeof a, "%s (committed)", s->f.rel);
         snprintf(b, sizeof b, "%s (from its sources)", s->f.rel);
-        cg_disk_unified(s, a, b, budget, out);
+        cg_disk_unified(s, a, b, left, out);
+        if (left)
+            left -= changed < left ? changed : left;
     }
     /* 4. the fix */
     if (setup && setup->hand_edited && !(cfg->hand_edited && cfg->status == CG_OUT_DIFFERS))
@@ -423,7 +441,8 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                  "and whether config.yml was edited by hand or its sources changed since it was\n"
                  "generated); the jobs added, removed and changed (a count line naming only the\n"
                  "parts that are not zero, e.g. \"jobs: -1 job\"), grouped by the dimension value\n"
-                 "that explains them; a unified diff (200 changed lines at most unless --full-diff);\n"
+                 "that explains them; a unified diff of the config (the jobs and the diff 200 lines\n"
+                 "at most together, a diagram's differences counted in one line, unless --full-diff);\n"
                  "and the command that fixes it.  Stale diagrams (made by cigen, no longer\n"
                  "produced) count as differences.  --json prints the same report as one object.\n\n"
                  "A special-PR config (one made with --only/--also or special-pr.yml) is refused\n"

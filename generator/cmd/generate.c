@@ -282,7 +282,7 @@ static int run(const cg_global *g, bool force, bool werror)
             cg_strbuf_adds(&what, "written (");
             if (m.valid) {
                 cg_matrix_summary(&m, &what);
-                cg_matrix_print_groups(&m, &named);
+                cg_matrix_print_groups(&m, 0, &named);
             }
             else
                 cg_strbuf_addf(&what, "jobs not compared: %s", m.problem ? m.problem : "unreadable");
