@@ -4,16 +4,25 @@
 #   base < io < lang < model < render < check < cmd < main.c
 #
 # A file includes headers of its own folder and of folders to its left, never
-# of a folder to its right; and no two modules (name.c + name.h) include each
-# other, directly or through others.  Only io/ and cmd/ touch files, and only
-# cmd/ prints or starts threads (io/'s background writer is started by cmd/):
-# base/ lang/ model/ render/ check/ compute.  A line may be excused with the
-# comment `layers: allowed` and the reason.  Exit 1 with one line per
-# violation.
+# of a folder to its right; and no two modules include each other, directly
+# or through others.  A module is name.c + name.h, with name_impl.h (what
+# only its parts share) and its parts name_*.c beside a name_impl.h.  Only
+# io/ and cmd/ touch files, and only cmd/ prints or starts threads: base/
+# lang/ model/ render/ check/ compute.  A line may be excused with the
+# comment `layers: allowed` and the reason.
 #
-#   build-aux/check-layers.sh [GENERATOR_DIR]
+# With OBJ_DIR (the objects of GENERATOR_DIR's files, OBJ_DIR/layer/name.o)
+# the calls are checked too, from what `nm` says each object defines and
+# needs: no two modules call each other, directly or through others (an
+# include cycle the headers do not show: a module serving callers that
+# call back into it).
+#
+# Exit 1 with one line per violation.
+#
+#   build-aux/check-layers.sh [GENERATOR_DIR [OBJ_DIR]]
 set -eu
 dir=${1:-generator}
+obj=${2:-}
 layers="base io lang model render check cmd"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -33,7 +42,7 @@ awk -v dir="$dir" -v layers="$layers" -v edges="$tmp/edges" '
     FILENAME ~ /headers$/ { header[$1] = 1; next }
     function layer(path) { return index(path, "/") ? substr(path, 1, index(path, "/") - 1) : "main" }
     function r(x) { return (x in rank) ? rank[x] : 99 }
-    function module(path) { sub(/\.[ch]$/, "", path); return path }
+    function module(path) { sub(/\.[ch]$/, "", path); sub(/_impl$/, "", path); return path }
     {
         file = $1; line = $2; inc = $3; from = layer(file)
         if (!index(inc, "/")) {
@@ -76,5 +85,39 @@ if [ -n "$cycles" ]; then
     echo "$dir: error: include cycle among these modules:"
     printf '%s\n' "$cycles" | sed 's/^/  /'
     status=1
+fi
+# the calls: each object's module (a part name_*.c is name's when a
+# name_impl.h is beside it), the symbols it defines and those it needs
+if [ -n "$obj" ]; then
+    # (two nm runs over every object, one awk: on a busy machine a process
+    # per object costs seconds)
+    (cd "$dir" && ls ./*/*_impl.h ./*/*.c 2>/dev/null | sed 's|^\./||') >"$tmp/sources"
+    # shellcheck disable=SC2086 # object paths are plain
+    objs=$(cd "$obj" && ls ./*/*.o 2>/dev/null | sed 's|^\./||' | tr '\n' ' ')
+    if [ -n "$objs" ]; then
+        # shellcheck disable=SC2086
+        (cd "$obj" && nm -A -g --defined-only $objs | sed 's/^/D /' && nm -A -u $objs | sed 's/^/U /') >"$tmp/nm"
+    fi
+    touch "$tmp/nm"
+    awk 'FILENAME ~ /sources$/ {
+             if ($1 ~ /_impl\.h$/) { b = $1; sub(/_impl\.h$/, "", b); impl[b] = 1 } else src[$1] = 1
+             next }
+         function module(o,    m, b) {
+             sub(/\.o$/, "", o); m = o
+             for (b in impl) if (o == b || index(o, b "_") == 1) m = b
+             return m }
+         { f = $2; sub(/:.*$/, "", f); c = f; sub(/\.o$/, ".c", c)
+           if (!(c in src)) next    # an object of a file since removed
+           print $1, $NF, module(f) }' "$tmp/sources" "$tmp/nm" >"$tmp/syms"
+    awk '$1 == "D" { def[$2] = $3; next } { need[NR] = $2; from[NR] = $3 }
+         END { for (i in need) if ((need[i] in def) && def[need[i]] != from[i]) print from[i], def[need[i]] }' \
+        "$tmp/syms" | sort -u >"$tmp/calls"
+    touch "$tmp/calls"
+    cycles=$(tsort "$tmp/calls" 2>&1 >/dev/null | sed -n 's/^tsort: //p' | grep -v 'input contains a loop' | sort -u || true)
+    if [ -n "$cycles" ]; then
+        echo "$dir: error: call cycle among these modules (each calls the next, the last the first):"
+        printf '%s\n' "$cycles" | sed 's/^/  /'
+        status=1
+    fi
 fi
 exit "$status"

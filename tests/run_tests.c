@@ -5,8 +5,6 @@
 
 int main(void)
 {
-    /* no check reads or writes stamps (cmd/stamp.h) unless a test asks */
-    setenv("CIGEN_CACHE_DIR", "off", 1);
     SRunner *sr = srunner_create(make_yamlload_suite());
     srunner_add_suite(sr, make_yamlwrite_suite());
     srunner_add_suite(sr, make_placeholder_suite());
@@ -24,7 +22,6 @@ int main(void)
     srunner_add_suite(sr, make_merge_suite());
     srunner_add_suite(sr, make_scripts_suite());
     srunner_add_suite(sr, make_robust_suite());
-    srunner_add_suite(sr, make_stamp_suite());
     srunner_add_suite(sr, make_layers_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

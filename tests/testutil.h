@@ -67,7 +67,6 @@ Suite *make_pipeline_suite(void);
 Suite *make_merge_suite(void);
 Suite *make_robust_suite(void);
 Suite *make_layers_suite(void);
-Suite *make_stamp_suite(void);
 Suite *make_ref_regex_suite(void);
 
 #endif

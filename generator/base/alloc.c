@@ -1,38 +1,10 @@
-#define _DEFAULT_SOURCE /* madvise() */
 #include "base/alloc.h"
 
-#include <malloc.h> /* malloc_usable_size() */
-#include <stdbool.h>
+#include <malloc.h> /* mallopt() */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-
-/* With cg_alloc_huge_blocks(true), large blocks (the jobs, their index, a
- * diagram's tables: megabytes each at 100k jobs) are backed by huge pages
- * where the kernel offers them on request (transparent huge pages in
- * `madvise` mode): one fault maps 2 MiB instead of 512 faults mapping 4 KiB
- * each, and on a virtual machine a fault costs several microseconds.  A
- * hint: no error is possible that matters, and the bytes are the same
- * either way.  The price is memory (a huge page is mapped whole on its
- * first write, and a doubled array is copied, not moved): generate pays it
- * (its peak is under its output's size), the others keep small pages. */
-enum {
-    HUGE_PAGE = 2 << 20,
-    /* from 4 MiB: a huge page is mapped whole on its first write, and
-     * blocks of 2 to 4 MiB (the arrays of a 10k-job project) would grow
-     * its peak RSS by a third */
-    HUGE_FROM = 4 << 20
-};
-
-static bool huge_blocks; /* cg_alloc_huge_blocks() */
-
-
-void cg_alloc_huge_blocks(bool on)
-{
-    huge_blocks = on;
-}
 
 void cg_alloc_init(void)
 {
@@ -44,27 +16,8 @@ void cg_alloc_init(void)
 #endif
 }
 
-/* A block of n bytes at a huge page's boundary (a huge page only maps an
- * aligned 2 MiB, and a block where malloc puts it holds one fewer: a block
- * of 4 MiB often only one), its whole huge pages marked for them (the tail
- * stays on small pages: no 2 MiB held for a few bytes); NULL when there is
- * no memory.  Advice: where it is refused, small pages. */
-static void *huge_block(size_t n)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, n) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, n & ~(size_t)(HUGE_PAGE - 1), MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
-/* A block of n bytes: on huge pages when generate asked and it is large. */
 static void *block(size_t n)
 {
-    if (huge_blocks && n >= HUGE_FROM)
-        return huge_block(n);
     return malloc(n ? n : 1);
 }
 
@@ -110,20 +63,6 @@ void *cg_xcalloc(size_t n, size_t size)
 
 void *cg_xrealloc(void *p, size_t n)
 {
-#ifdef MADV_HUGEPAGE
-    /* grown by half or more (an array doubled): into a new block, on huge
-     * pages (one that realloc() moves stays on small pages); an array that
-     * grows an item at a time is left to realloc(), which seldom copies */
-    size_t old = p ? malloc_usable_size(p) : 0;
-    if (huge_blocks && n >= HUGE_FROM && old + old / 2 <= n) {
-        void *q = cg_xmalloc(n);
-        if (p) {
-            memcpy(q, p, old);
-            free(p);
-        }
-        return q;
-    }
-#endif
     void *q = realloc(p, n ? n : 1);
     if (!q)
         cg_die_oom();

@@ -6,7 +6,6 @@
 #ifndef CIGEN_ALLOC_H
 #define CIGEN_ALLOC_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #define CG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -16,10 +15,6 @@ _Noreturn void cg_die_oom(void);
  * byte).  The caller owns the result and frees it with free(). */
 void *cg_xmalloc(size_t n);
 void *cg_xcalloc(size_t n, size_t size);
-/* Whether blocks of 4 MiB or more go on transparent huge pages, and arrays
- * that double grow into new such blocks (fewer page faults, a higher peak
- * RSS: base/alloc.c).  Off by default; set before any thread starts. */
-void cg_alloc_huge_blocks(bool on);
 /* Once, at the start: blocks of 1 MiB and more each mapped on their own
  * and unmapped when freed, up to 8 MiB free kept at a heap's top (glibc's
  * M_MMAP_THRESHOLD and M_TRIM_THRESHOLD, fixed; elsewhere nothing).  glibc

@@ -293,179 +293,25 @@ static size_t indent_of(const line *l)
     return i == l->n ? SIZE_MAX : i; /* a blank line starts nothing */
 }
 
-/* A text: its bytes in memory (t), or read through a callback (src) a
- * window at a time. */
-typedef struct text {
-    const char *t;
-    const cg_diff_src *src;
-    size_t len, window;
-} text;
-
-/* A text's lines read where they are, without a table: a cursor at line
- * `line`, which starts at byte `at` (`next`: where the line after it
- * starts, once known) of the range of `len` bytes from byte `from` of the
- * text.  Moving it costs the bytes it passes.  A text read through a
- * callback is held a window at a time (buf: the range's bytes [bs, bs + bn)). */
-typedef struct lcur {
-    const text *x;
-    size_t from, len, line, at, next;
-    char *buf;
-    size_t bs, bn, cap;
-} lcur;
-
-static lcur lcur_at(const text *x, size_t from, size_t len, size_t line_no, size_t at)
-{
-    return (lcur){x, from, len, line_no, at, SIZE_MAX, NULL, 0, 0, 0};
-}
-
-static void lcur_release(lcur *c)
-{
-    free(c->buf);
-    c->buf = NULL;
-    c->bn = c->cap = 0;
-}
-
-/* Holds the range's bytes [s, s + n). */
-static void lc_load(lcur *c, size_t s, size_t n)
-{
-    if (n > c->cap) {
-        free(c->buf);
-        c->cap = n;
-        c->buf = cg_xmalloc(n);
-    }
-    if (n)
-        c->x->src->read(c->x->src->ctx, c->from + s, c->buf, n);
-    c->bs = s, c->bn = n;
-}
-
-/* The range's bytes [i, e), held. */
-static const char *lc_bytes(lcur *c, size_t i, size_t e)
-{
-    if (!c->x->src)
-        return c->x->t + c->from + i;
-    if (i == e)
-        return "";
-    if (i < c->bs || e > c->bs + c->bn) {
-        size_t n = e - i > c->x->window ? e - i : c->x->window;
-        lc_load(c, i, n < c->len - i ? n : c->len - i);
-    }
-    return c->buf + (i - c->bs);
-}
-
-/* The first '\n' of the range's bytes [i, len), or SIZE_MAX. */
-static size_t lc_nl_fwd(lcur *c, size_t i)
-{
-    if (!c->x->src) {
-        const char *t = c->x->t + c->from, *nl = i < c->len ? memchr(t + i, '\n', c->len - i) : NULL;
-        return nl ? (size_t)(nl - t) : SIZE_MAX;
-    }
-    while (i < c->len) {
-        if (i < c->bs || i >= c->bs + c->bn)
-            lc_load(c, i, c->len - i < c->x->window ? c->len - i : c->x->window);
-        const char *nl = memchr(c->buf + (i - c->bs), '\n', c->bs + c->bn - i);
-        if (nl)
-            return c->bs + (size_t)(nl - c->buf);
-        i = c->bs + c->bn;
-    }
-    return SIZE_MAX;
-}
-
-/* The last '\n' of the range's bytes [0, e), or SIZE_MAX. */
-static size_t lc_nl_back(lcur *c, size_t e)
-{
-    if (!c->x->src) {
-        const char *t = c->x->t + c->from, *nl = last_nl(t, e);
-        return nl ? (size_t)(nl - t) : SIZE_MAX;
-    }
-    while (e > 0) {
-        if (e <= c->bs || e > c->bs + c->bn) {
-            size_t s = e > c->x->window ? e - c->x->window : 0;
-            lc_load(c, s, e - s);
-        }
-        const char *nl = last_nl(c->buf, e - c->bs);
-        if (nl)
-            return c->bs + (size_t)(nl - c->buf);
-        e = c->bs;
-    }
-    return SIZE_MAX;
-}
-
-/* Line k of the cursor's text (its hash left 0: lines read this way are
- * compared with each other only, and eq then compares their bytes).  Its
- * bytes last until the cursor moves again. */
-static line lcur_get(lcur *c, size_t k)
-{
-    while (c->line < k) {
-        if (c->next == SIZE_MAX) {
-            size_t nl = lc_nl_fwd(c, c->at);
-            c->next = nl != SIZE_MAX ? nl + 1 : c->len;
-        }
-        c->at = c->next, c->next = SIZE_MAX, c->line++;
-    }
-    while (c->line > k) {
-        size_t nl = c->at >= 2 ? lc_nl_back(c, c->at - 1) : SIZE_MAX;
-        c->next = c->at, c->at = nl != SIZE_MAX ? nl + 1 : 0, c->line--;
-    }
-    size_t nl = lc_nl_fwd(c, c->at), e = nl != SIZE_MAX ? nl : c->len;
-    c->next = nl != SIZE_MAX ? e + 1 : c->len;
-    return (line){lc_bytes(c, c->at, e), e - c->at, 0, nl != SIZE_MAX};
-}
-
-/* The bytes of the `k` lines from the cursor's on (at least), held; *n:
- * how many. */
-static const char *lc_span(lcur *c, size_t k, size_t *n)
-{
-    if (!c->x->src) {
-        *n = c->len - c->at;
-        return c->x->t + c->from + c->at;
-    }
-    size_t e = c->at;
-    for (size_t i = 0; i < k && e < c->len; i++) {
-        size_t nl = lc_nl_fwd(c, e);
-        e = nl != SIZE_MAX ? nl + 1 : c->len;
-    }
-    *n = e - c->at;
-    return lc_bytes(c, c->at, e);
-}
-
-/* One side's lines for place_blocks: a table, or two cursors over the
- * text (one at each end of the block being slid). */
-typedef struct lines {
-    const line *v;
-    lcur c[2];
-} lines;
-
-static line lines_get(lines *L, int which, size_t k)
-{
-    return L->v ? L->v[k] : lcur_get(&L->c[which], k);
-}
-
-static bool lines_eq(lines *L, size_t x, size_t y)
-{
-    line lx = lines_get(L, 0, x), ly = lines_get(L, 1, y);
-    return eq(&lx, &ly);
-}
 
 /* A block of only added (or only removed) lines that repeats the lines
  * around it can be shown at several places.  Show it where its first line
  * is least indented (the latest such place): a YAML entry is then added
  * whole, "- build:" first, as people and git's indent heuristic write it. */
 static void place_block(size_t *start, size_t len, size_t *other, size_t lo, size_t hi, size_t olo, size_t ohi,
-                        lines *v)
+                        const line *v)
 {
     /* the other side moves with it and must stay between the neighbours */
     if (*start - lo > *other - olo)
         lo = *start - (*other - olo);
     if (hi - (*start + len) > ohi - *other)
         hi = *start + len + (ohi - *other);
-    while (*start > lo && lines_eq(v, *start - 1, *start + len - 1))
+    while (*start > lo && eq(&v[*start - 1], &v[*start + len - 1]))
         (*start)--, (*other)--;
-    line first = lines_get(v, 0, *start);
-    size_t best = *start, best_other = *other, best_indent = indent_of(&first);
-    while (*start + len < hi && lines_eq(v, *start, *start + len)) {
+    size_t best = *start, best_other = *other, best_indent = indent_of(&v[*start]);
+    while (*start + len < hi && eq(&v[*start], &v[*start + len])) {
         (*start)++, (*other)++;
-        first = lines_get(v, 0, *start);
-        size_t in = indent_of(&first);
+        size_t in = indent_of(&v[*start]);
         if (in <= best_indent)
             best = *start, best_other = *other, best_indent = in;
     }
@@ -473,7 +319,7 @@ static void place_block(size_t *start, size_t len, size_t *other, size_t lo, siz
     *other = best_other;
 }
 
-static void place_blocks(cg_diff *d, lines *la, size_t na, lines *lb, size_t nb)
+static void place_blocks(cg_diff *d, const line *la, size_t na, const line *lb, size_t nb)
 {
     for (size_t i = 0; i < d->n; i++) {
         cg_hunk *h = &d->hunks[i];
@@ -497,194 +343,6 @@ static void place_blocks(cg_diff *d, lines *la, size_t na, lines *lb, size_t nb)
         }
     }
     d->n = k;
-}
-
-/* The first k lines of t[0..len) (fewer when it has fewer) into v, hashed
- * (or not, `hash` false: their hashes left 0, and eq compares their bytes),
- * as split makes them: *end is where the bytes after them start. */
-static size_t split_some(const char *t, size_t len, size_t k, line *v, size_t *end, bool hash)
-{
-    size_t got = 0, at = 0;
-    while (got < k && at < len) {
-        const char *nl = memchr(t + at, '\n', len - at);
-        size_t e = nl ? (size_t)(nl - t) : len;
-        v[got] = (line){t + at, e - at, hash ? cg_hash(t + at, e - at) : 0, nl != NULL};
-        got++;
-        at = nl ? e + 1 : len;
-    }
-    *end = at;
-    return got;
-}
-
-enum { SMALL_WINDOW = 256 }; /* lines, both sides */
-
-/* Solves lines [0, n) of ta against [0, m) of tb (the texts from those
- * lines on) with tables of just those lines, adding the hunks to d shifted
- * by (as, bs).  `windowed`: as a window of solve_windows. */
-static void solve_split(const char *ta, size_t alen, size_t n, const char *tb, size_t blen, size_t m, size_t as,
-                        size_t bs, bool windowed, size_t large, cg_diff *d)
-{
-    size_t ea, eb;
-    line *wa = cg_xmalloc((n + 1) * sizeof *wa), *wb = cg_xmalloc((m + 1) * sizeof *wb);
-    /* a small window's lines are compared a few times each: hashing each
-     * whole costs more than the comparisons it spares (a template edit's
-     * windows of 16 lines, one per change) */
-    bool hash = n + m > SMALL_WINDOW;
-    split_some(ta, alen, n, wa, &ea, hash);
-    split_some(tb, blen, m, wb, &eb, hash);
-    cg_diff part;
-    memset(&part, 0, sizeof part);
-    long half = (long)((n + m + 1) / 2) + 2;
-    search T = {wa, wb, cg_xcalloc(2 * (size_t)half + 3, sizeof *T.vf), cg_xcalloc(2 * (size_t)half + 3, sizeof *T.vb),
-                half + 1, MAX_STEPS, &part, windowed, large};
-    solve(&T, 0, n, 0, m);
-    free(T.vf);
-    free(T.vb);
-    free(wa);
-    free(wb);
-    for (size_t k = 0; k < part.n; k++)
-        add_hunk(d, part.hunks[k].a_start + as, part.hunks[k].a_len, part.hunks[k].b_start + bs,
-                 part.hunks[k].b_len);
-    cg_diff_release(&part);
-}
-
-/* The range's bytes from i on that the cursor holds (reading a window
- * from i when it holds none): *n of them (0 at the range's end). */
-static const char *lc_held(lcur *c, size_t i, size_t *n)
-{
-    if (!c->x->src) {
-        *n = c->len - i;
-        return c->x->t + c->from + i;
-    }
-    if (i >= c->len) {
-        *n = 0;
-        return "";
-    }
-    if (i < c->bs || i >= c->bs + c->bn)
-        lc_load(c, i, c->len - i < c->x->window ? c->len - i : c->x->window);
-    *n = c->bs + c->bn - i;
-    return c->buf + (i - c->bs);
-}
-
-/* The '\n's of t[0, len) and where the last one is (*last; untouched when
- * there is none). */
-static size_t count_nl(const char *t, size_t len, size_t *last)
-{
-    size_t k = count_lines(t, len) - (len && t[len - 1] != '\n');
-    if (k) {
-        const char *nl = last_nl(t, len);
-        *last = (size_t)(nl - t);
-    }
-    return k;
-}
-
-enum {
-    SKIP_BLOCK = 1 << 16,
-    KNOWN_MIN = 256 /* fewer bytes known the same: compared (a line or two) */
-};
-
-/* The walk of solve_windows_lazy over lines the same on both sides, at
- * most `max` of them, done on the bytes: the two cursors (at lines ka and
- * kb) move past the whole lines before the first byte that differs (a
- * line is the same when its bytes and its '\n' are), a block of bytes at a
- * time, instead of a line at a time.  How many lines it passed. */
-static size_t skip_same(lcur *ca, size_t ka, lcur *cb, size_t kb, size_t max)
-{
-    lcur_get(ca, ka);
-    lcur_get(cb, kb);
-    size_t at_a = ca->at, at_b = cb->at, passed = 0;
-    /* a block at a time, from a few lines to SKIP_BLOCK: the next
-     * difference is often near (a memcmp past it is work for nothing, and
-     * a checking memcmp reads the whole range) */
-    const cg_diff_src *sb = cb->x->src;
-    for (size_t block = 256;; block = block < SKIP_BLOCK ? 2 * block : SKIP_BLOCK) {
-        size_t na, nb;
-        /* bytes b's reader knows to be a's: a's lines counted, b not read */
-        size_t known = sb && sb->same && passed < max ? sb->same(sb->ctx, cb->from + at_b, ca->from + at_a) : 0;
-        if (known >= KNOWN_MIN) {
-            const char *x = lc_held(ca, at_a, &na);
-            size_t c = na < known ? na : known, last = 0;
-            c = c < cb->len - at_b ? c : cb->len - at_b;
-            size_t k = count_nl(x, c, &last);
-            if (k && k <= max - passed) {
-                passed += k;
-                at_a += last + 1, at_b += last + 1;
-                continue;
-            }
-        }
-        const char *x = lc_held(ca, at_a, &na), *y = lc_held(cb, at_b, &nb);
-        size_t c = na < nb ? na : nb;
-        if (c > block)
-            c = block;
-        if (!c || passed == max)
-            break;
-        size_t same = c;
-        if (memcmp(x, y, c) != 0) {
-            same = 0;
-            while (x[same] == y[same])
-                same++;
-        }
-        size_t last = 0, k = count_nl(x, same, &last);
-        if (k > max - passed) { /* only max lines: where the last of them ends */
-            k = max - passed;
-            const char *q = x;
-            for (size_t t = 0; t < k; t++)
-                q = (const char *)memchr(q, '\n', (size_t)(x + same - q)) + 1;
-            last = (size_t)(q - x) - 1;
-        }
-        if (k) {
-            passed += k;
-            at_a += last + 1, at_b += last + 1;
-        }
-        if (same < c || passed == max || !k)
-            break;
-    }
-    /* the cursors where the walk stopped */
-    ca->line = ka + passed, ca->at = at_a, ca->next = SIZE_MAX;
-    cb->line = kb + passed, cb->at = at_b, cb->next = SIZE_MAX;
-    return passed;
-}
-
-/* solve_windows without tables: the walk reads the lines where they are,
- * and each window is split alone (the same hunks, in memory of the
- * window's size, not the region's). */
-static void solve_windows_lazy(lcur *ca, lcur *cb, size_t a0, size_t n, size_t b0, size_t m, size_t large,
-                               cg_diff *d)
-{
-    size_t i = 0, j = 0;
-    while (i < n && j < m) {
-        size_t k = skip_same(ca, a0 + i, cb, b0 + j, n - i < m - j ? n - i : m - j);
-        i += k, j += k;
-        for (;;) {
-            if (i >= n || j >= m)
-                break;
-            line x = lcur_get(ca, a0 + i), y = lcur_get(cb, b0 + j);
-            if (!eq(&x, &y))
-                break;
-            i++, j++;
-        }
-        if (i == n || j == m)
-            break;
-        lcur_get(ca, a0 + i);
-        lcur_get(cb, b0 + j);
-        for (size_t w = 16;; w *= 4) {
-            size_t wn = n - i < w ? n - i : w, wm = m - j < w ? m - j : w;
-            bool all = wn == n - i && wm == m - j;
-            if (wn + wm > large) { /* no meeting point near: the rest is one block */
-                add_hunk(d, a0 + i, n - i, b0 + j, m - j);
-                return;
-            }
-            cg_diff part;
-            memset(&part, 0, sizeof part);
-            size_t an, bn;
-            const char *ta = lc_span(ca, wn, &an), *tb = lc_span(cb, wm, &bn);
-            solve_split(ta, an, wn, tb, bn, wm, a0 + i, b0 + j, true, large, &part);
-            if (take_window(&part, all, a0, b0, n, m, wn, wm, &i, &j, d))
-                break;
-        }
-    }
-    if (i < n || j < m)
-        add_hunk(d, a0 + i, n - i, b0 + j, m - j);
 }
 
 /* Bytes common to a and b from the start. */
@@ -719,206 +377,42 @@ static size_t common_tail(const char *a, size_t alen, const char *b, size_t blen
     return s;
 }
 
-/* ---- the same over a text held whole or read a window at a time ---- */
-
-enum { SRC_WINDOW = 1 << 18 };
-
-/* The text's bytes [off, off + n): where they are, or read into tmp. */
-static const char *tx_get(const text *x, size_t off, size_t n, char *tmp)
-{
-    if (!x->src)
-        return x->t + off;
-    if (n)
-        x->src->read(x->src->ctx, off, tmp, n);
-    return tmp;
-}
-
-/* common_head and common_tail of two texts */
-static size_t tx_head(const text *a, const text *b, size_t max)
-{
-    if (!a->src && !b->src)
-        return common_head(a->t, b->t, max);
-    size_t w = a->window, p = 0;
-    char *ta = cg_xmalloc(w), *tb = cg_xmalloc(w);
-    while (p < max) {
-        size_t c = max - p < w ? max - p : w;
-        const char *x = tx_get(a, p, c, ta), *y = tx_get(b, p, c, tb);
-        size_t k = common_head(x, y, c);
-        p += k;
-        if (k < c)
-            break;
-    }
-    free(ta);
-    free(tb);
-    return p;
-}
-
-static size_t tx_tail(const text *a, const text *b, size_t max)
-{
-    if (!a->src && !b->src)
-        return common_tail(a->t, a->len, b->t, b->len, max);
-    size_t w = a->window, s = 0;
-    char *ta = cg_xmalloc(w), *tb = cg_xmalloc(w);
-    while (s < max) {
-        size_t c = max - s < w ? max - s : w;
-        const char *x = tx_get(a, a->len - s - c, c, ta), *y = tx_get(b, b->len - s - c, c, tb);
-        size_t k = common_tail(x, c, y, c, c);
-        s += k;
-        if (k < c)
-            break;
-    }
-    free(ta);
-    free(tb);
-    return s;
-}
-
-/* count_lines of the text's bytes [from, to) */
-static size_t tx_count(const text *x, size_t from, size_t to)
-{
-    if (!x->src)
-        return count_lines(x->t + from, to - from);
-    char *tmp = cg_xmalloc(x->window);
-    size_t n = 0;
-    char last = '\n';
-    for (size_t at = from; at < to;) {
-        size_t c = to - at < x->window ? to - at : x->window;
-        const char *t = tx_get(x, at, c, tmp);
-        last = t[c - 1];
-        n += count_lines(t, c) - (last != '\n'); /* the '\n's only */
-        at += c;
-    }
-    free(tmp);
-    return n + (last != '\n');
-}
-
-/* lines_back and lines_fwd of a text */
-static size_t tx_lines_back(const text *x, size_t at, size_t back)
-{
-    if (!x->src)
-        return lines_back(x->t, at, back);
-    lcur c = lcur_at(x, 0, x->len, 0, 0);
-    while (at > 0 && back-- > 0) {
-        size_t nl = lc_nl_back(&c, at - 1);
-        at = nl != SIZE_MAX ? nl + 1 : 0;
-    }
-    lcur_release(&c);
-    return at;
-}
-
-static size_t tx_lines_fwd(const text *x, size_t at, size_t fwd)
-{
-    if (!x->src)
-        return lines_fwd(x->t, x->len, at, fwd);
-    lcur c = lcur_at(x, 0, x->len, 0, 0);
-    while (at < x->len && fwd-- > 0) {
-        size_t nl = lc_nl_fwd(&c, at);
-        at = nl != SIZE_MAX ? nl + 1 : x->len;
-    }
-    lcur_release(&c);
-    return at;
-}
-
-static void compute(const text *A, const text *B, const cg_diff_opts *o, cg_diff *d)
+static void compute(const char *a, size_t alen, const char *b, size_t blen, const cg_diff_opts *o, cg_diff *d)
 {
     memset(d, 0, sizeof *d);
-    size_t alen = A->len, blen = B->len;
     size_t margin = o->margin, large = o->large_region ? o->large_region : LARGE_REGION;
     /* the common head and tail, found on the bytes: the whole lines before
      * the first differing byte, and after the last one those that start a
      * line on both sides */
-    lcur wa = lcur_at(A, 0, alen, 0, 0), wb = lcur_at(B, 0, blen, 0, 0);
-    size_t min = alen < blen ? alen : blen, p = tx_head(A, B, min);
-    size_t nl = lc_nl_back(&wa, p);
-    size_t pa = nl != SIZE_MAX ? nl + 1 : 0;
-    size_t s = tx_tail(A, B, min - pa), qa = alen - s, qb = blen - s;
-    if (!((qa == pa || *lc_bytes(&wa, qa - 1, qa) == '\n') && (qb == pa || *lc_bytes(&wb, qb - 1, qb) == '\n'))) {
-        nl = lc_nl_fwd(&wa, qa);
-        qa = nl != SIZE_MAX ? nl + 1 : alen;
+    size_t min = alen < blen ? alen : blen, p = common_head(a, b, min);
+    const char *nl = last_nl(a, p);
+    size_t pa = nl ? (size_t)(nl - a) + 1 : 0;
+    size_t s = common_tail(a, alen, b, blen, min - pa), qa = alen - s, qb = blen - s;
+    if (!((qa == pa || a[qa - 1] == '\n') && (qb == pa || b[qb - 1] == '\n'))) {
+        nl = memchr(a + qa, '\n', alen - qa);
+        qa = nl ? (size_t)(nl - a) + 1 : alen;
         qb = blen - (alen - qa);
     }
-    lcur_release(&wa);
-    lcur_release(&wb);
     /* only the lines between them are split, with a margin around them for
      * place_blocks, which slides blocks of repeated lines */
-    size_t wa0 = tx_lines_back(A, pa, margin), wa1 = tx_lines_fwd(A, qa, margin), wb1 = tx_lines_fwd(B, qb, margin);
-    size_t base = tx_count(A, 0, wa0), pre = base + tx_count(A, wa0, pa);
-    size_t n = tx_count(A, pa, qa), m = tx_count(B, pa, qb);
-    /* a region searched a window at a time is never split whole: its lines
-     * are read where they are (the same hunks; memory of a window) */
-    bool lazy = !o->tables && n + m > large;
-    size_t nwa, nwb, r0 = pre - base;
-    line *la = NULL, *lb = NULL;
-    char *ha = NULL, *hb = NULL; /* a text read through a callback: the lines split */
-    lines LA, LB;
-    if (lazy) {
-        /* the lines split would be: those before the region (it starts a
-         * line), its own, and the margin after it */
-        nwa = r0 + n + tx_count(A, qa, wa1);
-        nwb = r0 + m + tx_count(B, qb, wb1);
-        lcur ca = lcur_at(A, wa0, wa1 - wa0, r0, pa - wa0), cb = lcur_at(B, wa0, wb1 - wa0, r0, pa - wa0);
-        lcur ea = lcur_at(A, wa0, wa1 - wa0, r0 + n, qa - wa0), eb = lcur_at(B, wa0, wb1 - wa0, r0 + m, qb - wa0);
-        size_t a0 = r0, b0 = r0;
-        /* what solve does first: the common lines at both ends */
-        while (n && m) {
-            line x = lcur_get(&ca, a0), y = lcur_get(&cb, b0);
-            if (!eq(&x, &y))
-                break;
-            a0++, b0++, n--, m--;
-        }
-        while (n && m) {
-            line x = lcur_get(&ea, a0 + n - 1), y = lcur_get(&eb, b0 + m - 1);
-            if (!eq(&x, &y))
-                break;
-            n--, m--;
-        }
-        if (!n || !m) {
-            add_hunk(d, a0, n, b0, m);
-        } else {
-            lcur_get(&ca, a0);
-            lcur_get(&cb, b0);
-            if (n + m > large) {
-                solve_windows_lazy(&ca, &cb, a0, n, b0, m, large, d);
-            } else {
-                size_t an, bn;
-                const char *ta = lc_span(&ca, n, &an), *tb = lc_span(&cb, m, &bn);
-                solve_split(ta, an, n, tb, bn, m, a0, b0, false, large, d);
-            }
-        }
-        lcur_release(&ca);
-        lcur_release(&cb);
-        lcur_release(&ea);
-        lcur_release(&eb);
-        LA = (lines){NULL, {lcur_at(A, wa0, wa1 - wa0, 0, 0), lcur_at(A, wa0, wa1 - wa0, 0, 0)}};
-        LB = (lines){NULL, {lcur_at(B, wa0, wb1 - wa0, 0, 0), lcur_at(B, wa0, wb1 - wa0, 0, 0)}};
-    } else {
-        if (A->src)
-            ha = cg_xmalloc(wa1 - wa0 + 1);
-        if (B->src)
-            hb = cg_xmalloc(wb1 - wa0 + 1);
-        la = split(tx_get(A, wa0, wa1 - wa0, ha), wa1 - wa0, &nwa);
-        lb = split(tx_get(B, wa0, wb1 - wa0, hb), wb1 - wa0, &nwb);
-        long half = (long)((n + m + 1) / 2) + 2;
-        search S = {la, lb, cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vf),
-                    cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vb), half + 1, MAX_STEPS, d, false, large};
-        solve(&S, r0, n, r0, m);
-        free(S.vf);
-        free(S.vb);
-        LA = (lines){la, {{0}}};
-        LB = (lines){lb, {{0}}};
-    }
+    size_t wa0 = lines_back(a, pa, margin), wa1 = lines_fwd(a, alen, qa, margin), wb1 = lines_fwd(b, blen, qb, margin);
+    size_t base = count_lines(a, wa0), r0 = count_lines(a + wa0, pa - wa0);
+    size_t n = count_lines(a + pa, qa - pa), m = count_lines(b + pa, qb - pa);
+    size_t nwa, nwb;
+    line *la = split(a + wa0, wa1 - wa0, &nwa), *lb = split(b + wa0, wb1 - wa0, &nwb);
+    long half = (long)((n + m + 1) / 2) + 2;
+    search S = {la, lb, cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vf), cg_xcalloc(2 * (size_t)half + 3, sizeof *S.vb),
+                half + 1, MAX_STEPS, d, false, large};
+    solve(&S, r0, n, r0, m);
+    free(S.vf);
+    free(S.vb);
     /* past the margin the two texts are the same bytes (their common tail) */
-    size_t after = tx_count(A, wa1, alen);
+    size_t after = count_lines(a + wa1, alen - wa1);
     d->a_lines = base + nwa + after;
     d->b_lines = base + nwb + after;
-    place_blocks(d, &LA, nwa, &LB, nwb);
-    for (int k = 0; k < 2; k++) {
-        lcur_release(&LA.c[k]);
-        lcur_release(&LB.c[k]);
-    }
+    place_blocks(d, la, nwa, lb, nwb);
     free(la);
     free(lb);
-    free(ha);
-    free(hb);
     /* a block that slid to the edge of the lines split may slide further */
     for (size_t i = 0; i < d->n; i++) {
         const cg_hunk *h = &d->hunks[i];
@@ -927,7 +421,7 @@ static void compute(const text *A, const text *B, const cg_diff_opts *o, cg_diff
             cg_diff_opts whole = *o;
             whole.margin = SIZE_MAX;
             cg_diff_release(d);
-            compute(A, B, &whole, d);
+            compute(a, alen, b, blen, &whole, d);
             return;
         }
     }
@@ -939,18 +433,7 @@ static void compute(const text *A, const text *B, const cg_diff_opts *o, cg_diff
 
 void cg_diff_compute_with(const char *a, size_t alen, const char *b, size_t blen, const cg_diff_opts *o, cg_diff *d)
 {
-    text A = {a, NULL, alen, 0}, B = {b, NULL, blen, 0};
-    compute(&A, &B, o, d);
-}
-
-void cg_diff_compute_src(const cg_diff_src *a, const cg_diff_src *b, const cg_diff_opts *o, cg_diff *d)
-{
-    cg_diff_opts dflt = {.margin = 1000};
-    if (!o)
-        o = &dflt;
-    size_t w = o->window ? o->window : SRC_WINDOW;
-    text A = {NULL, a, a->len, w}, B = {NULL, b, b->len, w};
-    compute(&A, &B, o, d);
+    compute(a, alen, b, blen, o, d);
 }
 
 void cg_diff_compute_margin(const char *a, size_t alen, const char *b, size_t blen, size_t margin, cg_diff *d)
@@ -1013,19 +496,7 @@ static line line_at(cursor *c, size_t i)
     return (line){c->t + c->at, e - c->at, 0, nl != NULL};
 }
 
-/* A forward reader of either kind of text. */
-typedef struct ucur {
-    cursor m;
-    lcur l;
-    bool src;
-} ucur;
-
-static line ucur_line(ucur *u, size_t i)
-{
-    return u->src ? lcur_get(&u->l, i) : line_at(&u->m, i);
-}
-
-static void unified(const cg_diff *d, ucur *ca, ucur *cb, const char *a_name, const char *b_name, unsigned context,
+static void unified(const cg_diff *d, cursor *ca, cursor *cb, const char *a_name, const char *b_name, unsigned context,
                     size_t max_lines, cg_strbuf *out)
 {
     if (d->n == 0)
@@ -1056,20 +527,20 @@ static void unified(const cg_diff *d, ucur *ca, ucur *cb, const char *a_name, co
         for (size_t k = i; k <= j && !cut; k++) {
             const cg_hunk *h = &d->hunks[k];
             while (x < h->a_start)
-                l = ucur_line(ca, x++), emit_line(&body, ' ', &l, width), y++;
+                l = line_at(ca, x++), emit_line(&body, ' ', &l, width), y++;
             for (size_t q = 0; q < h->a_len && !cut; q++) {
-                l = ucur_line(ca, x++);
+                l = line_at(ca, x++);
                 emit_line(&body, '-', &l, width);
                 cut = max_lines && ++shown >= max_lines && shown < total;
             }
             for (size_t q = 0; q < h->b_len && !cut; q++) {
-                l = ucur_line(cb, y++);
+                l = line_at(cb, y++);
                 emit_line(&body, '+', &l, width);
                 cut = max_lines && ++shown >= max_lines && shown < total;
             }
         }
         while (!cut && x < ae)
-            l = ucur_line(ca, x++), emit_line(&body, ' ', &l, width), y++;
+            l = line_at(ca, x++), emit_line(&body, ' ', &l, width), y++;
         cg_strbuf_addf(out, "@@ -%zu,%zu +%zu,%zu @@\n", x > as ? as + 1 : as, x - as, y > bs ? bs + 1 : bs, y - bs);
         cg_strbuf_add(out, body.buf, body.len);
         i = j + 1;
@@ -1083,18 +554,6 @@ void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b
                      const char *a_name, const char *b_name, unsigned context, size_t max_lines,
                      cg_strbuf *out)
 {
-    ucur ca = {{a, alen, 0, 0}, {0}, false}, cb = {{b, blen, 0, 0}, {0}, false};
+    cursor ca = {a, alen, 0, 0}, cb = {b, blen, 0, 0};
     unified(d, &ca, &cb, a_name, b_name, context, max_lines, out);
-}
-
-void cg_diff_unified_src(const cg_diff *d, const cg_diff_src *a, const cg_diff_src *b, size_t window,
-                         const char *a_name, const char *b_name, unsigned context, size_t max_lines,
-                         cg_strbuf *out)
-{
-    size_t w = window ? window : SRC_WINDOW;
-    text A = {NULL, a, a->len, w}, B = {NULL, b, b->len, w};
-    ucur ca = {{0}, lcur_at(&A, 0, A.len, 0, 0), true}, cb = {{0}, lcur_at(&B, 0, B.len, 0, 0), true};
-    unified(d, &ca, &cb, a_name, b_name, context, max_lines, out);
-    lcur_release(&ca.l);
-    lcur_release(&cb.l);
 }

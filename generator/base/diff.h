@@ -32,40 +32,15 @@ void cg_diff_compute(const char *a, size_t alen, const char *b, size_t blen, cg_
  * and tail (found on the bytes) and `margin` lines around it (SIZE_MAX:
  * every line; the result is the same, which the tests check). */
 void cg_diff_compute_margin(const char *a, size_t alen, const char *b, size_t blen, size_t margin, cg_diff *d);
-/* What cg_diff_compute_margin does, with the knobs the tests turn: the
+/* What cg_diff_compute_margin does, with the knob the tests turn: the
  * lines (both sides) above which a region is searched a window at a time
- * (0: 200,000), and `tables` to split such a region into a table of lines
- * first, as it once was (the hunks are the same; the tests hold the two to
- * that). */
+ * (0: 200,000). */
 typedef struct cg_diff_opts {
     size_t margin;
     size_t large_region;
-    bool tables;
-    size_t window;           /* a text read through a callback: bytes read at a time (0: 256 KB) */
 } cg_diff_opts;
 void cg_diff_compute_with(const char *a, size_t alen, const char *b, size_t blen, const cg_diff_opts *o, cg_diff *d);
 void cg_diff_release(cg_diff *d);
-
-/* A text never held whole: `read` copies its bytes [off, off + n) into buf
- * (0 < n, off + n <= len).  It cannot fail: a reader that meets an error
- * fills buf with something and remembers the error for its caller. */
-typedef struct cg_diff_src {
-    size_t len;
-    void (*read)(void *ctx, size_t off, char *buf, size_t n);
-    void *ctx;
-    /* Optional, on the second text (b) of cg_diff_compute_src: how many of
-     * its bytes from `off` on are known to be the first text's bytes from
-     * `a_off` on (0: none known), so that lines the same are passed
-     * without reading them (a streamed config knows where it is the
-     * committed file's bytes).  Only what is known: the hunks are the
-     * same either way. */
-    size_t (*same)(void *ctx, size_t off, size_t a_off);
-} cg_diff_src;
-/* cg_diff_compute_with over two texts read a window at a time: the same
- * hunks, in memory of the lines around the changes (a region searched a
- * window at a time is read where it is; a smaller one is read whole, as
- * the lines it splits).  o NULL: as cg_diff_compute. */
-void cg_diff_compute_src(const cg_diff_src *a, const cg_diff_src *b, const cg_diff_opts *o, cg_diff *d);
 
 /* A line of a cut diff shows at most this many bytes (then says how many
  * more it has). */
@@ -80,9 +55,5 @@ void cg_diff_compute_src(const cg_diff_src *a, const cg_diff_src *b, const cg_di
 void cg_diff_unified(const cg_diff *d, const char *a, size_t alen, const char *b, size_t blen,
                      const char *a_name, const char *b_name, unsigned context, size_t max_lines,
                      cg_strbuf *out);
-/* The same, of two texts read through callbacks (window: as cg_diff_opts'). */
-void cg_diff_unified_src(const cg_diff *d, const cg_diff_src *a, const cg_diff_src *b, size_t window,
-                         const char *a_name, const char *b_name, unsigned context, size_t max_lines,
-                         cg_strbuf *out);
 
 #endif

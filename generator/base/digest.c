@@ -35,20 +35,3 @@ void cg_sha256_hex(const void *data, size_t n, char *hex, size_t nbytes)
     cg_sha256_final(&s, d);
     cg_hex(d, nbytes > 32 ? 32 : nbytes, hex);
 }
-
-void cg_fastmac_init(cg_fastmac *m, const unsigned char key[16], const unsigned char nonce[16])
-{
-    umac128_set_key(&m->ctx, key);
-    umac128_set_nonce(&m->ctx, 16, nonce);
-}
-
-void cg_fastmac_update(cg_fastmac *m, const void *data, size_t n)
-{
-    if (n)
-        umac128_update(&m->ctx, n, data);
-}
-
-void cg_fastmac_final(cg_fastmac *m, unsigned char out[16])
-{
-    umac128_digest(&m->ctx, 16, out);
-}

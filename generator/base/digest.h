@@ -1,12 +1,11 @@
 /* digest — SHA-256 (FIPS 180-4), for the source and body digests that
- * config.yml's header records, and a fast keyed MAC for check's stamps.
+ * config.yml's header records.
  * The hashing is nettle's (nettle-dev), which picks the CPU's SHA
  * instructions at run time where they exist. */
 #ifndef CIGEN_DIGEST_H
 #define CIGEN_DIGEST_H
 
 #include <nettle/sha2.h>
-#include <nettle/umac.h>
 #include <stddef.h>
 
 typedef struct cg_sha256 {
@@ -20,18 +19,5 @@ void cg_sha256_final(cg_sha256 *s, unsigned char out[32]);
 /* Lower-case hex of the first `nbytes` of the digest of data. */
 void cg_sha256_hex(const void *data, size_t n, char *hex, size_t nbytes);
 void cg_hex(const unsigned char *bytes, size_t n, char *hex);
-
-/* A keyed 128-bit MAC of large files (UMAC-128, nettle's): several times
- * faster than SHA-256, so a check's stamp can verify a config of hundreds
- * of megabytes at close to the cost of reading it.  With a secret key, a
- * change that keeps the MAC cannot be made without knowing the key.  The
- * nonce must differ between the messages one key signs. */
-typedef struct cg_fastmac {
-    struct umac128_ctx ctx;
-} cg_fastmac;
-
-void cg_fastmac_init(cg_fastmac *m, const unsigned char key[16], const unsigned char nonce[16]);
-void cg_fastmac_update(cg_fastmac *m, const void *data, size_t n);
-void cg_fastmac_final(cg_fastmac *m, unsigned char out[16]);
 
 #endif

@@ -444,7 +444,7 @@ static void check_limits(cg_lint *l)
     const cg_manifest *m = &p->manifest;
     /* the size with every alias and merge expanded: each fragment's tree
      * written out, plus the generated text (which has no aliases) */
-    size_t expanded = l->out->config_size, depth = 0;
+    size_t expanded = l->out->config.len, depth = 0;
     for (size_t f = 0; f < p->nfragments; f++) {
         const cg_doc *doc = p->fragments[f].doc;
         cg_strbuf dump = CG_STRBUF_INIT;

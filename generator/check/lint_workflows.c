@@ -692,7 +692,7 @@ void cg_lint_check_tag_traps(cg_lint *l)
 {
     const cg_model *p = l->p;
     const cg_config *out = l->out;
-    if (!out || out->streamed || !out->config.len || !strstr(cg_strbuf_str(&out->config), "tags:"))
+    if (!out || !out->config.len || !strstr(cg_strbuf_str(&out->config), "tags:"))
         return; /* no tag filter anywhere: nothing to parse */
     cg_error err;
     cg_error_init(&err);

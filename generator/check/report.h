@@ -1,5 +1,10 @@
 /* report — what changed between two versions of config.yml, as jobs.
  *
+ * One concern in four files, by role, each calling only those before it:
+ * report_read.c (a config's text as jobs), report_group.c (the groups),
+ * report_compare.c (the comparison, then the grouping), report_print.c
+ * (the text and the JSON).
+ *
  * Both texts are read as CircleCI configs: every workflow entry is a job
  * (its effective name, the job it invokes, its arguments, its workflows);
  * `jobs:`, `commands:` and `executors:` entries are definitions.  The report
@@ -11,7 +16,6 @@
 #define CIGEN_REPORT_H
 
 #include <jansson.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -56,13 +60,6 @@ typedef struct cg_matrix {
  * (cg_matrix_compare_sliced), else whole. */
 void cg_matrix_compare(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
                        const cg_model *p, cg_matrix *m);
-/* Runs f(a) and f(b), one after the other or at once (cmd/ gives one that
- * starts a thread: only cmd/ starts threads). */
-typedef void (*cg_run_both)(void (*f)(void *), void *a, void *b);
-/* cg_matrix_compare, the two texts sliced by `both` (NULL: one after the
- * other); the result is the same. */
-void cg_matrix_compare_both(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
-                            const cg_model *p, cg_run_both both, cg_matrix *m);
 /* The two readings, for the tests that hold them to the same result.
  * Whole: both texts read as YAML documents (jansson values), each job's
  * entries compared as values.  Sliced: the texts cut into their top-level
@@ -73,39 +70,6 @@ void cg_matrix_compare_whole(const char *old_text, size_t old_len, const char *n
                              const cg_model *p, cg_matrix *m);
 bool cg_matrix_compare_sliced(const char *old_text, size_t old_len, const char *new_text, size_t new_len,
                               const cg_model *p, cg_matrix *m);
-/* Where the generated config is the same bytes as the committed one: its
- * bytes [new_at, new_at + len) are the committed config's from old_at. */
-typedef struct cg_report_run {
-    size_t new_at, old_at, len;
-} cg_report_run;
-typedef struct cg_report_old cg_report_old;
-/* The result of cg_matrix_compare_both, the configs never held whole: each
- * read through a callback (base/diff.h), `runs` (in order; malloc'd, taken
- * and freed once read) saying where they are the same bytes.  The jobs whose entries lie there on both sides
- * are left out of the comparison (named only), the rest compared as whole
- * configs are, each entry read again through old_src or new_src when it is
- * compared, or through old_src2 and new_src2 (never NULL) by the second
- * half of the comparison (on `both`'s other thread: a reader each thread;
- * the same sources will do where reading is thread-safe).  False (m empty) when it cannot tell the same result: the
- * caller then reads both configs whole. */
-bool cg_matrix_compare_src(const cg_diff_src *old_src, const cg_diff_src *new_src, const cg_diff_src *old_src2,
-                           const cg_diff_src *new_src2, cg_report_run *runs, size_t nruns, const cg_model *p,
-                           cg_run_both both, cg_report_old *pre, cg_matrix *m);
-/* The committed config's part of cg_matrix_compare_src, which needs nothing
- * of the generated one: read before it is known (on another core, while it
- * is rendered), then handed to cg_matrix_compare_src as `pre` (taken, even
- * when NULL or read from a text of another length: then read again). */
-cg_report_old *cg_report_old_scan(const cg_diff_src *old_src);
-/* The same on another thread, watched: `at` says how far it has read (the
- * offset of the entry it is at; SIZE_MAX once done), and once `stop` is
- * set it stops at the next entry and returns NULL (its caller then reads
- * it again itself). */
-typedef struct cg_report_scan_ctl {
-    _Atomic size_t at;
-    _Atomic bool stop;
-} cg_report_scan_ctl;
-cg_report_old *cg_report_old_scan_ctl(const cg_diff_src *old_src, cg_report_scan_ctl *ctl);
-void cg_report_old_free(cg_report_old *o);
 void cg_matrix_release(cg_matrix *m);
 /* How the jobs changed, as generate ("written (+2 jobs, 1 changed)") and
  * check ("jobs: -1 job") print it, only the parts that are not zero: "+3
@@ -113,10 +77,11 @@ void cg_matrix_release(cg_matrix *m);
  * (definitions only when no job changed), or "no job added, removed or
  * changed". */
 void cg_matrix_summary(const cg_matrix *m, cg_strbuf *out);
-/* The readable report (indented lines). */
-void cg_matrix_print(const cg_matrix *m, cg_strbuf *out);
+/* The readable report (indented lines), in at most max_lines lines (0: no
+ * limit but CG_REPORT_MAX_GROUPS) when it has any group to leave out. */
+void cg_matrix_print(const cg_matrix *m, size_t max_lines, cg_strbuf *out);
 /* Its lines after the summary: the jobs by group, named. */
-void cg_matrix_print_groups(const cg_matrix *m, cg_strbuf *out);
+void cg_matrix_print_groups(const cg_matrix *m, size_t max_lines, cg_strbuf *out);
 /* The text report names at most this many groups (and definitions), then
  * says how many more there are; each line is escaped (cg_escape_line) and
  * cut at CG_DIFF_MAX_WIDTH bytes. */

@@ -169,7 +169,7 @@ int cg_roundtrip_check(const cg_model *m, cg_error *err)
     cg_entry_observer obs = {on_begin, on_arg, on_end, &R};
     cg_config cfg;
     cg_config_init(&cfg);
-    int rc = cg_config_render(m, NULL, &obs, &cfg, err);
+    int rc = cg_config_render(m, &obs, &cfg, err);
     if (rc == 0) {
         cg_error e;
         cg_error_init(&e);

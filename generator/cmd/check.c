@@ -4,14 +4,17 @@
 #include <string.h>
 
 #include "base/diff.h"
+#include "base/text.h"
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
-#include "cmd/stamp.h"
-#include "cmd/stream.h"
 #include "cmd/summary.h"
 #include "io/fsio.h"
 #include "render/header.h"
+
+/* The lines of the text report's jobs and differences together (changed
+ * lines of a diff), unless --full-diff. */
+#define CHECK_REPORT_LINES ((size_t)200)
 
 static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
 {
@@ -76,29 +79,42 @@ static void check_text(cg_project *p, cg_disk *o, bool full, cg_strbuf *out)
                        setup->sources_changed ? ", and its sources changed since it was generated" : "");
         cg_strbuf_release(&where);
     }
-    /* 2. the jobs */
+    /* 2. the jobs, and 3. the differences: one budget of lines for both
+     * (the jobs at most half of it), a diagram's differences summarised */
+    size_t left = full ? 0 : CHECK_REPORT_LINES;
     if (cfg->status == CG_OUT_DIFFERS) {
         if (cfg->old_len > CG_REPORT_MAX_BYTES || cfg->f.len > CG_REPORT_MAX_BYTES) {
             cg_strbuf_adds(out, "jobs: not compared (over 64 MB); see the differences below\n");
         } else {
+            size_t at = out->len;
             cg_matrix m;
             cg_disk_matrix(p, &o->v[0], &m);
-            cg_matrix_print(&m, out);
+            cg_matrix_print(&m, left / 2, out);
             cg_matrix_release(&m);
+            if (left)
+                left -= cg_count_newlines(out->buf + at, out->len - at);
         }
     }
-    /* 3. the differences, bounded */
-    size_t budget = full ? 0 : 200;
     for (size_t i = 0; i < o->n; i++) {
         const cg_disk_file *s = &o->v[i];
         if (s->status == CG_OUT_MISSING)
             cg_strbuf_addf(out, "%s is missing\n", s->f.rel);
         if (s->status != CG_OUT_DIFFERS)
             continue;
+        bool diagram = i > 0 && s->f.rel != p->m.manifest.pipeline.setup;
+        size_t changed = s->diff.removed + s->diff.added;
+        if (!full && (diagram || left == 0)) {
+            cg_strbuf_addf(out, "%s differs: %zu line%s removed, %zu added (%s; --full-diff shows them)\n",
+                           s->f.rel, s->diff.removed, s->diff.removed == 1 ? "" : "s", s->diff.added,
+                           diagram ? "a diagram" : "the report's lines are used");
+            continue;
+        }
         char a[600], b[600];
         snprintf(a, sizeof a, "%s (committed)", s->f.rel);
         snprintf(b, sizeof b, "%s (from its sources)", s->f.rel);
-        cg_disk_unified(s, a, b, budget, out);
+        cg_disk_unified(s, a, b, left, out);
+        if (left)
+            left -= changed < left ? changed : left;
     }
     /* 4. the fix */
     if (setup && setup->hand_edited && !(cfg->hand_edited && cfg->status == CG_OUT_DIFFERS))
@@ -179,6 +195,217 @@ static json_t *check_json(cg_project *p, cg_disk *o, bool full)
     return root;
 }
 
+/* What the options ask of a check. */
+typedef struct check_opts {
+    bool full, json, allow_special;
+    const char *branch;  /* the branch being checked, or NULL */
+} check_opts;
+
+/* One check's state, released in one place whatever happened. */
+typedef struct check_state {
+    cg_project p;
+    cg_selection fallback;  /* the selection the committed config's header records */
+    bool committed_special; /* the committed config is a special-PR config */
+    char *overlay_gone;     /* the overlay file it was made from, now gone */
+    bool on_its_branch;     /* the branch checked is the one its selection is for */
+    cg_strbuf note;         /* what the special-PR rules say of this check */
+    cg_disk o;
+    cg_error err;
+} check_state;
+
+static void state_init(check_state *s)
+{
+    memset(s, 0, sizeof *s);
+    cg_project_init(&s->p);
+    s->p.draw_diagrams = true;
+    cg_selection_init(&s->fallback);
+    cg_strbuf_init(&s->note);
+    cg_error_init(&s->err);
+}
+
+static void state_release(check_state *s)
+{
+    cg_disk_release(&s->o);
+    cg_error_release(&s->err);
+    cg_project_release(&s->p);
+    cg_strbuf_release(&s->note);
+    cg_selection_release(&s->fallback);
+    free(s->overlay_gone);
+}
+
+/* Loads and renders the project.  The committed config may be a special-PR
+ * config: with --allow-special, the project is built again with the
+ * selection its header records (g's options changed to say so). */
+static int build(cg_global *g, const check_opts *co, check_state *s)
+{
+    int rc = cg_cli_build(g, &s->p, true);
+    if (rc != 0)
+        return rc;
+    char *old = NULL;
+    size_t old_len = 0;
+    cg_error e2;
+    cg_error_init(&e2);
+    /* only the header matters (the whole file only when its header is
+     * longer than the head read) */
+    size_t head = 1 << 16;
+    int r = cg_read_output_head(s->p.m.root, s->p.m.manifest.output, NULL, "read", head, &old, &old_len, &e2);
+    if (r == 0 && old_len == head && !cg_header_ends_in(old, old_len)) {
+        free(old);
+        old = NULL;
+        r = cg_read_output(s->p.m.root, s->p.m.manifest.output, NULL, "read", &old, &old_len, &e2);
+    }
+    if (r == 0)
+        s->committed_special = cg_selection_from_header(&s->fallback, old, old_len);
+    free(old);
+    if (s->committed_special && co->allow_special && cg_selection_empty(&s->p.m.selection)) {
+        /* a selection read from an overlay file is read from it again
+         * (a path leaving the project is refused then); when the file is
+         * gone, the config must be regenerated */
+        char *data = NULL;
+        size_t len;
+        if (s->fallback.overlay &&
+            cg_check_project_path(s->fallback.overlay, &(cg_pos){0}, "the overlay path", &e2) == 0 &&
+            cg_read_source(s->p.m.root, s->fallback.overlay, NULL, CG_DEFAULT_MAX_BYTES, &data, &len, true, &e2) == 1)
+            s->overlay_gone = cg_xstrdup(s->fallback.overlay);
+        free(data);
+        if (!s->overlay_gone) {
+            if (s->fallback.overlay)
+                g->opt.overlay = s->fallback.overlay, g->opt.no_overlay = false;
+            else
+                g->opt.fallback = &s->fallback;
+            cg_project_release(&s->p);
+            cg_project_init(&s->p);
+            s->p.draw_diagrams = true;
+            rc = cg_cli_build(g, &s->p, true);
+        }
+    }
+    cg_error_release(&e2);
+    return rc;
+}
+
+/* A config with lint errors (or warnings, with --strict) is refused. */
+static int refuse_lint_errors(const cg_global *g, const cg_project *p)
+{
+    size_t nbad = p->lint.nerrors + (g->opt.strict ? p->lint.nwarnings : 0);
+    if (!nbad)
+        return 0;
+    cg_strbuf out = CG_STRBUF_INIT;
+    cg_lint_print(&p->lint, &out);
+    fputs(cg_strbuf_str(&out), stderr);
+    fprintf(stderr, "cigen: error: the sources make a config with %zu lint error%s%s\n", nbad,
+            nbad == 1 ? "" : "s", p->lint.nwarnings && g->opt.strict ? " (warnings count as errors with --strict)" : "");
+    cg_strbuf_release(&out);
+    return CG_EXIT_ERROR;
+}
+
+/* What the special-PR rules say of this check, into s->note (empty: nothing). */
+static void special_note(const check_opts *co, check_state *s)
+{
+    const cg_model *m = &s->p.m;
+    bool special_active = !cg_selection_empty(&m->selection);
+    const cg_selection *in_force = special_active ? &m->selection : &s->fallback;
+    const char *branch = co->branch;
+    s->on_its_branch = in_force->branch && branch && cg_streq(in_force->branch, branch);
+    if (co->allow_special && (special_active || s->committed_special) && !s->on_its_branch && !s->overlay_gone) {
+        /* --allow-special: on the pull request's own branch only */
+        if (!in_force->branch)
+            cg_strbuf_addf(&s->note, "cigen: --allow-special accepts a special-PR config only on the branch "
+                           "it is for, and this one names none: add 'branch: NAME' to %s (or pass --pr-branch "
+                           "NAME) and run %s\n", CG_DEFAULT_OVERLAY, m->manifest.regenerate);
+        else if (!branch)
+            cg_strbuf_addf(&s->note, "cigen: --allow-special: this special-PR config is for branch '%s'; "
+                           "name the branch being checked with --branch NAME (CI sets CIRCLE_BRANCH)\n",
+                           in_force->branch);
+        else
+            cg_strbuf_addf(&s->note, "cigen: this special-PR config is for branch '%s', not '%s': "
+                           "--allow-special does not accept it here; regenerate without the selection: %s\n",
+                           in_force->branch, branch, m->manifest.regenerate);
+    } else if (!co->allow_special && (special_active || s->committed_special)) {
+        cg_strbuf args = CG_STRBUF_INIT;
+        cg_selection_args(in_force, &args);
+        if (s->on_its_branch)
+            cg_strbuf_addf(&s->note, "cigen: this is the special-PR config of branch '%s' (%s): this check "
+                           "fails on purpose, so that the pull request cannot be merged while its special jobs "
+                           "run; before merging, delete %s (or drop the flags), run %s and commit\n",
+                           branch, args.buf, in_force->overlay ? in_force->overlay : CG_DEFAULT_OVERLAY,
+                           m->manifest.regenerate);
+        else if (special_active)
+            cg_strbuf_addf(&s->note, "cigen: a special-PR selection is in force (%s, from %s): the config "
+                           "it makes is for one pull request; remove the selection and run %s before landing\n",
+                           args.buf, m->selection.source, m->manifest.regenerate);
+        else
+            cg_strbuf_addf(&s->note, "cigen: %s is a special-PR config (%s); regenerate without it before "
+                           "landing: %s\n", m->manifest.output, args.buf, m->manifest.regenerate);
+        cg_strbuf_release(&args);
+    } else if (s->overlay_gone) {
+        cg_strbuf_addf(&s->note, "cigen: %s was made from %s, which is gone: run %s\n", m->manifest.output,
+                       s->overlay_gone, m->manifest.regenerate);
+    }
+}
+
+/* --json: the report as one object, the special-PR state with it. */
+static void print_json(const check_opts *co, check_state *s)
+{
+    const cg_model *m = &s->p.m;
+    bool special_active = !cg_selection_empty(&m->selection);
+    const cg_selection *in_force = special_active ? &m->selection : &s->fallback;
+    json_t *j = check_json(&s->p, &s->o, co->full);
+    json_t *sp = json_object();
+    cg_strbuf args = CG_STRBUF_INIT;
+    cg_selection_args(in_force, &args);
+    json_object_set_new(sp, "in_force", json_boolean(special_active));
+    json_object_set_new(sp, "committed", json_boolean(s->committed_special));
+    json_object_set_new(sp, "allowed", json_boolean(co->allow_special && s->on_its_branch));
+    json_object_set_new(sp, "branch", in_force->branch ? json_string(in_force->branch) : json_null());
+    json_object_set_new(sp, "on_its_branch", json_boolean(s->on_its_branch));
+    json_object_set_new(sp, "selection", args.len ? json_string(args.buf) : json_null());
+    json_object_set_new(sp, "overlay_gone", s->overlay_gone ? json_string(s->overlay_gone) : json_null());
+    json_object_set_new(j, "special", sp);
+    if (s->note.len)
+        json_object_set_new(j, "status", json_string("out_of_sync"));
+    cg_strbuf_release(&args);
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    puts(text);
+    free(text);
+    json_decref(j);
+}
+
+/* The check: builds, compares with the disk, reports; the exit status. */
+static int run(cg_global *g, const check_opts *co)
+{
+    check_state s;
+    state_init(&s);
+    int rc = build(g, co, &s);
+    if (rc == 0)
+        rc = refuse_lint_errors(g, &s.p);
+    if (rc == 0 && cg_disk_collect(&s.p, &s.o, "compare", &s.err) != 0) {
+        cg_cli_print_error(&s.err);
+        rc = CG_EXIT_ERROR;
+    }
+    if (rc == 0) {
+        special_note(co, &s);
+        size_t ndiff = s.o.nstale;
+        for (size_t i = 0; i < s.o.n; i++)
+            ndiff += s.o.v[i].status != CG_OUT_SAME;
+        rc = ndiff || s.note.len ? CG_EXIT_DIFF : 0;
+        /* a committed special config refused: the fix is to regenerate, and
+         * a diff against the whole matrix would only bury it */
+        bool report = !s.note.len || !cg_selection_empty(&s.p.m.selection) || s.overlay_gone;
+        if (co->json) {
+            print_json(co, &s);
+        } else if (rc != 0 || !g->quiet) {
+            cg_strbuf out = CG_STRBUF_INIT;
+            if (report && (ndiff || !s.note.len))
+                check_text(&s.p, &s.o, co->full, &out);
+            fputs(cg_strbuf_str(&s.note), stdout);
+            fwrite(cg_strbuf_str(&out), 1, out.len, stdout); /* whatever bytes it holds */
+            cg_strbuf_release(&out);
+        }
+    }
+    state_release(&s);
+    return rc;
+}
+
 int cg_cmd_check(const cg_global *g0, int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -186,42 +413,36 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                                              {"json", no_argument, NULL, 'j'},
                                              {"allow-special", no_argument, NULL, 'S'},
                                              {"branch", required_argument, NULL, 'B'},
-                                             {"no-cache", no_argument, NULL, 'N'},
                                              CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     int c;
-    bool full = false, json = false, allow_special = false, no_cache = false;
-    const char *branch = NULL;
+    check_opts co = {false, false, false, NULL};
     cg_global local = *g0, *g = &local;
-    cg_selection sel, fallback;
+    cg_selection sel;
     cg_selection_init(&sel);
-    cg_selection_init(&fallback);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while ((c = cg_cli_getopt(g, argc, argv, "hqv", longopts)) != -1) {
         if (cg_cli_selection_option(g, &sel, c, optarg))
             continue;
         if (c == 'S') {
-            allow_special = true;
+            co.allow_special = true;
             continue;
         }
         if (c == 'B') {
-            branch = optarg;
-            continue;
-        }
-        if (c == 'N') {
-            no_cache = true;
+            co.branch = optarg;
             continue;
         }
         if (c == 'h') {
             puts("usage: cigen check [--full-diff] [--json] [--allow-special] [--branch NAME]\n"
-                 "                   [--no-cache] [--only PATTERN]... [--also PATTERN]...\n"
-                 "                   [--overlay FILE] [--allow-protected] [--pr-branch NAME]\n\n"
+                 "                   [--only PATTERN]... [--also PATTERN]... [--overlay FILE]\n"
+                 "                   [--allow-protected] [--pr-branch NAME]\n\n"
                  "Regenerates every output in memory and compares it with the file on disk.\n"
                  "When they differ it prints, in this order: one summary line (which files differ,\n"
                  "and whether config.yml was edited by hand or its sources changed since it was\n"
                  "generated); the jobs added, removed and changed (a count line naming only the\n"
                  "parts that are not zero, e.g. \"jobs: -1 job\"), grouped by the dimension value\n"
-                 "that explains them; a unified diff (200 changed lines at most unless --full-diff);\n"
+                 "that explains them; a unified diff of the config (the jobs and the diff 200 lines\n"
+                 "at most together, a diagram's differences counted in one line, unless --full-diff);\n"
                  "and the command that fixes it.  Stale diagrams (made by cigen, no longer\n"
                  "produced) count as differences.  --json prints the same report as one object.\n\n"
                  "A special-PR config (one made with --only/--also or special-pr.yml) is refused\n"
@@ -232,27 +453,20 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                  "and the selection recorded in its header, read again from the overlay file the\n"
                  "header names (a config whose overlay file is gone is out of sync).  The\n"
                  "current branch is --branch NAME, else $CIRCLE_BRANCH.\n\n"
-                 "A check (or generate) that finds everything in sync leaves a stamp (in $CIGEN_CACHE_DIR, else\n"
-                 "$XDG_CACHE_HOME/cigen, else ~/.cache/cigen): the digests of every source it read,\n"
-                 "of every output and diagram it compared, and which cigen binary and libraries ran.  The next check\n"
-                 "(or generate) finds them all unchanged and says in sync without rendering (-v says so); any change\n"
-                 "and it checks in full.  A fresh clone has no stamp.  CIGEN_CACHE_DIR=off or\n"
-                 "--no-cache: no stamp is read or written.\n\n"
                  "options:\n"
                  "  --full-diff       show the whole diff\n"
                  "  --json            the report as one JSON object\n"
                  "  --allow-special   accept a special-PR config on the branch it is for\n"
                  "  --branch NAME     the branch being checked (default: $CIRCLE_BRANCH)\n"
-                 "  --no-cache        check in full, even when a stamp says nothing changed\n"
                  CG_SELECTION_HELP
                  "\nExit status: 0 in sync, 1 out of sync, 2 broken sources or bad usage.");
             cg_selection_release(&sel);
             return 0;
         }
         if (c == 'F')
-            full = true;
+            co.full = true;
         else if (c == 'j')
-            json = true;
+            co.json = true;
         else {
             cg_selection_release(&sel);
             return CG_EXIT_ERROR;
@@ -263,228 +477,11 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
-    /* a check of the plain config (no selection, no JSON) may be answered
-     * by the stamp of an earlier one, when nothing it read has changed */
-    cg_stamp stamp;
-    memset(&stamp, 0, sizeof stamp);
-    bool stampable = !no_cache && !json && !g->opt.selection && !g->opt.overlay;
-    if (stampable) {
-        cg_strbuf why = CG_STRBUF_INIT, message = CG_STRBUF_INIT, opts = CG_STRBUF_INIT;
-        cg_strbuf_addf(&opts, "strict=%d", g->opt.strict); /* the key generate uses too */
-        cg_stamp_init(&stamp, g->opt.dir, g->opt.manifest, opts.buf, &why);
-        bool holds = cg_stamp_holds(&stamp, "check", &message, &why);
-        if (holds)
-            cg_cli_verbose(g, "in sync by the stamp %s: no source, output or cigen changed since a run "
-                           "verified them (--no-cache checks in full)", stamp.path);
-        else
-            cg_cli_verbose(g, "checking in full: %s", why.len ? why.buf : "stamps are off");
-        if (holds && !g->quiet)
-            fwrite(message.buf, 1, message.len, stdout);
-        cg_strbuf_release(&why);
-        cg_strbuf_release(&message);
-        cg_strbuf_release(&opts);
-        if (holds) {
-            cg_stamp_release(&stamp);
-            cg_selection_release(&sel);
-            cg_selection_release(&fallback);
-            return 0;
-        }
-        cg_stamp_watch(&stamp);
-    }
-    cg_project p;
-    cg_project_init(&p);
-    p.draw_diagrams = true;
-    /* a large config is compared with the file on disk as it is rendered,
-     * never held whole; from a difference on it is kept, for the report */
-    cg_stream S;
-    cg_config_stream sink;
-    cg_stream_start(&p, &S, &sink, NULL);
-    int rc = cg_cli_build(g, &p, true);
-    /* the committed config may be a special-PR config: with --allow-special,
-     * check it against the selection its header records */
-    bool committed_special = false;
-    char *overlay_gone = NULL;
-    if (rc == 0) {
-        char *old = NULL;
-        size_t old_len = 0;
-        cg_error e2;
-        cg_error_init(&e2);
-        /* only the header matters: never hold a large config twice (the
-         * whole file only when its header is longer than the head read) */
-        size_t head = 1 << 16;
-        int r = cg_read_output_head(p.m.root, p.m.manifest.output, NULL, "read", head, &old, &old_len, &e2);
-        if (r == 0 && old_len == head && !cg_header_ends_in(old, old_len)) {
-            free(old);
-            old = NULL;
-            r = cg_read_output(p.m.root, p.m.manifest.output, NULL, "read", &old, &old_len, &e2);
-        }
-        if (r == 0)
-            committed_special = cg_selection_from_header(&fallback, old, old_len);
-        free(old);
-        if (committed_special && allow_special && cg_selection_empty(&p.m.selection)) {
-            /* a selection read from an overlay file is read from it again
-             * (a path leaving the project is refused then); when the file is
-             * gone, the config must be regenerated */
-            char *data = NULL;
-            size_t len;
-            if (fallback.overlay &&
-                cg_check_project_path(fallback.overlay, &(cg_pos){0}, "the overlay path", &e2) == 0 &&
-                cg_read_source(p.m.root, fallback.overlay, NULL, CG_DEFAULT_MAX_BYTES, &data, &len, true, &e2) == 1)
-                overlay_gone = cg_xstrdup(fallback.overlay);
-            free(data);
-            if (!overlay_gone) {
-                if (fallback.overlay)
-                    local.opt.overlay = fallback.overlay, local.opt.no_overlay = false;
-                else
-                    local.opt.fallback = &fallback;
-                cg_project_release(&p);
-                cg_stream_release(&S);
-                cg_project_init(&p);
-                p.draw_diagrams = true;
-                cg_stream_start(&p, &S, &sink, NULL);
-                rc = cg_cli_build(g, &p, true);
-            }
-        }
-        cg_error_release(&e2);
-    }
-    if (rc != 0) {
-        cg_project_release(&p);
-        cg_stream_release(&S);
-        cg_selection_release(&sel);
-        cg_selection_release(&fallback);
-        free(overlay_gone);
-        cg_stamp_release(&stamp);
-        return rc;
-    }
-    size_t nbad = p.lint.nerrors + (g->opt.strict ? p.lint.nwarnings : 0);
-    if (nbad) {
-        cg_strbuf out = CG_STRBUF_INIT;
-        cg_lint_print(&p.lint, &out);
-        fputs(cg_strbuf_str(&out), stderr);
-        fprintf(stderr, "cigen: error: the sources make a config with %zu lint error%s%s\n", nbad,
-                nbad == 1 ? "" : "s", p.lint.nwarnings && g->opt.strict ? " (warnings count as errors with --strict)" : "");
-        cg_strbuf_release(&out);
-        cg_project_release(&p);
-        cg_stream_release(&S);
-        cg_selection_release(&sel);
-        cg_selection_release(&fallback);
-        free(overlay_gone);
-        cg_stamp_release(&stamp);
-        return CG_EXIT_ERROR;
-    }
-    bool special_active = !cg_selection_empty(&p.m.selection);
-    cg_strbuf special_note = CG_STRBUF_INIT;
-    const cg_selection *in_force = special_active ? &p.m.selection : &fallback;
-    if (!branch)
-        branch = getenv("CIRCLE_BRANCH");
-    if (branch && !*branch)
-        branch = NULL;
-    bool on_its_branch = in_force->branch && branch && cg_streq(in_force->branch, branch);
-    if (allow_special && (special_active || committed_special) && !on_its_branch && !overlay_gone) {
-        /* --allow-special: on the pull request's own branch only */
-        if (!in_force->branch)
-            cg_strbuf_addf(&special_note, "cigen: --allow-special accepts a special-PR config only on the branch "
-                           "it is for, and this one names none: add 'branch: NAME' to %s (or pass --pr-branch "
-                           "NAME) and run %s\n", CG_DEFAULT_OVERLAY, p.m.manifest.regenerate);
-        else if (!branch)
-            cg_strbuf_addf(&special_note, "cigen: --allow-special: this special-PR config is for branch '%s'; "
-                           "name the branch being checked with --branch NAME (CI sets CIRCLE_BRANCH)\n",
-                           in_force->branch);
-        else
-            cg_strbuf_addf(&special_note, "cigen: this special-PR config is for branch '%s', not '%s': "
-                           "--allow-special does not accept it here; regenerate without the selection: %s\n",
-                           in_force->branch, branch, p.m.manifest.regenerate);
-    } else if (!allow_special && (special_active || committed_special)) {
-        cg_strbuf args = CG_STRBUF_INIT;
-        cg_selection_args(in_force, &args);
-        if (on_its_branch)
-            cg_strbuf_addf(&special_note, "cigen: this is the special-PR config of branch '%s' (%s): this check "
-                           "fails on purpose, so that the pull request cannot be merged while its special jobs "
-                           "run; before merging, delete %s (or drop the flags), run %s and commit\n",
-                           branch, args.buf, in_force->overlay ? in_force->overlay : CG_DEFAULT_OVERLAY,
-                           p.m.manifest.regenerate);
-        else if (special_active)
-            cg_strbuf_addf(&special_note, "cigen: a special-PR selection is in force (%s, from %s): the config "
-                           "it makes is for one pull request; remove the selection and run %s before landing\n",
-                           args.buf, p.m.selection.source, p.m.manifest.regenerate);
-        else
-            cg_strbuf_addf(&special_note, "cigen: %s is a special-PR config (%s); regenerate without it before "
-                           "landing: %s\n", p.m.manifest.output, args.buf, p.m.manifest.regenerate);
-        cg_strbuf_release(&args);
-    } else if (overlay_gone) {
-        cg_strbuf_addf(&special_note, "cigen: %s was made from %s, which is gone: run %s\n", p.m.manifest.output,
-                       overlay_gone, p.m.manifest.regenerate);
-    }
-    /* a committed special config refused: the fix is to regenerate, and a
-     * diff against the whole matrix would only bury it */
-    bool report = !special_note.len || special_active || overlay_gone;
-    cg_error err;
-    cg_error_init(&err);
-    cg_disk o;
-    memset(&o, 0, sizeof o);
-    /* a streamed config that differs is read again where the report needs
-     * it: the file on disk, and the rendered config from the pieces kept
-     * (not a second rendering) */
-    const cg_stream *streamed = S.done ? &S : NULL;
-    if (rc != 0 || cg_disk_collect(&p, &o, "compare", streamed, &err) != 0) {
-        cg_cli_print_error(&err);
-        rc = CG_EXIT_ERROR;
-    } else {
-        size_t ndiff = o.nstale;
-        for (size_t i = 0; i < o.n; i++)
-            ndiff += o.v[i].status != CG_OUT_SAME;
-        rc = ndiff || special_note.len ? CG_EXIT_DIFF : 0;
-        if (json) {
-            json_t *j = check_json(&p, &o, full);
-            json_t *sp = json_object();
-            cg_strbuf args = CG_STRBUF_INIT;
-            cg_selection_args(special_active ? &p.m.selection : &fallback, &args);
-            json_object_set_new(sp, "in_force", json_boolean(special_active));
-            json_object_set_new(sp, "committed", json_boolean(committed_special));
-            json_object_set_new(sp, "allowed", json_boolean(allow_special && on_its_branch));
-            json_object_set_new(sp, "branch", in_force->branch ? json_string(in_force->branch) : json_null());
-            json_object_set_new(sp, "on_its_branch", json_boolean(on_its_branch));
-            json_object_set_new(sp, "selection", args.len ? json_string(args.buf) : json_null());
-            json_object_set_new(sp, "overlay_gone", overlay_gone ? json_string(overlay_gone) : json_null());
-            json_object_set_new(j, "special", sp);
-            if (special_note.len)
-                json_object_set_new(j, "status", json_string("out_of_sync"));
-            cg_strbuf_release(&args);
-            char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            if (cg_disk_read_error(&o, &err) != 0) {
-                cg_cli_print_error(&err);
-                rc = CG_EXIT_ERROR;
-            } else {
-                puts(s);
-            }
-            free(s);
-            json_decref(j);
-        } else if (rc != 0 || !g->quiet) {
-            cg_strbuf out = CG_STRBUF_INIT;
-            if (report && (ndiff || !special_note.len))
-                check_text(&p, &o, full, &out);
-            if (cg_disk_read_error(&o, &err) != 0) {
-                cg_cli_print_error(&err);
-                rc = CG_EXIT_ERROR;
-            } else {
-                fputs(cg_strbuf_str(&special_note), stdout);
-                fwrite(cg_strbuf_str(&out), 1, out.len, stdout); /* whatever bytes it holds */
-            }
-            cg_strbuf_release(&out);
-        }
-        /* in sync, plain, no warning about the sources: stamped */
-        if (stampable && rc == 0 && !special_active && !committed_special && !overlay_gone && !p.m.warnings.count)
-            cg_summary_stamp(&stamp, &p, &o, streamed);
-    }
-    cg_stamp_release(&stamp);
-    cg_disk_release(&o);
-    cg_error_release(&err);
-    cg_project_release(&p);
-    cg_stream_release(&S);
-    cg_strbuf_release(&special_note);
+    if (!co.branch)
+        co.branch = getenv("CIRCLE_BRANCH");
+    if (co.branch && !*co.branch)
+        co.branch = NULL;
+    int rc = run(g, &co);
     cg_selection_release(&sel);
-    cg_selection_release(&fallback);
-    free(overlay_gone);
     return rc;
 }
-

@@ -178,7 +178,7 @@ int cg_cli_render(const cg_global *g, cg_project *p)
     int rc = cg_project_render(p, &err);
     if (rc == 0)
         cg_cli_verbose(g, "rendered %s in %.3f s: %zu bytes, %zu lint finding%s", p->m.manifest.output,
-                       cg_cli_now() - t0, p->out.config_size, p->lint.n, p->lint.n == 1 ? "" : "s");
+                       cg_cli_now() - t0, p->out.config.len, p->lint.n, p->lint.n == 1 ? "" : "s");
     if (rc != 0)
         cg_cli_print_error(&err);
     cg_error_release(&err);
@@ -198,7 +198,7 @@ int cg_cli_build(const cg_global *g, cg_project *p, bool render)
         rc = cg_project_render(p, &err);
         if (rc == 0)
             cg_cli_verbose(g, "rendered %s in %.3f s: %zu bytes, %zu lint finding%s", p->m.manifest.output,
-                           cg_cli_now() - t0, p->out.config_size, p->lint.n, p->lint.n == 1 ? "" : "s");
+                           cg_cli_now() - t0, p->out.config.len, p->lint.n, p->lint.n == 1 ? "" : "s");
     }
     /* -q silences warnings, unless --strict made them errors */
     if (p->m.warnings.count && (!g->quiet || g->opt.strict || rc != 0))

@@ -12,8 +12,7 @@
 
 enum { CG_EXIT_OK = 0, CG_EXIT_DIFF = 1, CG_EXIT_ERROR = 2 };
 
-/* Texts larger than this get a diff but no job-level report, and a config
- * larger than this is streamed as it is rendered (cmd/stream.h). */
+/* Texts larger than this get a diff but no job-level report. */
 #define CG_REPORT_MAX_BYTES ((size_t)64 << 20)
 
 typedef struct cg_global {
@@ -101,7 +100,7 @@ void cg_cli_verbose(const cg_global *g, const char *fmt, ...) __attribute__((for
 /* Seconds on a monotonic clock, for -v's timings. */
 double cg_cli_now(void);
 /* Runs f(a) and f(b) at once, b on a second thread (one after the other
- * when no thread can start): a cg_run_both (check/report.h). */
+ * when no thread can start). */
 void cg_cli_run_both(void (*f)(void *), void *a, void *b);
 
 /* Prints an error record to stderr. */

@@ -16,15 +16,6 @@ void cg_disk_release(cg_disk *o)
     for (size_t i = 0; i < o->n; i++) {
         cg_unmap_output(o->v[i].old, o->v[i].old_len, o->v[i].old_mapped);
         cg_diff_release(&o->v[i].diff);
-        if (o->v[i].has_matrix)
-            cg_matrix_release(&o->v[i].matrix);
-        if (o->v[i].from_src) {
-            cg_stream_reader_release(&o->v[i].rd);
-            cg_stream_reader_release(&o->v[i].rm);
-            cg_stream_reader_release(&o->v[i].rn);
-            cg_stream_reader_release(&o->v[i].rm2);
-            cg_stream_reader_release(&o->v[i].rn2);
-        }
     }
     free(o->v);
     for (size_t i = 0; i < o->nstale; i++)
@@ -105,144 +96,17 @@ static void differs_run(void *v)
     }
 }
 
-/* The job-level report of two texts: read a window at a time through
- * src_old and src_new (the jobs the same on both sides left out), or read
- * whole from them when that cannot tell, or held whole (a, b). */
-static void matrix_of(cg_project *p, const cg_disk_file *s, const cg_diff_src *src_old, const cg_diff_src *src_new,
-                      const cg_diff_src *src_old2, const cg_diff_src *src_new2, cg_matrix *m)
-{
-    const char *a = s->old, *b = s->f.data;
-    char *ha = NULL, *hb = NULL;
-    cg_run_both both = s->f.len > ((size_t)1 << 20) ? cg_cli_run_both : NULL;
-    if (s->from_src) {
-        /* where the rendered config is the file's bytes: its pieces not kept */
-        const cg_stream *S = s->stream;
-        cg_report_run *runs = cg_xmalloc((S->npieces + 1) * sizeof *runs);
-        size_t nruns = 0;
-        for (size_t i = 0; i < S->npieces; i++)
-            if (!S->pieces[i].kept)
-                runs[nruns++] = (cg_report_run){S->pieces[i].at, S->pieces[i].off, S->pieces[i].len};
-        bool done = cg_matrix_compare_src(src_old, src_new, src_old2, src_new2, runs, nruns, &p->m, both,
-                                          cg_stream_prescan_join(S), m);
-        if (done)
-            return;
-        a = ha = cg_xmalloc(src_old->len + 1);
-        if (src_old->len)
-            src_old->read(src_old->ctx, 0, ha, src_old->len);
-        b = hb = cg_xmalloc(src_new->len + 1);
-        if (src_new->len)
-            src_new->read(src_new->ctx, 0, hb, src_new->len);
-    }
-    cg_matrix_compare_both(a, s->old_len, b, s->f.len, &p->m, both, m);
-    free(ha);
-    free(hb);
-}
-
-/* The job-level report of a streamed config: each side read through its
- * own reader (they may be read at once). */
-static void matrix_src(cg_project *p, cg_disk_file *s, cg_matrix *m)
-{
-    cg_diff_src a, b, a2, b2;
-    cg_stream_src(&s->rm, false, &a);
-    cg_stream_src(&s->rn, true, &b);
-    cg_stream_src(&s->rm2, false, &a2);
-    cg_stream_src(&s->rn2, true, &b2);
-    matrix_of(p, s, &a, &b, &a2, &b2, m);
-}
-
-/* The diff and the job-level report of a streamed config, one each on the
- * two cores. */
-typedef struct report_task {
-    cg_project *p;
-    cg_disk_file *s;
-    bool matrix;
-} report_task;
-
-static void report_run(void *v)
-{
-    report_task *t = v;
-    cg_disk_file *s = t->s;
-    if (!t->matrix) {
-        cg_diff_compute_src(&s->src_old, &s->src_new, NULL, &s->diff);
-        return;
-    }
-    matrix_src(t->p, s, &s->matrix);
-    s->has_matrix = true;
-}
-
-/* check: the diff of a streamed config that differs, both texts read
- * again where it needs them (cmd/stream.h), never held whole; with it,
- * when the report has one, the job-level report. */
-static int streamed_diff(cg_project *p, const cg_stream *S, cg_disk_file *s, cg_error *err)
-{
-    /* only a hand edit's report names the jobs of lines (the line map,
-     * cg_disk_hand_edits): otherwise it goes before the report is made */
-    if (!S->hand_edited)
-        cg_linemap_release(&p->out.linemap);
-    s->from_src = true;
-    s->stream = S;
-    cg_stream_reader_init(&s->rd, S);
-    cg_stream_reader_init(&s->rm, S);
-    cg_stream_reader_init(&s->rn, S);
-    cg_stream_reader_init(&s->rm2, S);
-    cg_stream_reader_init(&s->rn2, S);
-    cg_stream_src(&s->rd, false, &s->src_old);
-    cg_stream_src(&s->rd, true, &s->src_new);
-    s->old_len = s->src_old.len;
-    if (S->old_h.len) {
-        char *head = cg_xmalloc(S->old_h.len);
-        s->src_old.read(s->src_old.ctx, 0, head, S->old_h.len);
-        for (size_t k = 0; k < S->old_h.len; k++)
-            s->header_lines += head[k] == '\n';
-        free(head);
-    }
-    report_task diff = {p, s, false}, jobs = {p, s, true};
-    if (s->old_len <= CG_REPORT_MAX_BYTES && s->f.len <= CG_REPORT_MAX_BYTES)
-        cg_cli_run_both(report_run, &diff, &jobs);
-    else
-        report_run(&diff);
-    if (cg_stream_read_error(&s->rd, err) != 0 || cg_stream_read_error(&s->rm, err) != 0 ||
-        cg_stream_read_error(&s->rn, err) != 0 || cg_stream_read_error(&s->rm2, err) != 0 ||
-        cg_stream_read_error(&s->rn2, err) != 0)
-        return -1;
-    return 0;
-}
-
 void cg_disk_unified(const cg_disk_file *s, const char *a_name, const char *b_name, size_t max_lines, cg_strbuf *out)
 {
-    if (s->from_src)
-        cg_diff_unified_src(&s->diff, &s->src_old, &s->src_new, 0, a_name, b_name, 3, max_lines, out);
-    else
-        cg_diff_unified(&s->diff, s->old, s->old_len, s->f.data, s->f.len, a_name, b_name, 3, max_lines, out);
+    cg_diff_unified(&s->diff, s->old, s->old_len, s->f.data, s->f.len, a_name, b_name, 3, max_lines, out);
 }
 
-int cg_disk_read_error(const cg_disk *o, cg_error *err)
+void cg_disk_matrix(const cg_project *p, const cg_disk_file *s, cg_matrix *m)
 {
-    for (size_t i = 0; i < o->n; i++)
-        if (o->v[i].from_src && (cg_stream_read_error(&o->v[i].rd, err) != 0 ||
-                                 cg_stream_read_error(&o->v[i].rm, err) != 0 ||
-                                 cg_stream_read_error(&o->v[i].rn, err) != 0 ||
-                                 cg_stream_read_error(&o->v[i].rm2, err) != 0 ||
-                                 cg_stream_read_error(&o->v[i].rn2, err) != 0))
-            return -1;
-    return 0;
+    cg_matrix_compare(s->old, s->old_len, s->f.data, s->f.len, &p->m, m);
 }
 
-void cg_disk_matrix(cg_project *p, cg_disk_file *s, cg_matrix *m)
-{
-    if (s->has_matrix) { /* made with the diff */
-        *m = s->matrix;
-        memset(&s->matrix, 0, sizeof s->matrix);
-        s->has_matrix = false;
-        return;
-    }
-    if (s->from_src)
-        matrix_src(p, s, m);
-    else
-        matrix_of(p, s, NULL, NULL, NULL, NULL, m);
-}
-
-int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream *streamed, cg_error *err)
+int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, cg_error *err)
 {
     size_t max = cg_cli_output_count(p);
     cg_output_file *files = cg_xcalloc(max + 1, sizeof *files);
@@ -265,19 +129,6 @@ int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream
     for (size_t i = 0; i < n; i++) {
         cg_disk_file *s = &o->v[o->n++];
         s->f = files[i];
-        if (i == 0 && streamed) {
-            s->f.data = NULL;
-            s->f.len = p->out.config_size;
-            s->status = streamed->old_fd < 0 ? CG_OUT_MISSING : streamed->differs ? CG_OUT_DIFFERS : CG_OUT_SAME;
-            s->digest = streamed->old_h.found;
-            s->hand_edited = streamed->hand_edited;
-            s->sources_changed = streamed->sources_changed;
-            if (s->status == CG_OUT_DIFFERS && streamed->sync && streamed_diff(p, streamed, s, err) != 0) {
-                free(files);
-                return -1;
-            }
-            continue;
-        }
         /* compare first without holding the old file: it is only read
          * whole when it differs, for the report */
         bool same;

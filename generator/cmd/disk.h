@@ -15,12 +15,11 @@
 #include "base/diff.h"
 #include "check/report.h"
 #include "cmd/cli.h"
-#include "cmd/stream.h"
 
 enum { CG_OUT_SAME, CG_OUT_DIFFERS, CG_OUT_MISSING };
 
 typedef struct cg_disk_file {
-    cg_output_file f;     /* f.data is NULL for a config streamed to its temporary file */
+    cg_output_file f;
     int status;
     char *old;
     size_t old_len;
@@ -30,16 +29,6 @@ typedef struct cg_disk_file {
     bool sources_changed; /* its sources are not the ones it was made from */
     size_t header_lines;  /* lines of its cigen header */
     cg_diff diff;         /* committed (a) -> generated (b) */
-    /* a streamed config.yml that differs, read again where the report
-     * needs it (old and f.data NULL): the file and the rendered config */
-    bool from_src;
-    cg_diff_src src_old, src_new; /* through rd */
-    const cg_stream *stream;
-    cg_stream_reader rd, rm, rn, rm2, rn2; /* one for the diff; for the job-level report
-                                   * a side each (they are sliced at once), and two more
-                                   * (its comparison reads both sides on two threads) */
-    cg_matrix matrix;             /* the job-level report, made with the diff */
-    bool has_matrix;
 } cg_disk_file;
 
 typedef struct cg_disk {
@@ -53,9 +42,8 @@ typedef struct cg_disk {
 void cg_disk_release(cg_disk *o);
 
 /* Fills o with p's outputs against the disk.  `verb` says what the command
- * does with them ("write", "compare"); `streamed`: config.yml went to its
- * temporary file (or was compared) as it was rendered. */
-int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, const cg_stream *streamed, cg_error *err);
+ * does with them ("write", "compare"). */
+int cg_disk_collect(cg_project *p, cg_disk *o, const char *verb, cg_error *err);
 
 /* "lines 120-134 (job x), 240": the committed lines a hand edit touched,
  * into out and/or ranges (JSON [from, to] pairs); *first_job the first job
@@ -65,15 +53,9 @@ void cg_disk_hand_edits(const cg_project *p, const cg_disk_file *s, cg_strbuf *o
 
 /* The unified diff of a file that differs (base/diff.h, cg_diff_unified). */
 void cg_disk_unified(const cg_disk_file *s, const char *a_name, const char *b_name, size_t max_lines, cg_strbuf *out);
-/* 0, or -1 with err set when reading a streamed config again failed. */
-int cg_disk_read_error(const cg_disk *o, cg_error *err);
-
 /* The job-level report of config.yml that differs (check/report.h), for
- * the caller to release.  A streamed one is read again a window at a time,
- * the jobs the same on both sides left out (cg_matrix_compare_src), or when
- * that cannot tell, both read whole for it (then freed); it is made with
- * the diff, on the other core, and handed over once. */
-void cg_disk_matrix(cg_project *p, cg_disk_file *s, cg_matrix *m);
+ * the caller to release. */
+void cg_disk_matrix(const cg_project *p, const cg_disk_file *s, cg_matrix *m);
 
 /* "missing", "edited by hand", "its sources changed", ... */
 const char *cg_disk_state_word(const cg_disk_file *s);

@@ -3,14 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/alloc.h"
 #include "base/diff.h"
 #include "check/branches.h"
 #include "check/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
-#include "cmd/stamp.h"
-#include "cmd/stream.h"
 #include "cmd/summary.h"
 #include "io/fsio.h"
 #include "render/header.h"
@@ -67,8 +64,8 @@ static void print_selection_summary(const cg_model *m)
  * names stands for it. */
 static void print_selection_twice(const cg_model *m, const cg_disk_file *cfg)
 {
-    if (m->per_change < 0 || !cfg->f.data)
-        return; /* (a config too large to hold was streamed: not simulated) */
+    if (m->per_change < 0)
+        return;
     const char *branch = m->selection.branch ? m->selection.branch : "cigen-special-pr";
     const char *pc = m->manifest.workflows[m->per_change].name;
     cg_strbuf where = CG_STRBUF_INIT; /* "'try-mac'", or what stands for it */
@@ -149,39 +146,9 @@ static void print_tier_changes(const cg_model *m)
     }
 }
 
-/* Whether the stamp of an earlier run says everything is already up to
- * date: then it prints what the full run would, and clears what killed runs
- * left in the output folders; else it watches the sources this run reads. */
-static bool stamped(const cg_global *g, cg_stamp *stamp)
+/* The run: renders, compares with the disk, writes what changed. */
+static int run(const cg_global *g, bool force, bool werror)
 {
-    cg_strbuf why = CG_STRBUF_INIT, message = CG_STRBUF_INIT, opts = CG_STRBUF_INIT;
-    cg_strbuf_addf(&opts, "strict=%d", g->opt.strict); /* check's key: either answers the other */
-    cg_stamp_init(stamp, g->opt.dir, g->opt.manifest, opts.buf, &why);
-    bool holds = cg_stamp_holds(stamp, "generate", &message, &why);
-    if (holds) {
-        cg_cli_verbose(g, "up to date by the stamp %s: no source, output or cigen changed since a run verified "
-                       "them (CIGEN_CACHE_DIR=off runs in full)", stamp->path);
-        for (size_t i = 0; i < stamp->ndirs; i++)
-            cg_remove_stale_temps(stamp->real, stamp->dirs[i]);
-        if (!g->quiet)
-            fwrite(message.buf, 1, message.len, stdout);
-    } else {
-        cg_cli_verbose(g, "generating in full: %s", why.len ? why.buf : "stamps are off");
-        cg_stamp_watch(stamp);
-    }
-    cg_strbuf_release(&why);
-    cg_strbuf_release(&message);
-    cg_strbuf_release(&opts);
-    return holds;
-}
-
-/* The full run: renders, compares with the disk, writes what changed.  A
- * run that finds everything in sync records its stamp (stamp: NULL, none). */
-static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
-{
-    /* generate's peak RSS is below its output's size: it trades memory for
-     * page faults, the largest cost of a 100k-job generate on a VM */
-    cg_alloc_huge_blocks(true);
     cg_project p;
     cg_project_init(&p);
     p.draw_diagrams = true;
@@ -191,14 +158,10 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
         return rc;
     }
     /* leftovers of a killed run go first: never after staging, which would
-     * remove this run's own temporary files (a large config is staged while
-     * it is rendered) */
+     * remove this run's own temporary files */
     remove_stale_temps(&p);
     cg_outputs outs;
     cg_outputs_init(&outs, p.m.root);
-    cg_stream S;
-    cg_config_stream sink;
-    cg_stream_start(&p, &S, &sink, &outs);
     rc = cg_cli_render(g, &p);
     werror = werror || g->opt.strict;
     size_t nbad = rc == 0 ? p.lint.nerrors + (werror ? p.lint.nwarnings : 0) : 0;
@@ -209,7 +172,6 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
                 nbad == 1 ? "" : "s", werror && p.lint.nwarnings ? " (warnings count as errors with --werror or --strict)" : "");
     if (rc != 0 || nbad) {
         cg_outputs_release(&outs);
-        cg_stream_release(&S);
         cg_project_release(&p);
         return CG_EXIT_ERROR;
     }
@@ -217,22 +179,10 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
     cg_error_init(&err);
     cg_disk o;
     memset(&o, 0, sizeof o);
-    rc = cg_disk_collect(&p, &o, "write", S.done ? &S : NULL, &err);
-    if (rc == 0 && S.done && o.v[0].status == CG_OUT_DIFFERS && o.v[0].hand_edited && !force) {
-        /* the refusal shows the edits: render again, in memory, for the diff */
-        cg_outputs_release(&outs);
-        cg_outputs_init(&outs, p.m.root);
-        cg_disk_release(&o);
-        memset(&o, 0, sizeof o);
-        p.stream = NULL;
-        rc = cg_project_render(&p, &err);
-        if (rc == 0)
-            rc = cg_disk_collect(&p, &o, "write", NULL, &err);
-    }
+    rc = cg_disk_collect(&p, &o, "write", &err);
     if (rc != 0) {
         cg_cli_print_error(&err);
         cg_outputs_release(&outs);
-        cg_stream_release(&S);
         cg_disk_release(&o);
         cg_error_release(&err);
         cg_project_release(&p);
@@ -283,7 +233,6 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
         }
         cg_strbuf_release(&out);
         cg_outputs_release(&outs);
-        cg_stream_release(&S);
         cg_disk_release(&o);
         cg_error_release(&err);
         cg_project_release(&p);
@@ -295,11 +244,6 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
         const cg_disk_file *s = &o.v[i];
         cg_cli_verbose(g, "%s %s", s->status == CG_OUT_SAME ? "skipped (unchanged, not touched)" :
                        s->status == CG_OUT_MISSING ? "writing (new)" : "writing (changed)", s->f.rel);
-        if (i == 0 && !s->f.data) {
-            /* streamed: staged already when it changed */
-            written += s->status != CG_OUT_SAME;
-            continue;
-        }
         if (s->status == CG_OUT_SAME)
             continue;
         if (cg_outputs_stage(&outs, s->f.rel, s->f.data, s->f.len, &s->f.ref, &err) != 0)
@@ -326,7 +270,7 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
             cg_strbuf_adds(&what, "written");
         else if (cfg->status == CG_OUT_SAME)
             cg_strbuf_adds(&what, written ? "unchanged" : "already up to date");
-        else if (!cfg->f.data || cfg->old_len > CG_REPORT_MAX_BYTES || cfg->f.len > CG_REPORT_MAX_BYTES)
+        else if (cfg->old_len > CG_REPORT_MAX_BYTES || cfg->f.len > CG_REPORT_MAX_BYTES)
             cg_strbuf_adds(&what, "written");
         else if ((marker = cg_conflict_marker_line(cfg->old, cfg->old_len)) != 0)
             /* a resolved merge: the old file was never a config, so no jobs to compare */
@@ -334,12 +278,11 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
                            "compared)", cfg->f.rel, marker);
         else {
             cg_matrix m;
-            cg_matrix_compare_both(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m,
-                                   cfg->f.len > ((size_t)1 << 20) ? cg_cli_run_both : NULL, &m);
+            cg_matrix_compare(cfg->old, cfg->old_len, cfg->f.data, cfg->f.len, &p.m, &m);
             cg_strbuf_adds(&what, "written (");
             if (m.valid) {
                 cg_matrix_summary(&m, &what);
-                cg_matrix_print_groups(&m, &named);
+                cg_matrix_print_groups(&m, 0, &named);
             }
             else
                 cg_strbuf_addf(&what, "jobs not compared: %s", m.problem ? m.problem : "unreadable");
@@ -377,13 +320,6 @@ static int run(const cg_global *g, bool force, bool werror, cg_stamp *stamp)
             print_selection_twice(&p.m, cfg);
         }
     }
-    /* everything already in sync, plain, nothing to warn about: stamped */
-    bool in_sync = rc == 0 && !written && !o.nstale;
-    for (size_t i = 0; i < o.n && in_sync; i++)
-        in_sync = o.v[i].status == CG_OUT_SAME;
-    if (stamp && in_sync && cg_selection_empty(&p.m.selection) && !p.m.warnings.count)
-        cg_summary_stamp(stamp, &p, &o, S.done ? &S : NULL);
-    cg_stream_release(&S);
     cg_disk_release(&o);
     cg_error_release(&err);
     cg_project_release(&p);
@@ -419,11 +355,6 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                  "changed jobs; only the parts that are not zero, e.g. \"written (1 changed)\"),\n"
                  "then the jobs added, removed and changed by name, grouped as `cigen check` groups them,\n"
                  "and the cells that entered or left a pairwise tier, with the reason.\n\n"
-                 "A generate that finds everything already up to date, with nothing to warn about,\n"
-                 "leaves a stamp as `cigen check` does (see `cigen check --help`); the next generate\n"
-                 "or check that finds every source and output unchanged says so without rendering\n"
-                 "(-v says so).  Not with a selection, --overlay or --fresh-tiers; CIGEN_CACHE_DIR=off:\n"
-                 "no stamp is read or written.\n\n"
                  "A pairwise tier (the PR subset) starts from the cells the committed config.yml\n"
                  "records in its header (# cigen-tier: lines): a cell stays while it is live and\n"
                  "needed, so adding a value adds only the cells its new pairs need.\n\n"
@@ -462,18 +393,7 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
         cg_selection_release(&sel);
         return CG_EXIT_ERROR;
     }
-    /* a plain generate may be answered by the stamp of an earlier run that
-     * found everything in sync (cmd/stamp.h), when nothing it read changed */
-    cg_stamp stamp;
-    memset(&stamp, 0, sizeof stamp);
-    bool stampable = !g->opt.selection && !g->opt.overlay && !g->opt.fresh_tiers;
-    if (stampable && stamped(g, &stamp)) {
-        cg_stamp_release(&stamp);
-        cg_selection_release(&sel);
-        return 0;
-    }
-    int rc = run(g, force, werror, stampable ? &stamp : NULL);
-    cg_stamp_release(&stamp);
+    int rc = run(g, force, werror);
     cg_selection_release(&sel);
     return rc;
 }

@@ -4,12 +4,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/stream.h"
 #include "io/fsio.h"
-
-/* lint needs no config text: one over this is compared with the file on
- * disk as it is rendered, never held whole */
-#define LINT_KEEP_BYTES ((size_t)1 << 20)
 
 int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
 {
@@ -67,30 +62,20 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
     }
     cg_project p;
     cg_project_init(&p);
-    cg_stream S;
-    cg_config_stream sink;
-    cg_stream_start(&p, &S, &sink, NULL);
-    S.forget = true;
-    if (sink.keep > LINT_KEEP_BYTES)
-        sink.keep = LINT_KEEP_BYTES;
     int rc = cg_cli_build(g, &p, true);
     cg_selection_release(&sel);
     if (rc != 0) {
         cg_project_release(&p);
-        cg_stream_release(&S);
         return rc;
     }
     /* point at config.yml's lines only when the file holds this config */
     bool same = false;
     cg_error e;
     cg_error_init(&e);
-    if (S.done)
-        p.lint.output_on_disk = S.old_fd >= 0 && !S.differs;
-    else if (cg_output_matches(p.m.root, p.m.manifest.output, &p.m.manifest.output_pos, "lint",
-                               p.out.config.buf ? p.out.config.buf : "", p.out.config.len, &same, &e) == 0)
+    if (cg_output_matches(p.m.root, p.m.manifest.output, &p.m.manifest.output_pos, "lint",
+                          p.out.config.buf ? p.out.config.buf : "", p.out.config.len, &same, &e) == 0)
         p.lint.output_on_disk = same;
     cg_error_release(&e);
-    cg_stream_release(&S);
     const cg_lint *l = &p.lint;
     if (json) {
         json_t *a = cg_lint_json(l);

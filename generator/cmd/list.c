@@ -92,12 +92,6 @@ static int list_branch(cg_project *p, const cg_sim_input *in, const char *workfl
     cg_branch_run run = {0};
     cg_error err;
     cg_error_init(&err);
-    if (p->out.streamed) {
-        cg_error_plain(&err, "list --branch: the config is too large to simulate in memory");
-        cg_cli_print_error(&err);
-        cg_error_release(&err);
-        return CG_EXIT_ERROR;
-    }
     if (cg_pipeline_simulate(p->m.manifest.output, p->out.config.buf, p->out.config.len, in, workflow, &run,
                              &err) != 0) {
         cg_cli_print_error(&err);

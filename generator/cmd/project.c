@@ -93,7 +93,7 @@ static int render(cg_project *p, cg_error *err)
     cg_lint_init(&p->lint, &p->m);
     p->linted = true;
     cg_entry_observer lint = {lint_begin, lint_arg, lint_end, &p->lint};
-    int rc = cg_config_render(&p->m, p->stream, &lint, &p->out, err);
+    int rc = cg_config_render(&p->m, &lint, &p->out, err);
     if (rc == 0)
         cg_lint_finish(&p->lint, &p->out);
     return rc;

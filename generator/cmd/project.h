@@ -23,7 +23,6 @@
 typedef struct cg_project {
     cg_model m;
     cg_config out;            /* config.yml, once rendered */
-    const cg_config_stream *stream; /* set before rendering to stream a large config */
     cg_lint lint;             /* the findings about the rendered config */
     bool linted;
     /* the diagrams: cg_project_render draws them on a second thread, beside

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "render/dot.h"
 
 void cg_summary_in_sync(const cg_project *p, const cg_disk *o, cg_strbuf *out)
 {
@@ -33,58 +32,57 @@ static size_t count_workflows(const cg_project *p)
     return n;
 }
 
-/* Every workflow entry of the config: the generated ones (a job in two
- * workflows is two entries), the manifest's static ones and those of
- * workflows written verbatim in fragments. */
-static size_t count_entries(const cg_project *p)
+/* The jobs of the config, as check's report counts them (one per name,
+ * in however many workflows: a workflow entry's `name:`, else the job it
+ * invokes), into *jobs; and its workflow entries (a job in two workflows
+ * is two), the return value.  The generated ones, the manifest's static
+ * ones (a selection may cull some, or copy them) and those of workflows
+ * written verbatim in fragments. */
+static size_t count_entries(const cg_project *p, size_t *jobs)
 {
     size_t n = 0;
-    for (size_t k = 0; k < p->m.jobs.n; k++)
+    cg_map names;
+    cg_map_init(&names);
+    for (size_t k = 0; k < p->m.jobs.n; k++) {
         for (uint64_t w = p->m.jobs.v[k].workflows; w; w &= w - 1)
             n++;
-    for (size_t e = 0; e < p->m.nstatics; e++) /* a selection may cull some, or copy them */
-        n += p->m.statics[e].mark.kind != CG_MARK_CULLED;
+        if (p->m.jobs.v[k].workflows)
+            cg_map_put(&names, p->m.jobs.v[k].name, (void *)1);
+    }
+    for (size_t e = 0; e < p->m.nstatics; e++)
+        if (p->m.statics[e].mark.kind != CG_MARK_CULLED) {
+            n++;
+            cg_map_put(&names, p->m.statics[e].name, (void *)1);
+        }
     for (size_t i = 0; i < p->m.nfragments; i++) {
         json_t *ws = json_object_get(cg_doc_root(p->m.fragments[i].doc), "workflows");
-        const char *name;
+        const char *wname;
         json_t *w;
-        json_object_foreach(ws, name, w) n += json_array_size(json_object_get(w, "jobs"));
+        json_object_foreach(ws, wname, w) {
+            json_t *list = json_object_get(w, "jobs");
+            for (size_t k = 0; k < json_array_size(list); k++) {
+                json_t *e = json_array_get(list, k);
+                const char *name = json_is_string(e) ? json_string_value(e) : NULL;
+                if (json_is_object(e) && json_object_size(e) == 1) {
+                    json_t *nm = json_object_get(json_object_iter_value(json_object_iter(e)), "name");
+                    name = json_is_string(nm) ? json_string_value(nm) : json_object_iter_key(json_object_iter(e));
+                }
+                n++;
+                if (name)
+                    cg_map_put(&names, name, (void *)1);
+            }
+        }
     }
+    *jobs = names.len;
+    cg_map_release(&names);
     return n;
 }
 
 void cg_summary_generate(const cg_project *p, const char *what, cg_strbuf *out)
 {
-    size_t njobs = count_entries(p), nw = count_workflows(p);
-    cg_strbuf_addf(out, "cigen: %s: %zu job%s in %zu workflow%s, %zu bytes; %s\n", p->m.manifest.output, njobs,
-                   njobs == 1 ? "" : "s", nw, nw == 1 ? "" : "s", p->out.config_size, what);
-}
-
-static bool stale_if_owned(void *ctx, const char *data, size_t len)
-{
-    return cg_dot_is_generated_by(&((const cg_project *)ctx)->m, data, len);
-}
-
-void cg_summary_stamp(cg_stamp *stamp, cg_project *p, const cg_disk *o, const cg_stream *streamed)
-{
-    cg_stamp_output *outs = cg_xcalloc(o->n + 1, sizeof *outs);
-    for (size_t i = 0; i < o->n; i++) {
-        const cg_output_file *f = &o->v[i].f;
-        outs[i] = (cg_stamp_output){.rel = f->rel, .data = f->data, .len = f->len};
-        if (i == 0 && streamed)
-            outs[i] = (cg_stamp_output){.rel = f->rel, .head = streamed->head.buf, .head_len = streamed->head.len,
-                                        .body_digest = p->out.body_digest};
-    }
-    cg_strbuf check = CG_STRBUF_INIT, generate = CG_STRBUF_INIT;
-    cg_summary_in_sync(p, o, &check);
-    /* generate prints lint's warnings and the tier changes too: a stamp
-     * cannot say those, so it does not answer generate then */
-    bool quiet_generate = !p->lint.nwarnings && !p->lint.nerrors && !p->m.tier_changes.n;
-    if (quiet_generate)
-        cg_summary_generate(p, "already up to date", &generate);
-    cg_stamp_store(stamp, p->m.root, outs, o->n, p->m.manifest.diagrams, stale_if_owned, p, check.buf,
-                   quiet_generate ? generate.buf : NULL);
-    cg_strbuf_release(&check);
-    cg_strbuf_release(&generate);
-    free(outs);
+    size_t njobs, nentries = count_entries(p, &njobs), nw = count_workflows(p);
+    cg_strbuf_addf(out, "cigen: %s: %zu job%s", p->m.manifest.output, njobs, njobs == 1 ? "" : "s");
+    if (nentries != njobs) /* a job in two workflows is two entries */
+        cg_strbuf_addf(out, " (%zu workflow entries)", nentries);
+    cg_strbuf_addf(out, " in %zu workflow%s, %zu bytes; %s\n", nw, nw == 1 ? "" : "s", p->out.config.len, what);
 }

@@ -223,37 +223,18 @@ static char *missing_hint(int rootfd, const char *rel)
     return cg_strbuf_detach(&hint, NULL);
 }
 
-static cg_source_watch watch_fn;
-static void *watch_ctx;
-
-void cg_watch_sources(cg_source_watch fn, void *ctx)
-{
-    watch_fn = fn;
-    watch_ctx = ctx;
-}
-
 int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t max,
                    char **data, size_t *len, bool missing_ok, cg_error *err)
 {
     return cg_read_source_id(root, rel, ref, max, data, len, missing_ok, NULL, err);
 }
 
-static int read_source(const char *root, const char *rel, const cg_pos *ref, size_t max, char **data,
-                       size_t *len, bool missing_ok, cg_file_id *id, cg_error *err);
-
 int cg_read_source_id(const char *root, const char *rel, const cg_pos *ref, size_t max, char **data,
                       size_t *len, bool missing_ok, cg_file_id *id, cg_error *err)
 {
     cg_file_id own;
-    int rc = read_source(root, rel, ref, max, data, len, missing_ok, id ? id : &own, err);
-    if (watch_fn)
-        watch_fn(watch_ctx, root, rel, max, rc, rc == 0 ? *data : NULL, rc == 0 ? *len : 0, id ? id : &own);
-    return rc;
-}
-
-static int read_source(const char *root, const char *rel, const cg_pos *ref, size_t max, char **data,
-                       size_t *len, bool missing_ok, cg_file_id *id, cg_error *err)
-{
+    if (!id)
+        id = &own;
     int rootfd = open_root(root);
     if (rootfd < 0)
         return open_error(root, rel, ref, "read", errno, err);
@@ -386,7 +367,10 @@ static int output_dir(int rootfd, const char *root, const char *rel, const cg_po
     return fd;
 }
 
-int cg_output_open(const char *root, const char *rel, const cg_pos *ref, const char *verb, int *fd,
+/* Opens an output for reading (never blocking on a FIFO): 0 and *fd, 1
+ * when it is missing, -1 (the error said at ref) when it is not a regular
+ * file or cannot be opened. */
+static int output_open(const char *root, const char *rel, const cg_pos *ref, const char *verb, int *fd,
                    cg_error *err)
 {
     int rootfd = open_root(root);
@@ -420,7 +404,7 @@ int cg_map_output(const char *root, const char *rel, const cg_pos *ref, const ch
 {
     *mapped = false;
     int fd;
-    int rc = cg_output_open(root, rel, ref, verb, &fd, err);
+    int rc = output_open(root, rel, ref, verb, &fd, err);
     if (rc != 0)
         return rc;
     struct stat st;
@@ -461,7 +445,7 @@ int cg_read_output_head(const char *root, const char *rel, const cg_pos *ref, co
                         char **data, size_t *len, cg_error *err)
 {
     int fd;
-    int rc = cg_output_open(root, rel, ref, verb, &fd, err);
+    int rc = output_open(root, rel, ref, verb, &fd, err);
     if (rc != 0) {
         /* missing, or an error said */
     } else if (max) {
@@ -499,7 +483,7 @@ int cg_output_matches(const char *root, const char *rel, const cg_pos *ref, cons
 {
     *same = false;
     int fd;
-    int rc = cg_output_open(root, rel, ref, verb, &fd, err);
+    int rc = output_open(root, rel, ref, verb, &fd, err);
     if (rc != 0)
         return rc;
     struct stat st;
@@ -575,7 +559,8 @@ static int locked_temp(int dir, char *tname, mode_t mode)
     return -1;
 }
 
-int cg_outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error *err)
+/* The temporary file of an output: its index in o, or -1. */
+static int outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error *err)
 {
     int rootfd = open_root(o->root);
     if (rootfd < 0)
@@ -621,7 +606,7 @@ int cg_outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error 
     return (int)o->n++;
 }
 
-int cg_outputs_append(cg_outputs *o, int i, const void *data, size_t len, cg_error *err)
+static int outputs_append(cg_outputs *o, int i, const void *data, size_t len, cg_error *err)
 {
     cg_staged *s = &o->v[i];
     const char *p = data;
@@ -646,35 +631,12 @@ int cg_outputs_append(cg_outputs *o, int i, const void *data, size_t len, cg_err
             cg_test_pause("write"); /* half of the first output is in its temporary file */
         }
     }
-#if defined(__linux__)
-    /* a streamed output comes a chunk at a time: start writing each to the
-     * disk now (without waiting), so that the fsync() of cg_outputs_close()
-     * finds little left to write instead of the whole file */
-    if (len >= ((size_t)1 << 20))
-        (void)sync_file_range(s->fd, (off_t)(s->written - len), (off_t)len, SYNC_FILE_RANGE_WRITE);
-#endif
-    return 0;
-}
-
-int cg_outputs_patch(cg_outputs *o, int i, const void *data, size_t len, cg_error *err)
-{
-    cg_staged *s = &o->v[i];
-    const char *p = data;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = pwrite(s->fd, p + done, len - done, (off_t)done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return cg_error_at(err, &s->ref, "cannot write '%s': %s", s->rel, reason(errno));
-        done += (size_t)w;
-    }
     return 0;
 }
 
 /* The bytes are on disk; the file stays open, and so locked, until it is
  * renamed into place (or removed). */
-int cg_outputs_close(cg_outputs *o, int i, cg_error *err)
+static int outputs_close(cg_outputs *o, int i, cg_error *err)
 {
     cg_staged *s = &o->v[i];
     if (fsync(s->fd) != 0)
@@ -685,12 +647,12 @@ int cg_outputs_close(cg_outputs *o, int i, cg_error *err)
 int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t len,
                      const cg_pos *ref, cg_error *err)
 {
-    int i = cg_outputs_open(o, rel, ref, err);
+    int i = outputs_open(o, rel, ref, err);
     if (i < 0)
         return -1;
-    if (cg_outputs_append(o, i, data, len, err) != 0)
+    if (outputs_append(o, i, data, len, err) != 0)
         return -1;
-    return cg_outputs_close(o, i, err);
+    return outputs_close(o, i, err);
 }
 
 void cg_outputs_remove(cg_outputs *o, const char *rel)

@@ -36,14 +36,6 @@ int cg_read_source(const char *root, const char *rel, const cg_pos *ref, size_t 
 int cg_read_source_id(const char *root, const char *rel, const cg_pos *ref, size_t max, char **data,
                       size_t *len, bool missing_ok, cg_file_id *id, cg_error *err);
 
-/* A watcher of the sources read (cigen check's stamps, cmd/stamp.h): once
- * set, every cg_read_source(_id) calls it with what it found — status 0
- * (read: data, len, the file's identity), 1 (missing) or -1 (an error).
- * One per process; NULL stops it.  Called on the reading thread. */
-typedef void (*cg_source_watch)(void *ctx, const char *root, const char *rel, size_t max, int status,
-                                const char *data, size_t len, const cg_file_id *id);
-void cg_watch_sources(cg_source_watch fn, void *ctx);
-
 /* Reads an output file for comparison: 0 read, 1 missing, -1 error.
  * Errors say "cannot VERB 'rel': ..." at ref (when not NULL). */
 int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
@@ -57,11 +49,6 @@ int cg_read_output(const char *root, const char *rel, const cg_pos *ref, const c
 int cg_map_output(const char *root, const char *rel, const cg_pos *ref, const char *verb, char **data,
                   size_t *len, bool *mapped, cg_error *err);
 void cg_unmap_output(char *data, size_t len, bool mapped);
-/* Opens an output for reading (never blocking on a FIFO): 0 and *fd, 1
- * when it is missing, -1 (the error said at ref) when it is not a regular
- * file or cannot be opened. */
-int cg_output_open(const char *root, const char *rel, const cg_pos *ref, const char *verb, int *fd,
-                   cg_error *err);
 /* The same for at most the first `max` bytes (0: all): for headers. */
 int cg_read_output_head(const char *root, const char *rel, const cg_pos *ref, const char *verb, size_t max,
                         char **data, size_t *len, cg_error *err);
@@ -92,13 +79,6 @@ void cg_outputs_init(cg_outputs *o, const char *root);
 /* Writes data to a temporary file next to root/rel (creating folders). */
 int cg_outputs_stage(cg_outputs *o, const char *rel, const void *data, size_t len,
                      const cg_pos *ref, cg_error *err);
-/* The same in steps, for an output written as it is made: open returns its
- * index (or -1), append adds bytes, patch overwrites its first bytes, close
- * makes it durable. */
-int cg_outputs_open(cg_outputs *o, const char *rel, const cg_pos *ref, cg_error *err);
-int cg_outputs_append(cg_outputs *o, int i, const void *data, size_t len, cg_error *err);
-int cg_outputs_patch(cg_outputs *o, int i, const void *data, size_t len, cg_error *err);
-int cg_outputs_close(cg_outputs *o, int i, cg_error *err);
 /* Schedules the removal of root/rel on commit. */
 void cg_outputs_remove(cg_outputs *o, const char *rel);
 /* Renames every staged file into place and removes the scheduled ones. */

@@ -12,7 +12,6 @@
 typedef struct renderer {
     const cg_model *m;
     cg_config *out;
-    const cg_config_stream *stream; /* or NULL */
     const cg_entry_observer *observer; /* or NULL */
     cg_env *envs;                   /* [ntrees] */
     cg_error *err;
@@ -62,30 +61,6 @@ static void write_static_entry(cg_yw *w, const cg_doc *doc, const cg_static_job 
         cg_write_filters(w, &wd->branches, &wd->tags);
     cg_yw_end(w);
     cg_yw_end(w);
-}
-
-/* Streaming: hands all but the last two bytes of the rendered text to the
- * background writer (the YAML writer and the assembler look back two bytes
- * at most), which hashes the body and gives it to the sink while the next
- * chunk is rendered.  Called between jobs, where *mark == out->len. */
-static int spill(renderer *R, cg_strbuf *out, size_t *mark, cg_error *err)
-{
-    cg_config *p = R->out;
-    /* one put() in flight at a time: the stream finishes a chunk before it
-     * takes the next, so `out` may be reused as soon as put() returns */
-    size_t chunk = (size_t)1 << 20;
-    if (out->len < (p->streamed ? chunk : R->stream->keep) + 2)
-        return 0;
-    size_t n = out->len - 2;
-    size_t skip = p->streamed < p->header_len ? p->header_len - p->streamed : 0; /* the header is not body */
-    char tail[2] = {out->buf[n], out->buf[n + 1]};
-    cg_strbuf_truncate(out, n);
-    if (R->stream->put(R->stream->ctx, out, skip < n ? skip : n, err) != 0)
-        return -1;
-    cg_strbuf_add(out, tail, 2);
-    p->streamed += n;
-    *mark -= n;
-    return 0;
 }
 
 static int render_workflow(renderer *R, size_t wi, cg_yw *w, cg_strbuf *out, cg_linemap *map, uint32_t *line,
@@ -173,14 +148,11 @@ static int render_workflow(renderer *R, size_t wi, cg_yw *w, cg_strbuf *out, cg_
         cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, NULL, 0, (int32_t)k, (int32_t)wi);
         *mark = out->len;
         /* lint reports a config over the limit; this stops one that explodes */
-        if ((R->out->streamed + out->len) / 4 > (size_t)p->manifest.max_config_bytes) {
+        if (out->len / 4 > (size_t)p->manifest.max_config_bytes) {
             rc = cg_error_at(err, &p->manifest.output_pos, "the generated workflows grow past %zu bytes (4 times "
-                             "'limits: max_config_bytes'); stopping at job '%s'", R->out->streamed + out->len,
-                             j->name);
+                             "'limits: max_config_bytes'); stopping at job '%s'", out->len, j->name);
             break;
         }
-        if (R->stream && (rc = spill(R, out, mark, err)) != 0)
-            break;
     }
     if (rc == 0 && out->len > *mark) {
         cg_linemap_add(map, line, out->buf + *mark, out->len - *mark, m->doc ? cg_doc_file(m->doc) : NULL,
@@ -237,8 +209,7 @@ void cg_config_release(cg_config *c)
     memset(c, 0, sizeof *c);
 }
 
-int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg_entry_observer *observer,
-                     cg_config *out, cg_error *err)
+int cg_config_render(const cg_model *p, const cg_entry_observer *observer, cg_config *out, cg_error *err)
 {
     const cg_manifest *m = &p->manifest;
     cg_env *envs = cg_xcalloc(p->ntrees + 1, sizeof *envs);
@@ -250,7 +221,7 @@ int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg
         names[i] = m->workflows[i].name;
         wpos[i] = m->workflows[i].pos;
     }
-    renderer R = {p, out, stream, observer, envs, err, CG_STRBUF_INIT};
+    renderer R = {p, out, observer, envs, err, CG_STRBUF_INIT};
     cg_assembly in = {"", p->fragments, p->nfragments, write_workflows, &R, names, wpos, m->nworkflows,
                       m->workflows_version ? &m->workflows_version_pos : NULL};
     /* the body goes straight after a header of the final length, whose
@@ -267,12 +238,7 @@ int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg
     cg_strbuf_reset(&out->config);
     cg_header_write(&out->config, p, zeros, zeros);
     out->header_len = out->config.len;
-    out->streamed = 0;
-    cg_sha256_init(&out->body_sha);
     int rc = cg_assemble(&in, &out->config, &bmap, err);
-    /* the chunks still in flight come first, and so does their error */
-    if (stream && stream->finish(stream->ctx, err) != 0)
-        rc = -1;
     cg_strbuf_release(&R.scratch);
     free(names);
     free(wpos);
@@ -280,22 +246,11 @@ int cg_config_render(const cg_model *p, const cg_config_stream *stream, const cg
         cg_env_release(&envs[i]);
     free(envs);
     if (rc == 0) {
-        size_t skip = out->streamed < out->header_len ? out->header_len - out->streamed : 0;
-        cg_sha256_update(&out->body_sha, out->config.buf + skip, out->config.len - skip);
-        unsigned char d[32];
-        cg_sha256_final(&out->body_sha, d);
-        cg_hex(d, 20, out->body_digest);
-        out->config_size = out->streamed + out->config.len;
+        cg_sha256_hex(out->config.buf + out->header_len, out->config.len - out->header_len, out->body_digest, 20);
         cg_strbuf header = CG_STRBUF_INIT;
         cg_header_write(&header, p, p->sources_digest, out->body_digest);
         assert(header.len == out->header_len); /* the digests have a fixed width */
-        if (!out->streamed) {
-            memcpy(out->config.buf, header.buf, header.len);
-        } else if (stream->write(stream->ctx, out->config.buf, out->config.len, err) != 0 ||
-                   stream->header(stream->ctx, header.buf, header.len, err) != 0) {
-            rc = -1;
-        }
-        /* from the header itself: a streamed config's buffer holds only its tail */
+        memcpy(out->config.buf, header.buf, header.len);
         uint32_t header_lines = (uint32_t)cg_count_newlines(header.buf, header.len);
         cg_strbuf_release(&header);
         /* the body's map, moved down by the header's lines, under the

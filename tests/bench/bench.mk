@@ -1,8 +1,10 @@
 # The performance benchmark; included by the Makefile, not part of `make check`.
 #
-#   make bench           synthetic projects of about 1k, 10k, 100k and 1M jobs
-#                        (written to build/bench/), then the embedded default
-#   make bench BENCH_SIZES="1k 10k" BENCH_RUNS=3    a quicker run
+#   make bench           the embedded default, the examples and the default
+#                        sharded up to CircleCI's 8 MB (in build/bench/),
+#                        against PyYAML reading the same config; then the
+#                        merge-driver benchmark
+#   make bench BENCH_SHARDS="10 40" BENCH_RUNS=3    a quicker run
 #   make bench-merge     only the merge-driver benchmark (tests/bench/merge.sh):
 #                        a whole `git merge` in a 10,000-file repository
 #   make bench-profile   callgrind and massif of generate and check (100k jobs

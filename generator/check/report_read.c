@@ -1,4 +1,5 @@
-/* Reading a config as jobs by slicing its text (check/report_impl.h).
+/* Reading a config as jobs (check/report_impl.h): whole, as a YAML
+ * document, or by slicing its text.
  *
  * A config that cigen wrote is block YAML: top-level keys at column 0,
  * `workflows:` holding the workflows, each its `jobs:` list of entries.
@@ -14,11 +15,6 @@
 
 #include "check/report_impl.h"
 #include "lang/yaml_text.h"
-
-typedef struct span {
-    const char *s;
-    size_t n;
-} span;
 
 /* nesting above a workflow entry's sequence: the root, `workflows:`, the
  * workflow */
@@ -222,11 +218,23 @@ static bool entry_of(json_t *e, const char **invoke, const char **name, json_t *
     return true;
 }
 
-int cg_report_entry_walk(const char *t, size_t n, bool more, size_t E, size_t *end, cg_report_plain *out)
+/* A plain workflow entry as slicing reads it without YAML: the job it
+ * invokes, the value of its `name:` (NULL: none; "- job" alone: the job),
+ * and the indentation of its arguments' keys. */
+typedef struct plain_entry {
+    const char *invoke;
+    size_t invoke_len;
+    const char *name;
+    size_t name_len;
+    size_t args_indent;
+} plain_entry;
+
+/* The workflow entry t[0, n) (its "- " at column E), read as slicing reads
+ * it: 1, "- job" alone; 2, "- job:" with its arguments one plain key a line
+ * (*out set for both); 0, not plain (read as YAML). */
+static int entry_walk(const char *t, size_t n, size_t E, plain_entry *out)
 {
     size_t e1 = eol(t, n, 0), C = E + 1, rest = 0;
-    if (e1 == n && more)
-        return -1;
     while (C < e1 && t[C] == ' ')
         C++;
     size_t kl = plain_key(t, C, e1, &rest);
@@ -239,8 +247,6 @@ int cg_report_entry_walk(const char *t, size_t n, bool more, size_t E, size_t *e
     span nm = {NULL, 0};
     while (i < n) {
         size_t e = eol(t, n, i), k = i;
-        if (e == n && more)
-            return -1;
         while (k < e && t[k] == ' ')
             k++;
         if (k == e || t[k] == '#') { /* no content */
@@ -272,17 +278,14 @@ int cg_report_entry_walk(const char *t, size_t n, bool more, size_t E, size_t *e
         }
         i = next_line(n, e);
     }
-    if (i >= n && more)
-        return -1; /* it may go on past n */
-    *end = i < n ? i : n;
     span v;
     if (!after && kl == 0 && plain_value(t, C, e1, &v)) {
-        *out = (cg_report_plain){v.s, v.n, v.s, v.n, 0};
+        *out = (plain_entry){v.s, v.n, v.s, v.n, 0};
         return 1;
     }
     if (!after)
         return 0;
-    *out = (cg_report_plain){t + C, kl, nm.s, nm.n, J};
+    *out = (plain_entry){t + C, kl, nm.s, nm.n, J};
     return 2;
 }
 
@@ -290,9 +293,8 @@ int cg_report_entry_walk(const char *t, size_t n, bool more, size_t E, size_t *e
  * (plain), or anything else, read alone as YAML. */
 static int slice_entry(config *c, const char *wname, const char *t, size_t n, size_t E)
 {
-    size_t end;
-    cg_report_plain pl;
-    int kind = cg_report_entry_walk(t, n, false, E, &end, &pl);
+    plain_entry pl;
+    int kind = entry_walk(t, n, E, &pl);
     if (kind == 1) {
         const char *name = cg_pool_strndup(&c->pool, pl.invoke, pl.invoke_len);
         wf_args *w = cg_report_add_entry(c, name, name, wname);
@@ -319,41 +321,9 @@ static int slice_entry(config *c, const char *wname, const char *t, size_t n, si
     return 0;
 }
 
-/* The entries known already (cg_report_slice_known), the next one taken. */
-typedef struct knowns {
-    const cg_report_known *v;
-    size_t n, next;
-} knowns;
-
-/* The known entries cut out of the text at i (where a `jobs:` list of
- * workflow wname began), added as slice_entry would add them, their bytes
- * not held: 0, or -1 when one was cut elsewhere.  Where one entry ends
- * and the next begins is the window reading's (cg_report_entry_walk ends
- * an entry where skip_deeper does: its first line with content at its
- * "- " column or less). */
-static int known_entries(config *c, knowns *K, const char *wname, size_t i)
-{
-    for (; K->next < K->n && K->v[K->next].off == i; K->next++) {
-        const cg_report_known *h = &K->v[K->next];
-        if (!cg_streq(h->workflow, wname))
-            return -1;
-        wf_args *w;
-        if (h->kind == 1) {
-            w = cg_report_add_entry(c, h->name, h->name, wname);
-            w->read = true;
-        } else {
-            const char *invoke = cg_internn(&c->pool, h->invoke, h->inv_len);
-            w = cg_report_add_entry(c, h->named ? h->name : invoke, invoke, wname);
-            w->args_indent = h->args_indent, w->plain = true;
-        }
-        w->text = NULL, w->len = h->len, w->at = h->at;
-    }
-    return K->next < K->n && K->v[K->next].off < i ? -1 : 0;
-}
-
-/* The `workflows:` block text[start..end): its workflows and their entries
- * (K: known already, or NULL); the rest goes to c->skeleton. */
-static int slice_workflows(config *c, const char *text, size_t start, size_t end, knowns *K)
+/* The `workflows:` block text[start..end): its workflows and their
+ * entries; the rest goes to c->skeleton. */
+static int slice_workflows(config *c, const char *text, size_t start, size_t end)
 {
     cg_map names;
     cg_map_init(&names);
@@ -399,20 +369,14 @@ static int slice_workflows(config *c, const char *text, size_t start, size_t end
                 continue;
             }
             /* the entries: "- " lines at one indentation, each with the
-             * lines below it (known: cut out here) */
+             * lines below it */
             i = next_content(text, end, i);
-            if (K && (rc = known_entries(c, K, wname, i)) != 0)
-                break;
             size_t E = i < end ? indent_at(text, i, eol(text, end, i)) : 0;
             while (i < end && rc == 0) {
                 e = eol(text, end, i);
                 if (indent_at(text, i, e) != E || E < W2 || text[i + E] != '-' ||
                     (i + E + 1 < e && text[i + E + 1] != ' '))
                     break;
-                if (K) { /* one left: the text is not what the known entries were cut from */
-                    rc = -1;
-                    break;
-                }
                 size_t k = skip_deeper(text, end, next_line(end, e), E);
                 cg_strbuf_add(&c->skeleton, text + seg, i - seg);
                 seg = k;
@@ -426,7 +390,7 @@ static int slice_workflows(config *c, const char *text, size_t start, size_t end
     return rc;
 }
 
-static int slice(const char *text, size_t len, const char *what, size_t jobs_hint, knowns *K, config *c)
+int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_hint, config *c)
 {
     memset(c, 0, sizeof *c);
     c->sliced = true;
@@ -440,8 +404,6 @@ static int slice(const char *text, size_t len, const char *what, size_t jobs_hin
     cg_pool_init(&c->pool);
     cg_strbuf_init(&c->rest);
     cg_strbuf_init(&c->skeleton);
-    cg_strbuf_init(&c->held[0]);
-    cg_strbuf_init(&c->held[1]);
     /* the header: comments and blank lines, checked as a parser would */
     size_t first = next_content(text, len, 0);
     cg_error err;
@@ -492,42 +454,14 @@ static int slice(const char *text, size_t len, const char *what, size_t jobs_hin
     c->anchors = cg_report_anchor_like(text + wf_start, wf_end - wf_start);
     if (c->anchors)
         return -1; /* an entry's value may come from elsewhere */
-    return slice_workflows(c, text, wf_start, wf_end, K);
-}
-
-int cg_report_slice(const char *text, size_t len, const char *what, size_t jobs_hint, config *c)
-{
-    return slice(text, len, what, jobs_hint, NULL, c);
-}
-
-int cg_report_slice_known(const char *text, size_t len, const char *what, const cg_report_known *known, size_t nknown,
-                          const cg_diff_src *src0, const cg_diff_src *src1, config *c)
-{
-    knowns K = {known, nknown, 0};
-    int rc = slice(text, len, what, nknown, &K, c);
-    c->src[0] = src0, c->src[1] = src1;
-    return rc == 0 && K.next == K.n ? 0 : -1;
-}
-
-const char *cg_report_text(config *c, const wf_args *w, int t)
-{
-    if (w->text)
-        return w->text;
-    cg_strbuf *b = &c->held[t];
-    cg_strbuf_reset(b);
-    cg_strbuf_grow(b, w->len);
-    if (w->len)
-        c->src[t]->read(c->src[t]->ctx, w->at, b->buf, w->len);
-    b->len = w->len;
-    b->buf[b->len] = '\0';
-    return b->buf;
+    return slice_workflows(c, text, wf_start, wf_end);
 }
 
 int cg_report_entry_read(config *c, wf_args *w)
 {
     if (w->read)
         return 0;
-    cg_doc *d = read_alone(c, cg_report_text(c, w, 0), w->len);
+    cg_doc *d = read_alone(c, w->text, w->len);
     json_t *root = d ? cg_doc_root(d) : NULL;
     const char *invoke, *name;
     if (!json_is_array(root) || json_array_size(root) != 1 ||
@@ -539,24 +473,7 @@ int cg_report_entry_read(config *c, wf_args *w)
 
 /* ---- the arguments of a plain entry, as text ---- */
 
-typedef struct kv {
-    span key;
-    span raw;     /* the value's text, the lines below its key included */
-    span first;   /* the value's text on its key's line */
-    bool deeper;  /* content on the lines below its key */
-    int8_t simple; /* a one-line plain value (val): -1 until asked (kv_simple) */
-    span val;
-} kv;
-
-/* An entry's arguments: most entries have a few dozen, held here. */
-enum { KV_HELD = 32 };
-typedef struct kvs {
-    kv *v;
-    size_t n, cap;
-    kv held[KV_HELD];
-} kvs;
-
-static void kvs_release(kvs *a)
+void cg_report_kvs_release(kvs *a)
 {
     if (a->v != a->held)
         free(a->v);
@@ -568,23 +485,20 @@ static kv *kvs_add(kvs *a)
         size_t cap = 2 * a->cap;
         kv *v = cg_xmalloc(cap * sizeof *v);
         memcpy(v, a->v, a->n * sizeof *v);
-        kvs_release(a);
+        cg_report_kvs_release(a);
         a->v = v, a->cap = cap;
     }
     return &a->v[a->n++];
 }
 
-/* Whether the value is a one-line plain value (then k->val is it). */
-static bool kv_simple(kv *k)
+bool cg_report_kv_simple(kv *k)
 {
     if (k->simple < 0)
         k->simple = !k->deeper && plain_value(k->first.s, 0, k->first.n, &k->val);
     return k->simple;
 }
 
-/* Its keys and values (t: its bytes; a->v valid until kvs_release); false
- * when a key repeats. */
-static bool scan_args(const wf_args *w, const char *t, kvs *a)
+bool cg_report_scan_args(const wf_args *w, const char *t, kvs *a)
 {
     size_t n = w->len, J = w->args_indent;
     a->v = a->held, a->n = 0, a->cap = KV_HELD;
@@ -606,7 +520,7 @@ static bool scan_args(const wf_args *w, const char *t, kvs *a)
         const char *key = t + i + J;
         for (size_t k = 0; k < a->n; k++)
             if (a->v[k].key.n == kl && memcmp(a->v[k].key.s, key, kl) == 0) {
-                kvs_release(a);
+                cg_report_kvs_release(a);
                 return false;
             }
         *kvs_add(a) = (kv){{key, kl}, {t + rest, e - rest}, {t + rest, e - rest}, false, -1, {NULL, 0}};
@@ -615,90 +529,16 @@ static bool scan_args(const wf_args *w, const char *t, kvs *a)
     return true;
 }
 
-static bool span_eq(span a, span b)
-{
-    return a.n == b.n && memcmp(a.s, b.s, a.n) == 0;
-}
-
-/* The argument named key, looked for at `hint` first (two entries of a
- * template list their arguments in the same order). */
-static kv *kv_find(kvs *a, span key, size_t hint)
-{
-    if (hint < a->n && span_eq(a->v[hint].key, key))
-        return &a->v[hint];
-    for (size_t i = 0; i < a->n; i++)
-        if (span_eq(a->v[i].key, key))
-            return &a->v[i];
-    return NULL;
-}
-
-/* The same value: the same text, or two plain values that read the same. */
-static bool kv_same(kv *a, kv *b)
-{
-    if (span_eq(a->raw, b->raw))
-        return true;
-    return kv_simple(a) && kv_simple(b) && span_eq(a->val, b->val);
-}
-
-static bool is_name(span key)
-{
-    return key.n == 4 && memcmp(key.s, "name", 4) == 0;
-}
-
-int cg_report_compare_plain(const wf_args *x, const char *xt, const wf_args *y, const char *yt, cg_job_change *jc)
-{
-    if (!x->plain || !y->plain || x->args_indent != y->args_indent)
-        return 1;
-    kvs a, b;
-    if (!scan_args(x, xt, &a))
-        return 1;
-    if (!scan_args(y, yt, &b)) {
-        kvs_release(&a);
-        return 1;
-    }
-    /* first whether every change shows without YAML, then the changes in
-     * the order compare_job makes them (what a change shows, val, is known
-     * by then: kv_simple was asked of both values) */
-    int rc = 0;
-    for (size_t i = 0; i < a.n && !rc; i++) {
-        kv *o = kv_find(&b, a.v[i].key, i);
-        if (!is_name(a.v[i].key) && (!o || !kv_same(&a.v[i], o)))
-            rc = !kv_simple(&a.v[i]) || (o && !kv_simple(o));
-    }
-    for (size_t i = 0; i < b.n && !rc; i++)
-        if (!is_name(b.v[i].key) && !kv_find(&a, b.v[i].key, i))
-            rc = !kv_simple(&b.v[i]);
-    for (size_t i = 0; i < a.n && !rc; i++) {
-        kv *o = kv_find(&b, a.v[i].key, i);
-        if (is_name(a.v[i].key) || (o && kv_same(&a.v[i], o)))
-            continue;
-        char *field = cg_xstrndup(a.v[i].key.s, a.v[i].key.n);
-        cg_report_add_change(jc, field, cg_xstrndup(a.v[i].val.s, a.v[i].val.n),
-                             o ? cg_xstrndup(o->val.s, o->val.n) : NULL);
-        free(field);
-    }
-    for (size_t i = 0; i < b.n && !rc; i++) {
-        if (is_name(b.v[i].key) || kv_find(&a, b.v[i].key, i))
-            continue;
-        char *field = cg_xstrndup(b.v[i].key.s, b.v[i].key.n);
-        cg_report_add_change(jc, field, NULL, cg_xstrndup(b.v[i].val.s, b.v[i].val.n));
-        free(field);
-    }
-    kvs_release(&a);
-    kvs_release(&b);
-    return rc;
-}
-
 int cg_report_entry_check(config *c, wf_args *w)
 {
     if (w->read || w->covered)
         return 0;
     kvs a;
-    bool simple = w->plain && scan_args(w, cg_report_text(c, w, 0), &a);
+    bool simple = w->plain && cg_report_scan_args(w, w->text, &a);
     if (w->plain && simple) {
         for (size_t i = 0; i < a.n && simple; i++)
-            simple = kv_simple(&a.v[i]);
-        kvs_release(&a);
+            simple = cg_report_kv_simple(&a.v[i]);
+        cg_report_kvs_release(&a);
     }
     return simple ? 0 : cg_report_entry_read(c, w);
 }
@@ -716,8 +556,47 @@ void cg_report_config_release(config *c)
         cg_pool_release(&c->pool);
         cg_strbuf_release(&c->rest);
         cg_strbuf_release(&c->skeleton);
-        cg_strbuf_release(&c->held[0]);
-        cg_strbuf_release(&c->held[1]);
     }
     memset(c, 0, sizeof *c);
+}
+
+/* ---- whole ---- */
+
+char *cg_report_read_whole(const char *text, size_t len, const char *what, config *c)
+{
+    memset(c, 0, sizeof *c);
+    cg_map_init(&c->index);
+    cg_load_opts o = {.max_bytes = (size_t)1 << 32, .no_positions = true};
+    cg_error err;
+    cg_error_init(&err);
+    c->doc = cg_doc_parse(what, text, len, &o, &err);
+    if (!c->doc) {
+        char *msg = cg_xstrdup(cg_strbuf_str(&err.text));
+        cg_error_release(&err);
+        return msg;
+    }
+    cg_error_release(&err);
+    json_t *wfs = json_object_get(cg_doc_root(c->doc), "workflows");
+    const char *wname;
+    json_t *wf;
+    json_object_foreach(wfs, wname, wf) {
+        json_t *jobs = json_object_get(wf, "jobs");
+        for (size_t i = 0; i < json_array_size(jobs); i++) {
+            json_t *e = json_array_get(jobs, i);
+            const char *invoke, *name;
+            json_t *args;
+            if (!entry_of(e, &invoke, &name, &args))
+                continue;
+            wf_args *w = cg_report_add_entry(c, name, invoke, wname);
+            w->args = args;
+            w->read = true;
+        }
+    }
+    return NULL;
+}
+
+jobrec *cg_report_find(const config *c, const char *name)
+{
+    size_t k = (size_t)cg_map_get(&c->index, name);
+    return k ? &c->jobs[k - 1] : NULL;
 }
