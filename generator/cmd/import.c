@@ -149,7 +149,7 @@ static int prove(const char *dir, const cg_doc *orig, const char *fname, cg_strb
     cg_config out;
     cg_config_init(&out);
     if (rc == 0)
-        rc = cg_config_render(&m, NULL, NULL, &out, err);
+        rc = cg_config_render(&m, NULL, &out, err);
     if (rc == 0) {
         cg_doc *gen = cg_doc_parse("the generated config", out.config.buf ? out.config.buf : "", out.config.len,
                                    &(cg_load_opts){0}, err);
