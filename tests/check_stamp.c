@@ -151,6 +151,22 @@ START_TEST(only_private_stamps)
 }
 END_TEST
 
+/* The stamps' folder planted as a link (to a private folder of the same
+ * user), or a stamp planted as a link: nothing is written through it, and
+ * the check is a full one. */
+START_TEST(no_stamp_through_a_link)
+{
+    tu_run r = in_project("mkdir -m 700 ../real && rm -rf ../stamps && ln -s real ../stamps && "
+                          "$CIGEN check >/dev/null && $CIGEN -v check 2>&1 | grep -c '" IN_FULL "'; "
+                          "ls -A ../real | wc -l; rm ../stamps && mkdir -m 700 ../stamps && $CIGEN check >/dev/null && "
+                          "for f in ../stamps/*.stamp; do mv \"$f\" ../real/x && ln -s ../real/x \"$f\"; done && "
+                          "sum=$(cksum <../real/x) && $CIGEN -v check 2>&1 | grep -c '" IN_FULL "'; "
+                          "[ \"$sum\" = \"$(cksum <../real/x)\" ] || echo changed");
+    ck_assert_msg(strcmp(r.out, "1\n0\n1\n") == 0, "%s%s", r.out, r.err);
+    tu_run_free(&r);
+}
+END_TEST
+
 /* No stamp is written or read with --no-cache or CIGEN_CACHE_DIR=off, nor
  * for a check that is not in sync, has a special-PR selection, prints JSON
  * or warns about the sources. */
@@ -251,6 +267,7 @@ Suite *make_stamp_suite(void)
     tcase_add_test(tc, generate_uses_the_stamp);
     tcase_add_test(tc, generate_with_warnings_runs_in_full);
     tcase_add_test(tc, generate_stamp_limits);
+    tcase_add_test(tc, no_stamp_through_a_link);
     suite_add_tcase(s, tc);
     return s;
 }

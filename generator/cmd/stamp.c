@@ -479,6 +479,25 @@ static bool private_to_me(const struct stat *st)
     return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
+/* The stamps' folder, open: the folder itself (its last component never a
+ * link), the user's own and writable by no one else; or -1. */
+static int stamp_dir(const cg_stamp *s)
+{
+    const char *slash = strrchr(s->dir, '/');
+    char *parent = cg_xstrndup(s->dir, slash && slash != s->dir ? (size_t)(slash - s->dir) : 1);
+    int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(parent);
+    int fd = pfd < 0 ? -1 : openat(pfd, slash ? slash + 1 : s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (pfd >= 0)
+        close(pfd);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !private_to_me(&st))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 /* mkdir -p, private: the stamps say what this user's checks verified */
 static bool make_dirs(const char *dir)
 {
@@ -554,19 +573,33 @@ void cg_stamp_store(cg_stamp *s, const char *root, const cg_stamp_output *output
         put_word(&text, generate_line, strlen(generate_line));
     }
     cg_strbuf_adds(&text, "\nend\n");
-    /* written aside, then renamed: a reader sees a whole stamp or none */
-    struct stat dst;
-    if (ok && make_dirs(s->dir) && stat(s->dir, &dst) == 0 && private_to_me(&dst)) {
+    /* written aside, then renamed: a reader sees a whole stamp or none;
+     * both through the folder's descriptor, never through a link */
+    int dfd = ok && make_dirs(s->dir) ? stamp_dir(s) : -1;
+    if (dfd >= 0) {
+        const char *name = strrchr(s->path, '/') + 1;
         cg_strbuf tmp = CG_STRBUF_INIT;
-        cg_strbuf_addf(&tmp, "%s.XXXXXX", s->path);
-        int fd = mkstemp(tmp.buf);
+        int fd = -1;
+        for (int tries = 0; fd < 0 && tries < 100; tries++) {
+            unsigned char r[8];
+            char hex[17];
+            if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+                break;
+            cg_hex(r, sizeof r, hex);
+            cg_strbuf_reset(&tmp);
+            cg_strbuf_addf(&tmp, "%s.%.6s", name, hex);
+            fd = openat(dfd, tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
         if (fd >= 0) {
             bool written = (size_t)write(fd, text.buf, text.len) == text.len;
             written = close(fd) == 0 && written;
-            if (!written || rename(tmp.buf, s->path) != 0)
-                unlink(tmp.buf);
+            if (!written || renameat(dfd, tmp.buf, dfd, name) != 0)
+                unlinkat(dfd, tmp.buf, 0);
         }
         cg_strbuf_release(&tmp);
+        close(dfd);
     }
     cg_strbuf_release(&text);
 }
@@ -658,14 +691,19 @@ bool cg_stamp_holds(cg_stamp *s, const char *verb, cg_strbuf *message, cg_strbuf
     /* a regular file only (a FIFO there would block), of a stamp's size,
      * in a folder and a file that are the user's and no one else may write:
      * a stamp is trusted */
-    int fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st, dst;
+    int dfd = stamp_dir(s);
+    int fd = dfd < 0 ? -1 : openat(dfd, strrchr(s->path, '/') + 1, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (dfd >= 0)
+        close(dfd);
+    else if (lstat(s->dir, &st) == 0)
+        fd = -2; /* a folder of another's, or a link: not read */
     FILE *f = NULL;
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= STAMP_MAX_BYTES &&
-        private_to_me(&st) && stat(s->dir, &dst) == 0 && private_to_me(&dst))
+        private_to_me(&st))
         f = fdopen(fd, "r");
     if (!f) {
-        cg_strbuf_adds(why, fd < 0 ? "no stamp of an earlier run"
+        cg_strbuf_adds(why, fd == -1 ? "no stamp of an earlier run"
                                    : "the stamp is not a private file of this user (or is too large): not read");
         if (fd >= 0)
             close(fd);
