@@ -538,6 +538,13 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
         p->opt.manifest = "cigen.yml";
     if (!(p->root = cg_realdir(p->opt.dir, err)))
         return -1;
+    char *gitdir = NULL;
+    if (cg_root_in_git(p->root, &gitdir)) {
+        cg_error_plain(err, "the project folder '%s' lies inside a repository's git folder ('%s'); cigen never "
+                       "reads or writes there", p->opt.dir, gitdir);
+        free(gitdir);
+        return -1;
+    }
     if (cg_check_project_path(p->opt.manifest, &(cg_pos){0}, "the manifest path", err) != 0)
         return -1;
     /* "-m ./cigen.yml" is cigen.yml: its name is in the header and digest */
