@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "lang/yaml_path.h"
 #include "lang/yaml_scalar.h"
+#include "lang/yaml_snake.h"
 #include "lang/yaml_text.h"
 
 typedef struct doc_name {
@@ -880,6 +881,8 @@ cg_doc *cg_doc_parse(const char *file, const char *text, size_t len,
     L.max_depth = opts->max_depth ? opts->max_depth : CG_DEFAULT_MAX_DEPTH;
     L.budget = opts->alias_budget ? opts->alias_budget : CG_DEFAULT_ALIAS_BUDGET;
     int rc = run(&L);
+    if (rc == 0 && opts->copied)
+        rc = cg_yaml_check_snake(doc->file, doc->text, len, err);
     while (L.depth > 0)
         frame_release(&L.stack[--L.depth]);
     free(L.stack);

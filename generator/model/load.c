@@ -117,7 +117,7 @@ static int load_fragments(cg_model *p, cg_error *err)
     cg_map_init(&by_anchor);
     int rc = 0;
     for (size_t i = 0; i < m->nfragments && rc == 0; i++) {
-        cg_load_opts o = {.scope = earlier, .nscope = i, .scope_index = &by_anchor};
+        cg_load_opts o = {.scope = earlier, .nscope = i, .scope_index = &by_anchor, .copied = true};
         cg_doc *doc = load_doc(p, m->fragments[i], &m->fragment_pos[i], &o, err);
         if (!doc) {
             rc = -1;
