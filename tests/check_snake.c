@@ -17,8 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "testutil.h"
 #include "base/util.h"
+#include "lang/yaml_scalar.h"
 #include "lang/yamlload.h"
 
 static const char *jar(void)
@@ -54,14 +57,19 @@ static char *snake_classes(const char *test)
 
 /* SnakeYAML's verdict on each file listed (one a line) in `list`: its
  * output, "ok PATH" or "refused PATH LINE:COL MESSAGE" lines. */
-static tu_run snake_read(const char *classes, const char *list)
+static tu_run snake_read_as(const char *classes, const char *list, bool json)
 {
     cg_strbuf cmd = CG_STRBUF_INIT;
-    cg_strbuf_addf(&cmd, "java -Xss4m -cp '%s:%s' SnakeRead < '%s'", jar(), classes, list);
+    cg_strbuf_addf(&cmd, "java -Xss4m -cp '%s:%s' SnakeRead%s < '%s'", jar(), classes, json ? " --json" : "", list);
     tu_run r = tu_sh(NULL, cmd.buf);
     cg_strbuf_release(&cmd);
     ck_assert_msg(r.status == 0, "SnakeRead failed: %.2000s", r.err);
     return r;
+}
+
+static tu_run snake_read(const char *classes, const char *list)
+{
+    return snake_read_as(classes, list, false);
 }
 
 /* --- every config the suite writes ---------------------------------------- */
@@ -118,6 +126,85 @@ START_TEST(snake_reads_every_config)
     cg_strbuf_release(&bad);
     cg_strbuf_release(&cmd);
     tu_run_free(&r);
+    tu_rm_rf(tmp);
+    free(tmp);
+    tu_rm_rf(classes);
+    free(classes);
+}
+END_TEST
+
+/* Values cigen writes (a dimension's values passed on as a parameter):
+ * SnakeYAML reads each back as the same string, whatever YAML 1.1 would
+ * make of it plain ("._" is a float to SnakeYAML, which it cannot build). */
+START_TEST(snake_reads_written_values)
+{
+    char *classes = snake_classes("snake_reads_written_values");
+    if (!classes)
+        return;
+    static const char *const values[] = {
+        "._", "+._", "-.__e+12", "._5", ".e1", ".5", "5.", "0x_", "0x1F", "0b_", "0b1", "0o7", "0o", "017", "089",
+        "1_000", "1:_", "1:20", "190:20:30.15", "=", "<x", "~x", "~", "y", "n", "yes", "No", "on", "OFF", "true",
+        "null", "NULL", ".inf", "-.Inf", ".NaN", "2001-12-14", "2001-1-1", "2001-12-14t21:59:43.10-05:00",
+        "1e5", "1e+5", "1E-5", "-0", "+0", "0.", "-", "a:b", "a#b", "@x", "%x", "`x", "!x", "&x", "*x", "|x",
+        ">x", "?x", "x?", "[x", "{x", "'x", "\"x", "x'", "caf\xc3\xa9", "-x", "--x", "...x", "x:",
+    };
+    char *tmp = tu_mkdtemp();
+    cg_strbuf cmd = CG_STRBUF_INIT, tree = CG_STRBUF_INIT;
+    cg_strbuf_adds(&tree, "dimensions: [os, v]\nworkflows: [main]\njob_name: \"{{ phase }}_{{ v }}\"\ntree:\n"
+                          "  - os: linux\n    v: [");
+    for (size_t i = 0; i < CG_ARRAY_LEN(values); i++) {
+        cg_strbuf_adds(&tree, i ? ", " : "");
+        cg_yaml_quote(&tree, values[i], strlen(values[i]));
+    }
+    cg_strbuf_adds(&tree, "]\nphases:\n  build: {template: t.yml, requires: [setup]}\n");
+    cg_strbuf_addf(&cmd, "set -e; cp -r '%s/tests/bases/small/.' '%s/p/' 2>/dev/null || { mkdir '%s/p' && "
+                   "cp -r '%s/tests/bases/small/.' '%s/p/'; }", tu_srcdir(), tmp, tmp, tu_srcdir(), tmp);
+    tu_run r = tu_sh(NULL, cmd.buf);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    cg_strbuf_reset(&cmd);
+    cg_strbuf_addf(&cmd, "%s/p/tree.yml", tmp);
+    tu_writes(cmd.buf, tree.buf);
+    cg_strbuf_reset(&cmd);
+    cg_strbuf_addf(&cmd, "%s/p/t.yml", tmp);
+    tu_writes(cmd.buf, "run:\n  cell: \"{{ v }}\"\n");
+    cg_strbuf_reset(&cmd);
+    cg_strbuf_addf(&cmd, "$CIGEN -q -C '%s/p' generate --force && echo '%s/p/config.yml' > '%s/list'", tmp, tmp, tmp);
+    r = tu_sh(NULL, cmd.buf);
+    ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+    tu_run_free(&r);
+    cg_strbuf_reset(&cmd);
+    cg_strbuf_addf(&cmd, "%s/list", tmp);
+    r = snake_read_as(classes, cmd.buf, true);
+    const char *tab = strchr(r.out, '\t');
+    ck_assert_msg(strncmp(r.out, "ok ", 3) == 0 && tab, "SnakeYAML refuses the config: %.2000s", r.out);
+    json_error_t je;
+    json_t *doc = json_loads(tab + 1, 0, &je);
+    ck_assert_msg(doc != NULL, "SnakeRead's JSON: %s", je.text);
+    json_t *jobs = json_object_get(json_object_get(json_object_get(doc, "workflows"), "main"), "jobs");
+    size_t seen = 0;
+    for (size_t i = 0; i < json_array_size(jobs); i++) {
+        json_t *run = json_object_get(json_array_get(jobs, i), "run");
+        if (!run)
+            continue;
+        json_t *cell = json_object_get(run, "cell");
+        const char *name = json_string_value(json_object_get(run, "name"));
+        ck_assert_msg(name && json_is_string(cell), "job %zu: cell is not a string to SnakeYAML: %s", i,
+                      json_dumps(cell, JSON_ENCODE_ANY));
+        /* the job is named build_VALUE: both must read back as VALUE */
+        ck_assert_msg(strncmp(name, "build_", 6) == 0 && cg_streq(json_string_value(cell), name + 6),
+                      "job '%s': its value reads back as '%s'", name, json_string_value(cell));
+        bool known = false;
+        for (size_t k = 0; k < CG_ARRAY_LEN(values) && !known; k++)
+            known = cg_streq(values[k], name + 6);
+        ck_assert_msg(known, "job '%s' names no value", name);
+        seen++;
+    }
+    ck_assert_uint_eq(seen, CG_ARRAY_LEN(values));
+    json_decref(doc);
+    tu_run_free(&r);
+    cg_strbuf_release(&cmd);
+    cg_strbuf_release(&tree);
     tu_rm_rf(tmp);
     free(tmp);
     tu_rm_rf(classes);
@@ -338,6 +425,7 @@ Suite *make_snake_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, snake_differential);
     tcase_add_test(tc, snake_reads_every_config);
+    tcase_add_test(tc, snake_reads_written_values);
     suite_add_tcase(s, tc);
     return s;
 }
