@@ -315,6 +315,72 @@ START_TEST(init_never_leaves_the_project)
 }
 END_TEST
 
+/* A project folder inside a repository's git folder is refused by every
+ * command, init included, and nothing is written there: .git/hooks (init),
+ * .git itself with its output a hook, a worktree's and a submodule's git
+ * folder, a --separate-git-dir one and a bare repository (found as git
+ * finds one, not by name). */
+START_TEST(project_in_git_folder)
+{
+    static const struct {
+        const char *setup, *dir, *cmd;
+    } cases[] = {
+        {"", "r/.git/hooks", "init"},
+        {"", "r/.git", "init"},
+        {"cp -r \"$CIGEN_SRCDIR/tests/bases/e2e-small/.\" r/.git/ && "
+         "sed -i 's|^output: config.yml|output: hooks/post-checkout|' r/.git/cigen.yml && "
+         "printf '#!/bin/sh\\necho hook\\n' > r/.git/hooks/post-checkout && chmod +x r/.git/hooks/post-checkout",
+         "r/.git", "generate --force"},
+        {"cp -r \"$CIGEN_SRCDIR/tests/bases/e2e-small/.\" r/.git/hooks/", "r/.git/hooks", "generate"},
+        {"cp -r \"$CIGEN_SRCDIR/tests/bases/e2e-small/.\" r/.git/hooks/", "r/.git/hooks", "check"},
+        {"cp -r \"$CIGEN_SRCDIR/tests/bases/e2e-small/.\" r/.git/hooks/", "r/.git/hooks", "list"},
+        {"git -C r commit -q --allow-empty -m c && git -C r worktree add -q ../wt && mkdir r/.git/worktrees/wt/x",
+         "r/.git/worktrees/wt/x", "init"},
+        {"git -C r commit -q --allow-empty -m c && git init -q sub && git -C sub commit -q --allow-empty -m s && "
+         "git -C r -c protocol.file.allow=always submodule -q add ../sub sub",
+         "r/.git/modules/sub/hooks", "init"},
+        {"git init -q --separate-git-dir=\"$PWD/gd\" r2", "gd/hooks", "init"},
+        {"git init -q --separate-git-dir=\"$PWD/gd\" r2", "gd", "init"},
+        {"git init -q --bare b.git", "b.git/hooks", "init"},
+        {"git init -q --bare b.git && mkdir b.git/refs/x", "b.git/refs/x", "init"},
+    };
+    for (size_t i = 0; i < CG_ARRAY_LEN(cases); i++) {
+        char *dir = tu_mkdtemp();
+        cg_strbuf cmd = CG_STRBUF_INIT;
+        cg_strbuf_addf(&cmd,
+                       "set -e; git init -q r && git -C r config user.email t@example.com && "
+                       "git -C r config user.name t && git -C r config commit.gpgsign false\n"
+                       "git config --global user.email >/dev/null 2>&1 || export GIT_AUTHOR_NAME=t "
+                       "GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com\n"
+                       "%s\n"
+                       "find . -path ./r/.git/index -prune -o -print | LC_ALL=C sort | xargs cksum 2>/dev/null "
+                       ">../before.%zu || true\n"
+                       "set +e; $CIGEN -C %s %s; echo \"rc=$?\"\n"
+                       "find . -path ./r/.git/index -prune -o -print | LC_ALL=C sort | xargs cksum 2>/dev/null "
+                       ">../after.%zu; cmp -s ../before.%zu ../after.%zu && echo unchanged; "
+                       "rm -f ../before.%zu ../after.%zu",
+                       cases[i].setup, i, cases[i].dir, cases[i].cmd, i, i, i, i, i);
+        tu_run r = tu_sh(dir, cmd.buf);
+        ck_assert_msg(strstr(r.out, "rc=2\n") && strstr(r.out, "unchanged") &&
+                          strstr(r.err, "lies inside a repository's git folder"),
+                      "case %zu (%s %s): %d\n%s%s", i, cases[i].dir, cases[i].cmd, r.status, r.out, r.err);
+        tu_run_free(&r);
+        cg_strbuf_release(&cmd);
+        tu_rm_rf(dir);
+        free(dir);
+    }
+    /* the work trees themselves are projects like any other */
+    char *dir = tu_mkdtemp();
+    tu_run r = tu_sh(dir, "set -e; git init -q r; git init -q --separate-git-dir=\"$PWD/gd\" r2; "
+                          "$CIGEN -q -C r init && $CIGEN -q -C r2 init && mkdir r/.circleci && "
+                          "$CIGEN -q -C r/.circleci init && echo ok");
+    ck_assert_msg(r.status == 0 && cg_streq(r.out, "ok\n"), "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    tu_rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 /* .pre-commit-hooks.yaml: its entry with its args is `cigen check`, which
  * passes on a project in sync and fails on a drifted one; -C DIR before
  * `check` (the sub-folder form the README gives) works too. */
@@ -697,6 +763,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(tc, regenerate_script);
     tcase_add_test(tc, regenerate_script_help_and_parallel_build);
     tcase_add_test(tc, init_project);
+    tcase_add_test(tc, project_in_git_folder);
     tcase_add_test(tc, init_executor_advice);
     tcase_add_test(tc, init_never_leaves_the_project);
     tcase_add_test(tc, pre_commit_hook);

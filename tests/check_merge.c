@@ -281,6 +281,55 @@ START_TEST(merge_driver_line_break_in_path)
 }
 END_TEST
 
+/* The driver's cache under the git folder, planted as a symbolic link (to a
+ * folder outside the repository, or to the work tree through ".."): the
+ * merge still resolves, nothing in the link's target is removed or
+ * written, and the link is left as it was.  A cache folder that is not
+ * the user's own (group- or world-writable) is not used either. */
+START_TEST(merge_driver_cache_link)
+{
+    static const char *const plants[] = {
+        "ln -s \"$PWD/../victim\" .git/cigen-merge",
+        "ln -s .. .git/cigen-merge",
+        "ln -s ../.. .git/cigen-merge",
+        "mkdir .git/cigen-merge && chmod 777 .git/cigen-merge && echo keep > .git/cigen-merge/other-users-file",
+        "mkdir .git/cigen-merge && ln -s \"$PWD/../victim/keep.txt\" .git/cigen-merge/entry",
+        "ln -s \"$PWD/../victim/missing\" .git/cigen-merge",
+    };
+    for (size_t i = 0; i < CG_ARRAY_LEN(plants); i++) {
+        cg_strbuf script = CG_STRBUF_INIT;
+        cg_strbuf_adds(&script,
+                       "mkdir victim && echo keep > victim/keep.txt && echo keep2 > victim/second.txt\n"
+                       REPO_SETUP
+                       "echo 'config.yml merge=cigen' > .gitattributes\n"
+                       USE_DRIVER
+                       "git add -A && git commit -qm base\n"
+                       TWO_BRANCHES);
+        cg_strbuf_adds(&script, plants[i]);
+        cg_strbuf_adds(&script, "\n"
+                       "ls -a > ../top.before\n"
+                       "set +e\n"
+                       "git merge py38 -m m >/dev/null 2>../merge.err; echo \"merge=$?\"\n"
+                       "ls -a > ../top.after; cmp -s ../top.before ../top.after && echo top-kept\n"
+                       "cat ../victim/keep.txt ../victim/second.txt\n"
+                       "echo \"victim=$(ls -A ../victim | tr '\\n' ' ')\"\n"
+                       "[ -e .git/cigen-merge/other-users-file ] && echo other-kept\n"
+                       "$CIGEN check >/dev/null 2>&1; echo \"check=$?\"\n"
+                       "cat ../merge.err\n");
+        /* the victim folder is made beside the repository */
+        tu_run r = in_scratch("", script.buf);
+        bool other = strstr(plants[i], "other-users-file") != NULL;
+        ck_assert_msg(strstr(r.out, "merge=0") && strstr(r.out, "check=0") && strstr(r.out, "top-kept") &&
+                          strstr(r.out, "keep\nkeep2\n") && strstr(r.out, "victim=keep.txt second.txt \n") &&
+                          (!other || strstr(r.out, "other-kept")),
+                      "plant %zu (%s): the driver went through the planted cache:\n%s%s", i, plants[i], r.out,
+                      r.err);
+        tu_run_free(&r);
+        cg_strbuf_release(&script);
+    }
+}
+END_TEST
+
 START_TEST(merge_driver_usage)
 {
     tu_run r = tu_sh(NULL, "$CIGEN merge-driver a b");
@@ -307,6 +356,7 @@ Suite *make_merge_suite(void)
     tcase_add_test(tc, merge_driver_renders_once_per_merge);
     tcase_add_test(tc, merge_driver_project_in_subfolder);
     tcase_add_test(tc, merge_driver_line_break_in_path);
+    tcase_add_test(tc, merge_driver_cache_link);
     tcase_add_test(tc, merge_driver_usage);
     suite_add_tcase(s, tc);
     return s;

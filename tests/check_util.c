@@ -420,6 +420,43 @@ START_TEST(fpset_finds_twins_only)
 }
 END_TEST
 
+/* The controls that reorder displayed text: found in any name, and written
+ * \uXXXX in messages, never raw. */
+START_TEST(bidi_controls)
+{
+    static const char *const bidi[] = {"\xd8\x9c", "\xe2\x80\x8e", "\xe2\x80\x8f", "\xe2\x80\xaa", "\xe2\x80\xab",
+                                       "\xe2\x80\xac", "\xe2\x80\xad", "\xe2\x80\xae", "\xe2\x81\xa6",
+                                       "\xe2\x81\xa7", "\xe2\x81\xa8", "\xe2\x81\xa9"};
+    static const unsigned cps[] = {0x61c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066,
+                                   0x2067, 0x2068, 0x2069};
+    for (size_t i = 0; i < CG_ARRAY_LEN(bidi); i++) {
+        cg_strbuf name = CG_STRBUF_INIT, shown = CG_STRBUF_INIT, want = CG_STRBUF_INIT;
+        cg_strbuf_addf(&name, "ab%sc", bidi[i]);
+        size_t len = 0;
+        ck_assert_ptr_eq(cg_bidi_control(name.buf, &len), name.buf + 2);
+        ck_assert_uint_eq(len, strlen(bidi[i]));
+        ck_assert_ptr_nonnull(cg_name_breaker(name.buf));
+        ck_assert_ptr_nonnull(cg_branch_name_problem(name.buf));
+        cg_escape_line(&shown, name.buf, name.len);
+        cg_strbuf_addf(&want, "ab\\u%04xc", cps[i]);
+        ck_assert_str_eq(shown.buf, want.buf);
+        cg_strbuf_release(&name);
+        cg_strbuf_release(&shown);
+        cg_strbuf_release(&want);
+    }
+    /* their neighbours are text */
+    static const char *const fine[] = {"\xe2\x80\x8d", "\xe2\x80\xaf", "\xe2\x81\xa5", "\xe2\x81\xaa", "\xd8\x9b",
+                                       "\xc3\xa9"};
+    for (size_t i = 0; i < CG_ARRAY_LEN(fine); i++) {
+        ck_assert_ptr_null(cg_bidi_control(fine[i], NULL));
+        cg_strbuf shown = CG_STRBUF_INIT;
+        cg_escape_line(&shown, fine[i], strlen(fine[i]));
+        ck_assert_str_eq(shown.buf, fine[i]);
+        cg_strbuf_release(&shown);
+    }
+}
+END_TEST
+
 Suite *make_util_suite(void)
 {
     Suite *s = suite_create("util");
@@ -433,6 +470,7 @@ Suite *make_util_suite(void)
     tcase_add_test(tc, open_beneath_stays_inside);
     tcase_add_test(tc, dir_in_git_found_however_reached);
     tcase_add_test(tc, fpset_finds_twins_only);
+    tcase_add_test(tc, bidi_controls);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "base/util.h"
 #include "lang/yamlload.h"
 
 static cg_doc *load(const char *text, cg_error *err)
@@ -231,6 +232,77 @@ START_TEST(size_limit)
 }
 END_TEST
 
+/* What SnakeYAML 1.33 (CircleCI's parser) refuses though libyaml reads it,
+ * in the bytes cigen copies (a fragment): each refused where it is. */
+START_TEST(snake_refusals_in_copied_text)
+{
+    static const char tail[] = "; CircleCI's YAML parser (SnakeYAML) refuses it, though libyaml reads it";
+    static const struct {
+        const char *text, *where, *what;
+    } cases[] = {
+        {"key:\tvalue\n", "1:5", "tab character where YAML expects the next item: use spaces"},
+        {"key:\t# comment\n", "1:5", "tab character where YAML expects the next item: use spaces"},
+        {"key:\t\n", "1:5", "tab character where YAML expects the next item: use spaces"},
+        {"a: b\nkey:\t\nc: d\n", "2:5", "tab character where YAML expects the next item: use spaces"},
+        {"k: [a,\n\tb]\n", "2:1", "tab character where YAML expects the next item: use spaces"},
+        {"k: [a,\tb]\n", "1:7", "tab character where YAML expects the next item: use spaces"},
+        {"k: {a:\tb}\n", "1:7", "tab character where YAML expects the next item: use spaces"},
+        {"k: \"a\"\t\n", "1:7", "tab character where YAML expects the next item: use spaces"},
+        {"k: 'a'\t# c\n", "1:7", "tab character where YAML expects the next item: use spaces"},
+        {"k: &x\tv\n", "1:6", "tab character where YAML expects the next item: use spaces"},
+        {"k: !!str\tv\n", "1:9", "tab character where YAML expects the next item: use spaces"},
+        {"k:\n  - a\n  - b\n...\t\n", "4:4", "tab character where YAML expects the next item: use spaces"},
+        {"%YAML\t1.1\n---\nk: v\n", "1:6", "tab character in a directive: use spaces"},
+        {"k: \"\\/\"\n", "1:5", "escape \"\\/\": write '/' alone"},
+        {"k: \"a \\\tb\"\n", "1:7", "escape of a tab character: write \"\\t\""},
+        {"k: |#c\n  x\n", "1:5", "a comment right after a block scalar's indicator: put a space before '#'"},
+        {"k: >-#c\n  x\n", "1:6", "a comment right after a block scalar's indicator: put a space before '#'"},
+        {"k: |\t\n  x\n", "1:5", "tab character after a block scalar's indicator: use spaces"},
+        {"k: |2-\t# c\n   x\n", "1:7", "tab character after a block scalar's indicator: use spaces"},
+        {"k: | \t# c\n  x\n", "1:6", "tab character where YAML expects the next item: use spaces"},
+        {"k: a\n \tb\n", "2:2", "tab character leading a line of a plain scalar: use spaces"},
+        {"k: <<\n", "1:4", "'<<' is YAML 1.1's merge key, which may only be a mapping's key: quote it"},
+        {"- [<<]\n", "1:4", "'<<' is YAML 1.1's merge key, which may only be a mapping's key: quote it"},
+        {"k: ._\n", "1:4", "this plain scalar is a YAML 1.1 float without a digit: quote it"},
+        {"k: -.__e+12\n", "1:4", "this plain scalar is a YAML 1.1 float without a digit: quote it"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cg_error err;
+        cg_error_init(&err);
+        cg_load_opts o = {.copied = true};
+        cg_doc *d = cg_doc_parse("t.yml", cases[i].text, strlen(cases[i].text), &o, &err);
+        cg_strbuf want = CG_STRBUF_INIT;
+        cg_strbuf_addf(&want, "t.yml:%s: error: %s%s", cases[i].where, cases[i].what, tail);
+        ck_assert_msg(d == NULL && cg_streq(cg_strbuf_str(&err.text), want.buf), "case %zu %s: %s", i,
+                      cases[i].text, d ? "loaded" : cg_strbuf_str(&err.text));
+        cg_strbuf_release(&want);
+        cg_error_release(&err);
+        /* a file cigen does not copy is read as libyaml reads it */
+        d = load(cases[i].text, &err);
+        ck_assert_msg(d != NULL || !strstr(cg_strbuf_str(&err.text), "SnakeYAML"), "case %zu", i);
+        cg_doc_free(d);
+        cg_error_release(&err);
+    }
+    /* what SnakeYAML reads stays: tabs after a plain scalar, in comments,
+     * in quoted and block scalars, a merge key, floats with a digit */
+    static const char *const fine[] = {
+        "k: a\t\n", "k: a\t# c\n", "k: a # \tc\n", "k: [a\t, b]\n", "k: {a: b\t}\n", "k: \"a\tb\"\n",
+        "k: 'a\n\tb'\n", "k: \"a\n\tb\"\n", "k: |\n  a\tb\n", "k: >\n  a\n  \tb\n", "a: &a {x: 1}\nb:\n  <<: *a\n",
+        "k: ._5\n", "k: .e1\n", "k: '<<'\n", "k: <<x\n", "k: \"\\t\\n\\\\\\\"\\x41\\u00e9\"\n", "k: | # c\n  x\n",
+        "k: a\tb\n", "k\t: v\n", "# \t\nk: v\n",
+    };
+    for (size_t i = 0; i < sizeof fine / sizeof *fine; i++) {
+        cg_error err;
+        cg_error_init(&err);
+        cg_load_opts o = {.copied = true};
+        cg_doc *d = cg_doc_parse("t.yml", fine[i], strlen(fine[i]), &o, &err);
+        ck_assert_msg(d != NULL, "fine %zu %s: %s", i, fine[i], cg_strbuf_str(&err.text));
+        cg_doc_free(d);
+        cg_error_release(&err);
+    }
+}
+END_TEST
+
 Suite *make_yamlload_suite(void)
 {
     Suite *s = suite_create("yamlload");
@@ -245,6 +317,7 @@ Suite *make_yamlload_suite(void)
     tcase_add_test(tc, deep_nesting_is_cut);
     tcase_add_test(tc, alias_bomb_is_cut);
     tcase_add_test(tc, size_limit);
+    tcase_add_test(tc, snake_refusals_in_copied_text);
     suite_add_tcase(s, tc);
     return s;
 }

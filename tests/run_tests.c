@@ -23,6 +23,7 @@ int main(void)
     srunner_add_suite(sr, make_scripts_suite());
     srunner_add_suite(sr, make_robust_suite());
     srunner_add_suite(sr, make_layers_suite());
+    srunner_add_suite(sr, make_snake_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

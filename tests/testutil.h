@@ -68,5 +68,6 @@ Suite *make_merge_suite(void);
 Suite *make_robust_suite(void);
 Suite *make_layers_suite(void);
 Suite *make_ref_regex_suite(void);
+Suite *make_snake_suite(void);
 
 #endif

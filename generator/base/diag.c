@@ -60,8 +60,16 @@ void cg_escape_line(cg_strbuf *sb, const char *text, size_t len)
             /* C1 controls (U+0080..U+009F) and the line breaks U+2028/9 */
             unsigned cp = n == 2 ? ((p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)) : 0;
             bool ctl = (n == 2 && cp < 0xa0) || (n == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9));
-            if (ctl)
-                cg_strbuf_addf(sb, "\\u%04x", n == 2 ? cp : 0x2000u + (p[2] - 0x80u));
+            /* and the controls that reorder text: a message shows what
+             * the value holds, never text reordered by it */
+            char one[4] = {0};
+            memcpy(one, p, n < 4 ? n : 3);
+            size_t bl = 0;
+            bool bidi = n <= 3 && cg_bidi_control(one, &bl) == one && bl == n;
+            if (ctl || bidi)
+                cg_strbuf_addf(sb, "\\u%04x", n == 2 ? (unsigned)((p[0] & 0x1fu) << 6 | (p[1] & 0x3fu))
+                                                      : (unsigned)((p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 |
+                                                                   (p[2] & 0x3fu)));
             else
                 cg_strbuf_add(sb, (const char *)p, n);
             p += n;

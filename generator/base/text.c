@@ -82,6 +82,23 @@ const char *cg_line_breaker(const char *s, size_t *len)
     return NULL;
 }
 
+const char *cg_bidi_control(const char *s, size_t *len)
+{
+    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
+        /* U+200E/F: E2 80 8E/8F; U+202A..E: E2 80 AA..AE; U+2066..9: E2 81 A6..A9;
+         * U+061C: D8 9C */
+        bool three = u[0] == 0xe2 && ((u[1] == 0x80 && (u[2] == 0x8e || u[2] == 0x8f || (u[2] >= 0xaa && u[2] <= 0xae))) ||
+                                      (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9));
+        bool two = u[0] == 0xd8 && u[1] == 0x9c;
+        if (three || two) {
+            if (len)
+                *len = three ? 3 : 2;
+            return (const char *)u;
+        }
+    }
+    return NULL;
+}
+
 const char *cg_name_breaker(const char *s)
 {
     size_t n = 0;
@@ -89,7 +106,8 @@ const char *cg_name_breaker(const char *s)
     if (tab && (!at || tab < at))
         return "a tab";
     if (!at)
-        return NULL;
+        return cg_bidi_control(s, NULL) ? "a Unicode control that reorders displayed text (U+061C, U+200E/F, "
+                                          "U+202A..U+202E, U+2066..U+2069)" : NULL;
     const unsigned char *p = (const unsigned char *)at;
     if (n == 1 && *p >= 0x80)
         return "a byte that is not UTF-8";
@@ -251,14 +269,9 @@ const char *cg_branch_name_problem(const char *s)
             return "a part of it starts with '.'";
         if ((c[1] == '/' || !c[1]) && c - s >= 4 && memcmp(c - 4, ".lock", 5) == 0)
             return "a part of it ends with '.lock'";
-        /* U+200E/F: E2 80 8E/8F; U+202A..E: E2 80 AA..AE; U+2066..9: E2 81 A6..A9;
-         * U+061C: D8 9C */
-        const unsigned char *u = (const unsigned char *)c;
-        if ((u[0] == 0xe2 && ((u[1] == 0x80 && (u[2] == 0x8e || u[2] == 0x8f || (u[2] >= 0xaa && u[2] <= 0xae))) ||
-                              (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9))) ||
-            (u[0] == 0xd8 && u[1] == 0x9c))
-            return "it holds a Unicode control that reorders text";
     }
+    if (cg_bidi_control(s, NULL))
+        return "it holds a Unicode control that reorders text";
     if (cg_line_breaker(s, NULL))
         return "it holds a character YAML cannot print on one line";
     return NULL;

@@ -34,10 +34,17 @@ int cg_parse_limit(const char *s, long max, long *out);
  * U+FEFF, U+FFFE, U+FFFF, or a byte that is not UTF-8 (length 1).  Tab is
  * allowed.  The result points into s. */
 const char *cg_line_breaker(const char *s, size_t *len);
+/* The first Unicode control of s that reorders text as a terminal or a
+ * web page shows it (the bidirectional formatting characters: U+061C,
+ * U+200E/F, U+202A..U+202E, U+2066..U+2069), and its length in bytes (len
+ * may be NULL); NULL when there is none.  A name holding one can show as
+ * another name. */
+const char *cg_bidi_control(const char *s, size_t *len);
 /* Why s cannot be part of a job name, or NULL when it can: its first
  * character that cg_line_breaker() finds, or a tab, described ("a tab",
  * "a line break", "a control character", "a byte that is not UTF-8",
- * "a character YAML does not allow").  A static string. */
+ * "a character YAML does not allow"), or a control that reorders text
+ * (cg_bidi_control).  A static string. */
 const char *cg_name_breaker(const char *s);
 /* Whether s (UTF-8) is empty or holds only whitespace: ASCII spaces and
  * Unicode's (U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029,

@@ -127,6 +127,20 @@ static int make_parents(int rootfd, const char *rel, char **made, size_t *nmade)
     return errno == EEXIST ? 0 : -1;
 }
 
+/* Removes rel (a file, or a folder with AT_REMOVEDIR) from its folder,
+ * resolved beneath the project: never through a link leading out of it. */
+static void unlink_beneath(int rootfd, const char *rel, int flags)
+{
+    const char *slash = strrchr(rel, '/');
+    char *dir = slash ? cg_xstrndup(rel, (size_t)(slash - rel)) : cg_xstrdup(".");
+    int dfd = cg_open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY, 0);
+    free(dir);
+    if (dfd >= 0) {
+        unlinkat(dfd, slash ? slash + 1 : rel, flags);
+        close(dfd);
+    }
+}
+
 /* Creates rel beneath the project (never through a link out of it, never
  * over anything: O_EXCL, O_NOFOLLOW) and writes text; on failure nothing
  * of it is left. */
@@ -143,7 +157,7 @@ static int write_new(int rootfd, const char *rel, const char *text, mode_t mode)
         if (w <= 0) {
             int e = w < 0 ? errno : EIO;
             close(fd);
-            unlinkat(rootfd, rel, 0);
+            unlink_beneath(rootfd, rel, 0);
             errno = e;
             return -1;
         }
@@ -151,7 +165,7 @@ static int write_new(int rootfd, const char *rel, const char *text, mode_t mode)
     }
     if (fsync(fd) != 0 || close(fd) != 0) {
         int e = errno;
-        unlinkat(rootfd, rel, 0);
+        unlink_beneath(rootfd, rel, 0);
         errno = e;
         return -1;
     }
@@ -196,6 +210,16 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
         return CG_EXIT_ERROR;
     }
     cg_error_release(&perr);
+    /* never a project in git's own folder (.git/hooks: its files are run) */
+    char *real = realpath(dir, NULL), *gitdir = NULL;
+    if (real && cg_root_in_git(real, &gitdir)) {
+        fprintf(stderr, "cigen: error: the project folder '%s' lies inside a repository's git folder ('%s'); cigen "
+                "never reads or writes there (nothing was written)\n", cg_cli_shown(dir), cg_cli_shown(gitdir));
+        free(gitdir);
+        free(real);
+        return CG_EXIT_ERROR;
+    }
+    free(real);
     int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rootfd < 0) {
         fprintf(stderr, "cigen: error: '%s' is not a folder\n", cg_cli_shown(dir));
@@ -227,9 +251,9 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     if (rc != 0) {
         /* take back what was written: a half project helps nobody */
         for (size_t i = 0; i < written; i++)
-            unlinkat(rootfd, files[i].rel, 0);
+            unlink_beneath(rootfd, files[i].rel, 0);
         for (size_t i = nmade; i-- > 0;)
-            unlinkat(rootfd, made[i], AT_REMOVEDIR);
+            unlink_beneath(rootfd, made[i], AT_REMOVEDIR);
     }
     for (size_t i = 0; i < nmade; i++)
         free(made[i]);

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -403,9 +404,18 @@ static int serve(const cg_strbuf *blob, const char *folder, const char *target, 
         return -1;
     }
     const char *data = at + 1 + offset;
-    FILE *f = fopen(dest, "wb");
-    bool ok = f && fwrite(data, 1, hit_len, f) == hit_len;
-    if (f && fclose(f) != 0)
+    /* git's file for our side: written in place, never through a link */
+    int fd = open(dest, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    for (size_t off = 0; ok && off < hit_len;) {
+        ssize_t w = write(fd, data + off, hit_len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        ok = w > 0;
+        off += ok ? (size_t)w : 0;
+    }
+    if (fd >= 0 && close(fd) != 0)
         ok = false;
     if (!ok) {
         cg_strbuf_addf(why, "cannot write %s", dest);
@@ -433,10 +443,52 @@ static void cache_key(const cg_global *g, const char *head, const char *theirs, 
     cg_strbuf_release(&k);
 }
 
-/* Reads the cache entry `path` into blob: true when there is one. */
-static bool cache_read(const char *path, cg_strbuf *blob)
+/* The cache folder `dir` (git's path for cigen-merge), open: the folder
+ * itself, never a link to one (O_NOFOLLOW, resolved from its parent's
+ * descriptor), owned by this user and writable by nobody else; created
+ * (0700) when missing and `create`.  Anything else (a link planted there,
+ * a file, another user's folder) is not used: -1.  A cache that cannot be
+ * used only costs the next run a render. */
+static int cache_open(const char *dir, bool create)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW);
+    /* only ever the folder git names for it (never a folder of the user's) */
+    const char *slash = strrchr(dir, '/');
+    if (!cg_streq(slash ? slash + 1 : dir, "cigen-merge"))
+        return -1;
+    char *parent = slash ? cg_xstrndup(dir, slash == dir ? 1 : (size_t)(slash - dir)) : cg_xstrdup(".");
+    int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(parent);
+    if (pfd < 0)
+        return -1;
+    if (create && mkdirat(pfd, "cigen-merge", 0700) != 0 && errno != EEXIST) {
+        close(pfd);
+        return -1;
+    }
+    int fd = openat(pfd, "cigen-merge", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(pfd);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+                    (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Reads the cache entry `name` of the cache folder `dir` into blob: true
+ * when there is one (a regular file of this user's, not a link). */
+static bool cache_read(const char *dir, const char *name, cg_strbuf *blob)
+{
+    int dfd = cache_open(dir, false);
+    if (dfd < 0)
+        return false;
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    close(dfd);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+        close(fd);
+        fd = -1;
+    }
     if (fd < 0)
         return false;
     char buf[65536];
@@ -450,32 +502,41 @@ static bool cache_read(const char *path, cg_strbuf *blob)
     return n == 0 && blob->len;
 }
 
-/* Replaces every entry of the cache folder with `name` holding blob.  A
- * cache that cannot be written only costs the next run a render. */
+/* Replaces every entry of the cache folder with `name` holding blob: each
+ * removed and written through the folder's descriptor (unlinkat removes a
+ * link, never what it points to). */
 static void cache_write(const char *dir, const char *name, const cg_strbuf *blob)
 {
-    /* only ever the folder git names for it (never a folder of the user's) */
-    const char *base = strrchr(dir, '/');
-    if (!cg_streq(base ? base + 1 : dir, "cigen-merge"))
+    int dfd = cache_open(dir, true);
+    if (dfd < 0)
         return;
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+    int lfd = dup(dfd);
+    DIR *d = lfd < 0 ? NULL : fdopendir(lfd);
+    if (!d) {
+        if (lfd >= 0)
+            close(lfd);
+        close(dfd);
         return;
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    cg_strbuf path = CG_STRBUF_INIT;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        cg_strbuf_reset(&path);
-        cg_strbuf_addf(&path, "%s/%s", dir, e->d_name);
-        unlink(path.buf);
     }
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.' || (!cg_streq(e->d_name, ".") && !cg_streq(e->d_name, "..")))
+            unlinkat(dfd, e->d_name, 0);
     closedir(d);
-    cg_strbuf_reset(&path);
-    cg_strbuf_addf(&path, "%s/.%s.XXXXXX", dir, name);
-    int fd = mkstemp(path.buf);
+    cg_strbuf tmp = CG_STRBUF_INIT;
+    char hex[17];
+    struct stat self;
+    uint64_t x = (uint64_t)getpid() * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)&self;
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)x);
+        cg_strbuf_reset(&tmp);
+        cg_strbuf_addf(&tmp, ".%s.%s", name, hex);
+        fd = openat(dfd, tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd >= 0) {
         size_t off = 0;
         while (off < blob->len) {
@@ -487,13 +548,11 @@ static void cache_write(const char *dir, const char *name, const cg_strbuf *blob
             off += (size_t)w;
         }
         bool ok = close(fd) == 0 && off == blob->len;
-        cg_strbuf final = CG_STRBUF_INIT;
-        cg_strbuf_addf(&final, "%s/%s", dir, name);
-        if (!ok || rename(path.buf, final.buf) != 0)
-            unlink(path.buf);
-        cg_strbuf_release(&final);
+        if (!ok || renameat(dfd, tmp.buf, dfd, name) != 0)
+            unlinkat(dfd, tmp.buf, 0);
     }
-    cg_strbuf_release(&path);
+    cg_strbuf_release(&tmp);
+    close(dfd);
 }
 
 /* Regenerates `target` (a path from the top of the work tree) from the
@@ -505,7 +564,7 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
 {
     *repeat = false;
     const char *dir = g->opt.dir ? g->opt.dir : ".";
-    cg_strbuf facts = CG_STRBUF_INIT, blob = CG_STRBUF_INIT, entry = CG_STRBUF_INIT;
+    cg_strbuf facts = CG_STRBUF_INIT, blob = CG_STRBUF_INIT;
     /* one git for the project's folder from the top ("" or "sub/"), the
      * cache folder (from dir) and our commit */
     const char *rp[] = {"git", "-C", dir, "rev-parse", "--show-prefix", "--git-path", "cigen-merge", "HEAD", NULL};
@@ -539,8 +598,7 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
     cg_strbuf_adds(&cache, lines[1]);
     char key[65];
     cache_key(g, head, theirs, base, folder, key);
-    cg_strbuf_addf(&entry, "%s/%s", cache.buf, key);
-    if (cache_read(entry.buf, &blob)) {
+    if (cache_read(cache.buf, key, &blob)) {
         *repeat = true;
     } else {
         cg_strbuf_reset(&blob);
@@ -552,7 +610,6 @@ static int regenerate_merged(const cg_global *g, const char *theirs, const char 
 out:
     cg_strbuf_release(&facts);
     cg_strbuf_release(&blob);
-    cg_strbuf_release(&entry);
     return result;
 }
 

@@ -373,3 +373,44 @@ int cg_dir_in_git(int rootfd, int dirfd, char **where)
     }
     return git ? 1 : 0;
 }
+
+/* Whether the folder open as fd is a git folder as git's discovery tells
+ * one (setup.c is_git_directory): HEAD, and objects/ and refs/ (or a
+ * commondir file naming where they are). */
+static bool looks_like_git_dir(int fd)
+{
+    struct stat st;
+    if (fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+        return false;
+    if (fstatat(fd, "commondir", &st, 0) == 0 && S_ISREG(st.st_mode))
+        return true;
+    return fstatat(fd, "objects", &st, 0) == 0 && S_ISDIR(st.st_mode) && fstatat(fd, "refs", &st, 0) == 0 &&
+           S_ISDIR(st.st_mode);
+}
+
+int cg_root_in_git(const char *root, char **where)
+{
+    char *path = cg_xstrdup(root);
+    int rc = 0;
+    for (size_t len = strlen(path); len > 0 && rc == 0;) {
+        path[len] = '\0';
+        const char *slash = strrchr(path, '/');
+        const char *name = slash ? slash + 1 : path;
+        bool git = is_git_name(name, strlen(name));
+        if (!git && *name) {
+            int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            git = fd >= 0 && looks_like_git_dir(fd);
+            if (fd >= 0)
+                close(fd);
+        }
+        if (git) {
+            *where = cg_xstrdup(name);
+            rc = 1;
+        }
+        if (!slash)
+            break;
+        len = (size_t)(slash - path);
+    }
+    free(path);
+    return rc;
+}

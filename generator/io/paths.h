@@ -61,4 +61,12 @@ int cg_file_id_of(const char *root, const char *rel, cg_file_id *id);
  * not, -1 and errno when the folder cannot be placed (EXDEV: not beneath). */
 int cg_dir_in_git(int rootfd, int dirfd, char **where);
 
+/* Whether the folder at the canonical absolute path `root` (cg_realdir) is,
+ * or lies inside, a repository's git folder: one of its folders is named
+ * ".git" (any case), or is one as git tells one (git's discovery: a HEAD
+ * file with objects/ and refs/ folders, or with a commondir file: a
+ * worktree's, a submodule's, a bare repository, a --separate-git-dir).
+ * Returns 1 and *where (malloc'd: that git folder's name), or 0. */
+int cg_root_in_git(const char *root, char **where);
+
 #endif

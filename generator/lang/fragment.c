@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lang/schema.h"
+#include "lang/yaml_path.h"
 #include "base/util.h"
 
 typedef struct lines {
@@ -90,6 +91,68 @@ static size_t next_line(const char *text, size_t len, size_t at)
     return nl ? (size_t)(nl - text) + 1 : len;
 }
 
+/* A name of the fragment (a key at `path`) that a control reordering
+ * displayed text would make look like another. */
+static int bidi_free(const cg_doc *doc, const char *path, const char *name, const char *what, cg_error *err)
+{
+    if (!cg_bidi_control(name, NULL))
+        return 0;
+    cg_pos p = cg_doc_key_where(doc, path);
+    return cg_error_at(err, &p, "%s '%s' holds a Unicode control that reorders displayed text (U+061C, U+200E/F, "
+                       "U+202A..U+202E, U+2066..U+2069): it would show as another name", what, name);
+}
+
+/* The names the fragment declares: its pipeline parameters' (`parameters:`
+ * at the top), which CircleCI names in `<< pipeline.parameters.NAME >>`,
+ * are names as cigen's are (letters, digits, '_' and '-'); those and the
+ * names of its jobs, commands, executors and workflows and of their
+ * parameters hold no control that reorders displayed text. */
+static int check_names(const cg_doc *doc, json_t *root, cg_error *err)
+{
+    static const struct {
+        const char *section, *what;
+    } named[] = {{"parameters", "pipeline parameter"}, {"jobs", "job"}, {"commands", "command"},
+                 {"executors", "executor"}, {"workflows", "workflow"}};
+    cg_strbuf path = CG_STRBUF_INIT, sub = CG_STRBUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < CG_ARRAY_LEN(named) && rc == 0; i++) {
+        json_t *sec = json_object_get(root, named[i].section);
+        const char *name;
+        json_t *v;
+        json_object_foreach(sec, name, v) {
+            cg_strbuf_reset(&path);
+            cg_path_push_key(&path, named[i].section);
+            cg_path_push_key(&path, name);
+            if (i == 0 && !cg_is_name(name)) {
+                cg_pos p = cg_doc_key_where(doc, path.buf);
+                cg_strbuf shown = CG_STRBUF_INIT;
+                cg_add_tabs_shown(&shown, name);
+                rc = cg_error_at(err, &p, "pipeline parameter name '%s' is not a valid name (letters, digits, '_' "
+                                 "and '-', starting with a letter or '_'): CircleCI reads it in "
+                                 "'<< pipeline.parameters.NAME >>'", shown.buf);
+                cg_strbuf_release(&shown);
+            }
+            if (rc == 0)
+                rc = bidi_free(doc, path.buf, name, named[i].what, err);
+            json_t *params = i > 0 && i < 4 ? json_object_get(v, "parameters") : NULL;
+            const char *pname;
+            json_t *pv;
+            json_object_foreach(params, pname, pv) {
+                if (rc != 0)
+                    break;
+                cg_path_join_key(&sub, path.buf, "parameters");
+                cg_path_push_key(&sub, pname);
+                rc = bidi_free(doc, sub.buf, pname, "parameter", err);
+            }
+            if (rc != 0)
+                break;
+        }
+    }
+    cg_strbuf_release(&path);
+    cg_strbuf_release(&sub);
+    return rc;
+}
+
 int cg_fragment_init(cg_fragment *f, cg_doc *doc, cg_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -112,6 +175,8 @@ int cg_fragment_init(cg_fragment *f, cg_doc *doc, cg_error *err)
         return cg_error_at(err, &lay->tag_directive, "a %%TAG directive cannot be kept in config.yml (cigen copies "
                            "the fragment's sections, not its directives, so its tags would lose their meaning); "
                            "remove it and write the tags out (!!str)");
+    if (check_names(doc, root, err) != 0)
+        return -1;
     f->missing_newline = f->len && f->text[f->len - 1] != '\n';
     lines L;
     index_lines(f->text, f->len, &L);

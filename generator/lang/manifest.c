@@ -385,12 +385,12 @@ done:
 static int parse_limits(parse *P, json_t *v, cg_manifest *m)
 {
     static const char *const keys[] = {"max_config_bytes", "max_jobs_per_workflow", "max_cells", "max_jobs",
-                                       "max_filter_tests", "max_pair_tests"};
+                                       "max_filter_tests", "max_pair_tests", "max_name_bytes"};
     if (cg_expect_object(P->doc, "/limits", v, "'limits'", P->err) != 0 ||
         cg_check_keys(P->doc, "/limits", v, keys, CG_ARRAY_LEN(keys), "in 'limits'", P->err) != 0)
         return -1;
     long *dest[] = {&m->max_config_bytes, &m->max_jobs_per_workflow, &m->max_cells, &m->max_jobs,
-                    &m->max_filter_tests, &m->max_pair_tests};
+                    &m->max_filter_tests, &m->max_pair_tests, &m->max_name_bytes};
     for (size_t i = 0; i < CG_ARRAY_LEN(keys); i++) {
         json_t *x = json_object_get(v, keys[i]);
         if (!x)
@@ -423,6 +423,7 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
     m->max_jobs = CG_DEFAULT_MAX_JOBS;
     m->max_filter_tests = CG_DEFAULT_MAX_FILTER_TESTS;
     m->max_pair_tests = CG_DEFAULT_MAX_PAIR_TESTS;
+    m->max_name_bytes = CG_DEFAULT_MAX_NAME_BYTES;
     parse P = {doc, pool, err, CG_STRBUF_INIT, m};
     json_t *root = cg_doc_root(doc);
     if (!root)

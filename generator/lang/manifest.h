@@ -31,6 +31,10 @@
 /* a pairwise tier's cells x pairs of its dimensions (what choosing its
  * cells costs: about 0.6 us each, 12 s at the default) */
 #define CG_DEFAULT_MAX_PAIR_TESTS 20000000L
+/* the bytes of all job names together (each made from its cell's values):
+ * counted as they are made, so that a matrix of long values is refused
+ * naming the limit instead of running out of memory (256 MiB) */
+#define CG_DEFAULT_MAX_NAME_BYTES 268435456L
 /* the largest value a limit may be given (10^15): larger is an error, never
  * clamped */
 #define CG_LIMIT_CEILING 1000000000000000L
@@ -128,6 +132,7 @@ typedef struct cg_manifest {
     long max_jobs;            /* all trees: cells x phases, checked before expanding */
     long max_filter_tests;    /* per tree: cells x glob filter patterns, checked before expanding */
     long max_pair_tests;      /* per pairwise tier: cells x pairs of its dimensions, checked before expanding */
+    long max_name_bytes;      /* all trees: the bytes of the job names, counted as each is made */
     const char **protected;   /* job-name globs: jobs a selection never pulls in */
     cg_pos *protected_pos;
     size_t nprotected;

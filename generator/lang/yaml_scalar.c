@@ -192,6 +192,20 @@ bool cg_yaml_plain_safe(const char *s, size_t n)
         if (c == '\t' || cg_yaml_special_char((const unsigned char *)s + i, n - i))
             return false;
     }
+    /* SnakeYAML (CircleCI's parser; PyYAML's resolver) reads [-+]?.[0-9_]+
+     * with an optional exponent as a float even without a digit ("._"),
+     * and then fails to build it: quoted */
+    size_t i = s[0] == '-' || s[0] == '+';
+    if (i + 1 < n && s[i] == '.' && (cg_isdigit((unsigned char)s[i + 1]) || s[i + 1] == '_')) {
+        i++;
+        while (i < n && (cg_isdigit((unsigned char)s[i]) || s[i] == '_'))
+            i++;
+        if (i + 2 < n && (s[i] == 'e' || s[i] == 'E') && (s[i + 1] == '-' || s[i + 1] == '+') &&
+            all_of(s + i + 2, n - i - 2, "0123456789"))
+            i = n;
+        if (i == n)
+            return false;
+    }
     return cg_yaml_resolve(s, n) == CG_T_STR;
 }
 

@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "lang/yaml_path.h"
 #include "lang/yaml_scalar.h"
+#include "lang/yaml_snake.h"
 #include "lang/yaml_text.h"
 #include "lang/yamlload_impl.h"
 
@@ -70,6 +71,8 @@ cg_doc *cg_doc_parse(const char *file, const char *text, size_t len,
         return NULL;
     }
     int rc = cg_doc_load_events(doc, opts, err);
+    if (rc == 0 && opts->copied)
+        rc = cg_yaml_check_snake(doc->file, doc->text, len, err);
     if (rc != 0) {
         cg_doc_free(doc);
         return NULL;

@@ -69,6 +69,9 @@ typedef struct cg_load_opts {
     unsigned max_depth;  /* 0: CG_DEFAULT_MAX_DEPTH */
     size_t alias_budget; /* 0: CG_DEFAULT_ALIAS_BUDGET (nodes added by aliases and merges) */
     bool no_positions;   /* skip the position table (large files read only for data) */
+    /* bytes cigen copies into config.yml (a fragment): also refused what
+     * CircleCI's parser refuses though libyaml reads it (lang/yaml_snake.h) */
+    bool copied;
     /* documents whose anchors an alias may name when this file does not
      * define it; the last one holding the name wins (borrowed; non-NULL,
      * even with nscope 0, for a fragment: an undefined alias says so) */

@@ -365,6 +365,21 @@ static int64_t add_job(build *B, cg_env *env, size_t p, uint64_t in, uint64_t ga
                     "the job name pattern gives an empty name");
         return -1;
     }
+    /* every name is kept: their bytes are counted as they are made, and a
+     * matrix of long values stops here, not out of memory */
+    jobs->name_bytes += name->len;
+    if (jobs->name_bytes > (uint64_t)B->m->max_name_bytes) {
+        cg_strbuf a = CG_STRBUF_INIT;
+        cg_cell_describe(t, cell, &a);
+        cg_error_at(err, own ? &ph->job_name_src.pos : &t->job_name_src.pos,
+                    "the job names come to more than %ld bytes (the manifest's 'limits: max_name_bytes') at job "
+                    "%zu, phase '%s' of %s %.200s%s (its name alone is %zu bytes); shorten the values the names are "
+                    "made of, or raise the limit", B->m->max_name_bytes, jobs->n + 1, ph->name,
+                    ph->aggregate ? "group" : "cell", a.len ? cg_strbuf_str(&a) : "of every cell",
+                    a.len > 200 ? "..." : "", name->len);
+        cg_strbuf_release(&a);
+        return -1;
+    }
     /* dimension values are checked where they are written; a variable's
      * value or a `replace` may still bring a tab or a line break */
     const char *why = cg_name_breaker(name->buf);

@@ -73,6 +73,7 @@ typedef struct cg_jobs {
     cg_job *v;
     size_t n, cap;
     cg_index by_name;          /* name -> index */
+    uint64_t name_bytes;       /* of every name made so far (limits: max_name_bytes) */
 } cg_jobs;
 
 /* Builds the jobs of one tree, appending to `jobs`.  `skipped` (NULL, or

@@ -81,7 +81,7 @@ static int load_fragments(cg_model *p, cg_error *err)
     cg_map_init(&by_anchor);
     int rc = 0;
     for (size_t i = 0; i < m->nfragments && rc == 0; i++) {
-        cg_load_opts o = {.scope = earlier, .nscope = i, .scope_index = &by_anchor};
+        cg_load_opts o = {.scope = earlier, .nscope = i, .scope_index = &by_anchor, .copied = true};
         cg_doc *doc = cg_model_load_doc(p, m->fragments[i], &m->fragment_pos[i], &o, err);
         if (!doc) {
             rc = -1;
@@ -274,6 +274,13 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
         p->opt.manifest = "cigen.yml";
     if (!(p->root = cg_realdir(p->opt.dir, err)))
         return -1;
+    char *gitdir = NULL;
+    if (cg_root_in_git(p->root, &gitdir)) {
+        cg_error_plain(err, "the project folder '%s' lies inside a repository's git folder ('%s'); cigen never "
+                       "reads or writes there", p->opt.dir, gitdir);
+        free(gitdir);
+        return -1;
+    }
     if (cg_check_project_path(p->opt.manifest, &(cg_pos){0}, "the manifest path", err) != 0)
         return -1;
     /* "-m ./cigen.yml" is cigen.yml: its name is in the header and digest */

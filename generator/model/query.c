@@ -91,8 +91,53 @@ bad:
     return -1;
 }
 
+static bool glob(const char *pattern, const char *value);
+
+/* Whether a job-name glob matches the name of a job or static entry of p
+ * (true when the jobs are not kept: a walk cannot tell). */
+static bool names_a_job(const cg_model *p, const char *g)
+{
+    if (p->walk)
+        return true;
+    for (size_t k = 0; k < p->jobs.n; k++)
+        if (glob(g, p->jobs.v[k].name))
+            return true;
+    for (size_t k = 0; k < p->nstatics; k++)
+        if (glob(g, p->statics[k].name) || (p->statics[k].invokes && glob(g, p->statics[k].invokes)))
+            return true;
+    return false;
+}
+
+/* A term without '=' after a NAME=GLOB one ("os=a,b") is a job-name glob:
+ * one that names no job is most likely the rest of a value holding a comma,
+ * which would select nothing without a word.  Said, with the escape. */
+static int check_bare_terms(const cg_query *q, const cg_model *p, const cg_pos *pos, cg_error *err)
+{
+    for (size_t i = 0; i < q->n; i++) {
+        const cg_qgroup *g = &q->groups[i];
+        for (size_t t = 1; t < g->n; t++) {
+            const cg_qterm *term = &g->terms[t], *before = &g->terms[t - 1];
+            if (term->name || term->negate || !before->name || names_a_job(p, term->glob))
+                continue;
+            cg_strbuf fix = CG_STRBUF_INIT;
+            cg_strbuf_addf(&fix, "%s%s=%s\\,%s", before->negate ? "!" : "", before->name, before->glob, term->glob);
+#define BARE_TERM "'%s' in '%s' is not NAME=GLOB and matches no job name; a comma in a value is written '\\,' ('%s')"
+            if (pos && pos->file)
+                cg_error_at(err, pos, BARE_TERM, term->glob, g->text, fix.buf);
+            else
+                cg_error_plain(err, BARE_TERM, term->glob, g->text, fix.buf);
+#undef BARE_TERM
+            cg_strbuf_release(&fix);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int cg_query_check_names(const cg_query *q, const cg_model *p, const cg_pos *pos, cg_error *err)
 {
+    if (check_bare_terms(q, p, pos, err) != 0)
+        return -1;
     for (size_t i = 0; i < q->n; i++) {
         for (size_t t = 0; t < q->groups[i].n; t++) {
             const char *name = q->groups[i].terms[t].name;

@@ -43,7 +43,9 @@ void cg_query_quote(cg_strbuf *out, const char *value);
 /* Adds "a=x,b=y" as a group; -1 when malformed. */
 int cg_query_add(cg_query *q, const char *text);
 /* Rejects names no tree knows (with a suggestion), at `pos` when the
- * query was read from a file (NULL or no file: a command-line query). */
+ * query was read from a file (NULL or no file: a command-line query), and
+ * a term without '=' after a NAME=GLOB one that names no job ("os=a,b":
+ * most likely a value holding a comma, written "os=a\,b"). */
 int cg_query_check_names(const cg_query *q, const cg_model *p, const cg_pos *pos, cg_error *err);
 /* 1 when every group matches the job (env bound to it), 0 when not, -1 on error. */
 int cg_query_match(const cg_query *q, const cg_model *p, const cg_job *j, cg_env *env);

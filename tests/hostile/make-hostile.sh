@@ -21,6 +21,8 @@
 #                  (a placeholder's position was found for every one, reading
 #                  the tree from its start: 20 s; now only for an error)
 #   many-dims      one cell of 40,000 one-value dimensions (1 MB tree)
+#   long-names     10,000 cells, each with a 512 KB job name (5 GB of names:
+#                  refused naming limits: max_name_bytes, not run out of memory)
 set -eu
 kind=$1
 dir=$2
@@ -58,6 +60,16 @@ manifest() { # manifest WORKFLOW...
 }
 
 case $kind in
+long-names)
+    jobs_fragment
+    manifest main
+    {
+        printf 'dimensions: [a, b]\nworkflows: [main]\ntree:\n  - a: ["'
+        head -c 524288 /dev/zero | tr '\0' x
+        printf '"]\n    b: %s\nphases:\n  build: {template: t.yml, requires: [setup]}\n' "$(vals b 10000)"
+    } >"$dir/tree.yml"
+    printf 'run:\n  cell: "{{ b }}"\n' >"$dir/t.yml"
+    ;;
 cells-phases)
     jobs_fragment
     manifest main
