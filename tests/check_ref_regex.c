@@ -195,7 +195,7 @@ START_TEST(translation_spells_posix)
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
         cg_strbuf ere = CG_STRBUF_INIT, why = CG_STRBUF_INIT;
-        int rc = cg_regex_java_to_ere(t[i].re, strlen(t[i].re), &ere, &why);
+        int rc = cg_regex_java_to_pcre2(t[i].re, strlen(t[i].re), &ere, &why);
         ck_assert_msg(rc == 0, "%s: %s", t[i].re, why.buf);
         ck_assert_str_eq(ere.buf, t[i].ere);
         cg_strbuf_release(&ere);
@@ -311,7 +311,7 @@ START_TEST(translation_refuses_what_it_cannot_match)
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         cg_strbuf ere = CG_STRBUF_INIT, why = CG_STRBUF_INIT;
         cg_strbuf_adds(&ere, "kept");
-        int rc = cg_regex_java_to_ere(refused[i].re, strlen(refused[i].re), &ere, &why);
+        int rc = cg_regex_java_to_pcre2(refused[i].re, strlen(refused[i].re), &ere, &why);
         ck_assert_msg(rc == refused[i].rc, "/%s/: %d, expected %d (%s)", refused[i].re, rc, refused[i].rc,
                       why.buf ? why.buf : "translated");
         ck_assert_msg(strstr(why.buf, refused[i].why), "/%s/: '%s' lacks '%s'", refused[i].re, why.buf,
@@ -331,7 +331,7 @@ START_TEST(groups_nested_too_deep_are_refused)
     memset(re + 102, ')', 101);
     re[203] = '\0';
     cg_strbuf ere = CG_STRBUF_INIT, why = CG_STRBUF_INIT;
-    ck_assert_int_eq(cg_regex_java_to_ere(re, strlen(re), &ere, &why), CG_REGEX_UNSUPPORTED);
+    ck_assert_int_eq(cg_regex_java_to_pcre2(re, strlen(re), &ere, &why), CG_REGEX_UNSUPPORTED);
     ck_assert(strstr(why.buf, "nested more than 100 deep"));
     cg_strbuf_release(&ere);
     cg_strbuf_release(&why);

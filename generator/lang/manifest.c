@@ -555,14 +555,19 @@ void cg_manifest_release(cg_manifest *m)
     memset(m, 0, sizeof *m);
 }
 
-bool cg_ref_filter_passes(const cg_ref_filter *f, const char *name)
+int cg_ref_filter_passes(const cg_ref_filter *f, const char *name, const char **limited)
 {
     if (!f->set)
-        return true;
-    bool in = !f->nonly;
-    for (size_t i = 0; i < f->nonly && !in; i++)
-        in = cg_ref_value_match(f->only_v[i], name);
-    for (size_t i = 0; i < f->nignore && in; i++)
-        in = !cg_ref_value_match(f->ignore_v[i], name);
+        return 1;
+    int in = !f->nonly;
+    for (size_t i = 0; i < f->nonly && in == 0; i++)
+        if ((in = cg_ref_value_match(f->only_v[i], name)) < 0)
+            *limited = f->only[i];
+    for (size_t i = 0; i < f->nignore && in == 1; i++) {
+        int m = cg_ref_value_match(f->ignore_v[i], name);
+        if (m < 0)
+            *limited = f->ignore[i];
+        in = m < 0 ? -1 : !m;
+    }
     return in;
 }

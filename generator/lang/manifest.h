@@ -60,8 +60,10 @@ typedef struct cg_ref_filter {
 } cg_ref_filter;
 
 /* Whether a name passes the filter (unset: every name): each value is the
- * name itself, or a /regex/ matching the whole name (lang/ref_regex.h). */
-bool cg_ref_filter_passes(const cg_ref_filter *f, const char *name);
+ * name itself, or a /regex/ matching the whole name (lang/ref_regex.h).
+ * 1 or 0; -1 when a /regex/ passed a match limit on it (*limited: that
+ * value, borrowed from f). */
+int cg_ref_filter_passes(const cg_ref_filter *f, const char *name, const char **limited);
 
 /* A workflow's entries: its static `jobs` then the generated ones cell by
  * cell (CELL, the default), or phase by phase (PHASE), or as `order` lists
