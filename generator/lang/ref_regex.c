@@ -260,8 +260,8 @@ static int escape(gate *G, bool in_class, int *kind, long *cp)
     } else {
         return fail(G, CG_REGEX_INVALID, "'\\%c' is not an escape Java knows", c);
     }
-    if (G->behind)
-        return fail(G, CG_REGEX_INVALID, "'%.*s' is a backreference in a lookbehind", len, G->s + at);
+    if (G->behind) /* (Java refuses most, and PCRE2 wants a fixed length) */
+        return fail(G, CG_REGEX_UNSUPPORTED, "'%.*s' (a backreference in a lookbehind)", len, G->s + at);
     cg_strbuf_adds(G->out, c == 'k' ? "\\k" : "\\g{");
     cg_strbuf_add(G->out, G->s + at + 2 - (c != 'k'), (size_t)len - 2 + (c != 'k'));
     if (c != 'k')
@@ -650,15 +650,16 @@ cg_ref_value *cg_ref_value_new(const char *value, const char *kind, const cg_pos
         cg_error_at(err, pos, "the %s filter %s is not a valid regular expression: %s (CircleCI reads it as a Java "
                     "regex, and Java refuses it too)", kind, value, why.buf);
     else if (rc == CG_REGEX_LIMIT && err)
-        cg_error_at(err, pos, "the %s filter %s is more than cigen's regex engine takes: %s (cigen evaluates "
-                    "branch and tag filters itself with PCRE2, within limits that keep any regex's cost bounded)",
-                    kind, value, why.buf);
+        cg_error_at(err, pos, "the %s filter %s cannot be evaluated by cigen's regex engine: PCRE2 says \"%s\" "
+                    "(CircleCI reads it as a Java regex, but cigen evaluates branch and tag filters itself (list "
+                    "--branch, select, special-PR checks) with PCRE2, within limits that keep any regex's cost "
+                    "bounded)", kind, value, why.buf);
     else if (rc != 0 && err)
         cg_error_at(err, pos, "the %s filter %s uses %s, which cigen cannot evaluate: CircleCI reads it as a Java "
                     "regex, but cigen evaluates branch and tag filters itself (list --branch, select, special-PR "
                     "checks) with PCRE2, and refuses what PCRE2 would read otherwise than Java: inline flags, "
                     "\\b \\B, \\p{..}, \\X, \\N{..}, \\Q...\\E, a class inside a class or &&, a repetition of an "
-                    "anchor or of nothing", kind, value, why.buf);
+                    "anchor, of nothing or of what can match nothing, a possessive group", kind, value, why.buf);
     cg_strbuf_release(&pattern);
     cg_strbuf_release(&why);
     if (rc != 0) {

@@ -18,11 +18,14 @@
  * Refused as unsupported: inline flags such as (?i) or (?U), \b \B (Java's
  * own versions disagree beyond ASCII), \p{..} \P{..}, \X, \N{..}, \Q...\E, a
  * class inside a class and &&, a repetition of an anchor or of nothing,
- * a UTF-16 surrogate, a backreference to no group; and beyond the limits,
+ * a UTF-16 surrogate, a backreference to no group or in a lookbehind, a
+ * repetition (more than once) of what can match nothing or a possessive one
+ * of a group (Java ends or backtracks them otherwise); and beyond the limits,
  * what PCRE2 refuses (a lookbehind that is not of fixed length, a pattern
  * too large).  Refused as invalid (Java refuses them too): unbalanced ( ) or
  * [ ], {2,1}, a quantifier with nothing to repeat, a trailing backslash, an
- * escape Java does not know, a backreference in a lookbehind.
+ * escape Java does not know, a group repeated in a lookbehind that holds '|'
+ * or a repetition of a variable count.
  */
 #ifndef CIGEN_REF_REGEX_H
 #define CIGEN_REF_REGEX_H
