@@ -50,22 +50,13 @@ bool cg_ref_is_regex(const char *value)
  * *len; -1 (length 1) for a byte that does not start one. */
 static long utf8_at(const char *s, size_t n, size_t i, size_t *len)
 {
-    const unsigned char *u = (const unsigned char *)s + i;
+    size_t k = cg_utf8_length(s + i);
     *len = 1;
-    if (u[0] < 0x80)
-        return u[0];
-    size_t k = u[0] >= 0xF0 ? 4 : u[0] >= 0xE0 ? 3 : 2;
-    long cp = u[0] & (0x3F >> (k - 1));
-    if (u[0] < 0xC2 || u[0] > 0xF4 || i + k > n)
+    if (!k || i + k > n)
         return -1;
-    for (size_t j = 1; j < k; j++) {
-        if ((u[j] & 0xC0) != 0x80)
-            return -1;
-        cp = cp << 6 | (u[j] & 0x3F);
-    }
-    static const long least[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < least[k] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return -1;
+    long cp = (unsigned char)s[i] & (0xFF >> (k + (k > 1)));
+    for (size_t j = 1; j < k; j++)
+        cp = cp << 6 | (s[i + j] & 0x3F);
     *len = k;
     return cp;
 }
@@ -77,7 +68,6 @@ typedef struct gate {
     size_t n, i;
     cg_strbuf *out, *why;
     unsigned groups;   /* capturing groups opened so far (Java numbers backreferences by them) */
-    unsigned max_ref;  /* the largest numbered backreference */
     unsigned behind;   /* lookbehinds open around i */
     cg_strbuf names;   /* the named groups so far, each as <name> */
 } gate;
@@ -108,14 +98,12 @@ static size_t charno(const gate *G, size_t at)
  * are, other ASCII punctuation escaped, anything else by its code. */
 static void emit_char(cg_strbuf *o, long cp)
 {
-    if (cp < 0x80 && cg_isalnum((int)cp)) {
-        cg_strbuf_addc(o, (char)cp);
-    } else if (cp > ' ' && cp < 0x7F) {
+    if (cp > ' ' && cp < 0x7F && !cg_isalnum((int)cp))
         cg_strbuf_addc(o, '\\');
+    if (cp > ' ' && cp < 0x7F)
         cg_strbuf_addc(o, (char)cp);
-    } else {
+    else
         cg_strbuf_addf(o, "\\x{%lx}", (unsigned long)cp);
-    }
 }
 
 /* The source character at G->i, read: its code point. */
@@ -144,6 +132,22 @@ static int hex_digits(gate *G, size_t k, long *cp)
 }
 
 enum { E_CHAR, E_ATOM, E_ANCHOR };
+
+/* The group name in <> at s[at] (Java: a letter, then letters and digits):
+ * its length with the <>, 0 when there is none; *seen: an earlier group has it. */
+static size_t group_name(gate *G, size_t at, bool *seen)
+{
+    size_t j = at + 1;
+    while (j < G->n && cg_isalnum(G->s[j]))
+        j++;
+    if (at >= G->n || G->s[at] != '<' || j == at + 1 || !cg_isalpha(G->s[at + 1]) || j >= G->n || G->s[j] != '>')
+        return 0;
+    cg_strbuf name = CG_STRBUF_INIT;
+    cg_strbuf_add(&name, G->s + at, j + 1 - at);
+    *seen = G->names.buf && strstr(G->names.buf, name.buf);
+    cg_strbuf_release(&name);
+    return j + 1 - at;
+}
 
 /* What letter escapes Java has that the gate refuses are. */
 static const char *refused_escape(char c)
@@ -236,18 +240,14 @@ static int escape(gate *G, bool in_class, int *kind, long *cp)
         return 0;
     }
     if (c == 'k') {
-        size_t j = G->i + 1;
-        while (j < G->n && cg_isalnum(G->s[j]))
-            j++;
-        if (G->i >= G->n || G->s[G->i] != '<' || j == G->i + 1 || !cg_isalpha(G->s[G->i + 1]) || j >= G->n ||
-            G->s[j] != '>')
+        bool seen = false;
+        size_t k = group_name(G, G->i, &seen);
+        if (!k)
             return fail(G, CG_REGEX_INVALID, "'\\k' at character %zu is not followed by a group's <name>",
                         charno(G, at));
-        len = (int)(j + 1 - at);
-        G->i = j + 1;
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", len - 2, G->s + at + 2);
-        if (!G->names.buf || !strstr(G->names.buf, name))
+        len = (int)k + 2;
+        G->i += k;
+        if (!seen)
             return fail(G, CG_REGEX_INVALID, "'%.*s' names no group before it", len, G->s + at);
     } else if (cg_isdigit(c)) {
         /* Java: \1 to \9 always, and one more digit while the number stays
@@ -256,7 +256,6 @@ static int escape(gate *G, bool in_class, int *kind, long *cp)
         while (G->i < G->n && cg_isdigit(G->s[G->i]) && ref * 10 + (unsigned)(G->s[G->i] - '0') <= G->groups)
             ref = ref * 10 + (unsigned)(G->s[G->i++] - '0');
         len = (int)(G->i - at);
-        G->max_ref = ref > G->max_ref ? ref : G->max_ref;
     } else {
         return fail(G, CG_REGEX_INVALID, "'\\%c' is not an escape Java knows", c);
     }
@@ -406,18 +405,15 @@ static int group(gate *G, int *kind)
     else if (c == '=' || c == '!')
         *kind = LOOKAHEAD;
     else if (c == '<' && cg_isalpha(d)) {
-        size_t j = at + 3;
-        while (j < G->n && cg_isalnum(G->s[j]))
-            j++;
-        if (j >= G->n || G->s[j] != '>')
+        bool seen = false;
+        size_t k = group_name(G, at + 2, &seen);
+        if (!k)
             return fail(G, CG_REGEX_INVALID, "the group name at character %zu is not letters and digits closed "
                         "by '>'", charno(G, at + 3));
-        len = (int)(j + 1 - at);
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", len - 2, G->s + at + 2);
-        if (G->names.buf && strstr(G->names.buf, name))
-            return fail(G, CG_REGEX_INVALID, "the group name '%.*s' is given twice", len - 4, G->s + at + 3);
-        cg_strbuf_adds(&G->names, name);
+        if (seen)
+            return fail(G, CG_REGEX_INVALID, "the group name '%.*s' is given twice", (int)k - 2, G->s + at + 3);
+        len = (int)k + 2;
+        cg_strbuf_add(&G->names, G->s + at + 2, k);
         G->groups++;
     } else if (c != ':' && c != '>') {
         if (c && strchr("idmsuxcU-)", c))
@@ -431,7 +427,7 @@ static int group(gate *G, int *kind)
 
 int cg_regex_java_to_pcre2(const char *src, size_t n, cg_strbuf *out, cg_strbuf *why)
 {
-    gate G = {src, n, 0, out, why, 0, 0, 0, CG_STRBUF_INIT};
+    gate G = {src, n, 0, out, why, 0, 0, CG_STRBUF_INIT};
     size_t start = out->len;
     /* what precedes: a quantifier needs an atom, and Java's repeated
      * anchors and quantifiers mean what PCRE2 refuses or reads otherwise */
@@ -558,9 +554,6 @@ int cg_regex_java_to_pcre2(const char *src, size_t n, cg_strbuf *out, cg_strbuf 
     if (rc == 0 && d > 0)
         rc = fail(&G, CG_REGEX_INVALID, "the group '(' at character %zu is never closed by ')'",
                   charno(&G, open_at[d]));
-    if (rc == 0 && G.max_ref > G.groups)
-        rc = fail(&G, CG_REGEX_UNSUPPORTED, "'\\%u' (a backreference to a group the regex does not have, which "
-                  "never matches)", G.max_ref);
     cg_strbuf_release(&G.names);
     if (rc != 0) {
         out->len = start;
@@ -682,21 +675,18 @@ int cg_ref_value_match(const cg_ref_value *v, const char *name)
 {
     if (!v->is_regex)
         return strcmp(v->text, name) == 0;
-    /* a name that is not UTF-8 (git allows it) as Java decodes it: each
-     * byte that is not part of a character becomes U+FFFD */
-    size_t n = strlen(name), len;
+    size_t n = strlen(name), i = 0, len;
+    while (i < n && utf8_at(name, n, i, &len) >= 0)
+        i += len;
     cg_strbuf fixed = CG_STRBUF_INIT;
-    for (size_t i = 0; i < n; i += len)
-        if (utf8_at(name, n, i, &len) < 0) {
-            for (size_t j = 0; j < n; j += len)
-                if (utf8_at(name, n, j, &len) < 0)
-                    cg_strbuf_adds(&fixed, "\xEF\xBF\xBD");
-                else
-                    cg_strbuf_add(&fixed, name + j, len);
-            name = fixed.buf;
-            n = fixed.len;
-            break;
+    if (i < n) { /* not UTF-8 (git allows it): each stray byte U+FFFD, as Java decodes it */
+        for (cg_strbuf_add(&fixed, name, i); i < n; i += len) {
+            bool stray = utf8_at(name, n, i, &len) < 0;
+            cg_strbuf_add(&fixed, stray ? "\xEF\xBF\xBD" : name + i, stray ? 3 : len);
         }
+        name = fixed.buf;
+        n = fixed.len;
+    }
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
     if (!md)
         cg_die_oom();
@@ -798,36 +788,9 @@ static int check_entries(walk *W, const char *path, json_t *jobs)
     return rc;
 }
 
-static void walk_init(walk *W, const cg_doc *doc, bool templated, cg_error *err)
+/* The entries and the triggers' filters of each workflow at path. */
+static int check_workflows(walk *W, const char *path, json_t *workflows)
 {
-    *W = (walk){doc, templated, {0}, err};
-    cg_map_init(&W->seen);
-}
-
-static int walk_end(walk *W, int rc)
-{
-    cg_map_release(&W->seen);
-    return rc;
-}
-
-int cg_ref_filters_check(const cg_doc *doc, const char *path, json_t *filters, bool templated, cg_error *err)
-{
-    walk W;
-    walk_init(&W, doc, templated, err);
-    return walk_end(&W, json_is_object(filters) ? check_filters(&W, path, filters) : 0);
-}
-
-int cg_ref_entries_check(const cg_doc *doc, const char *path, json_t *jobs, cg_error *err)
-{
-    walk W;
-    walk_init(&W, doc, false, err);
-    return walk_end(&W, check_entries(&W, path, jobs));
-}
-
-int cg_ref_workflows_check(const cg_doc *doc, const char *path, json_t *workflows, cg_error *err)
-{
-    walk W;
-    walk_init(&W, doc, false, err);
     const char *name;
     json_t *wf;
     int rc = 0;
@@ -837,7 +800,7 @@ int cg_ref_workflows_check(const cg_doc *doc, const char *path, json_t *workflow
             continue;
         cg_path_join_key(&p, path, name);
         cg_path_push_key(&p, "jobs");
-        if ((rc = check_entries(&W, p.buf, json_object_get(wf, "jobs"))) != 0)
+        if ((rc = check_entries(W, p.buf, json_object_get(wf, "jobs"))) != 0)
             break;
         /* a scheduled workflow's branches: triggers: [{schedule: {filters: ...}}] */
         json_t *triggers = json_object_get(wf, "triggers");
@@ -851,13 +814,38 @@ int cg_ref_workflows_check(const cg_doc *doc, const char *path, json_t *workflow
             cg_path_push_index(&p, i);
             cg_path_push_key(&p, "schedule");
             cg_path_push_key(&p, "filters");
-            rc = check_filters(&W, p.buf, f);
+            rc = check_filters(W, p.buf, f);
         }
         if (rc != 0)
             break;
     }
     cg_strbuf_release(&p);
-    return walk_end(&W, rc);
+    return rc;
+}
+
+static int run_walk(const cg_doc *doc, bool templated, cg_error *err, int (*check)(walk *, const char *, json_t *),
+                    const char *path, json_t *v)
+{
+    walk W = {doc, templated, {0}, err};
+    cg_map_init(&W.seen);
+    int rc = check(&W, path, v);
+    cg_map_release(&W.seen);
+    return rc;
+}
+
+int cg_ref_filters_check(const cg_doc *doc, const char *path, json_t *filters, bool templated, cg_error *err)
+{
+    return json_is_object(filters) ? run_walk(doc, templated, err, check_filters, path, filters) : 0;
+}
+
+int cg_ref_entries_check(const cg_doc *doc, const char *path, json_t *jobs, cg_error *err)
+{
+    return run_walk(doc, false, err, check_entries, path, jobs);
+}
+
+int cg_ref_workflows_check(const cg_doc *doc, const char *path, json_t *workflows, cg_error *err)
+{
+    return run_walk(doc, false, err, check_workflows, path, workflows);
 }
 
 void cg_ref_cache_init(cg_ref_cache *c)

@@ -5,27 +5,14 @@
  * evaluates filters itself (list --branch, select, the special-PR checks)
  * with PCRE2, anchored at both ends, in UTF mode, within compile and match
  * limits (so any regex costs bounded time and memory).  A gate reads the
- * Java regex first: it refuses what Java refuses, and what PCRE2 would read
- * otherwise than Java, where the sources are loaded; the rest it hands to
- * PCRE2 spelled so that PCRE2 reads it as Java does ('.', '$', '\Z' and '\R'
- * as Java's line terminators say, backreferences by Java's rule, characters
- * by their code).  Taken: characters and escapes (\t \n \r \f \a \e \0oct
- * \xhh \x{h..} \uhhhh \cX, a backslash before punctuation), . [classes]
- * (ranges, ^ negation), \d \D \w \W \s \S \h \H \v \V \R, quantifiers
- * (greedy, lazy, possessive), | (...) (?:...) (?<name>...) (?>...),
- * lookaround, backreferences \1 \k<name>, ^ $ \A \z \Z \G.
- *
- * Refused as unsupported: inline flags such as (?i) or (?U), \b \B (Java's
- * own versions disagree beyond ASCII), \p{..} \P{..}, \X, \N{..}, \Q...\E, a
- * class inside a class and &&, a repetition of an anchor or of nothing,
- * a UTF-16 surrogate, a backreference to no group or in a lookbehind, a
- * repetition (more than once) of what can match nothing or a possessive one
- * of a group (Java ends or backtracks them otherwise); and beyond the limits,
- * what PCRE2 refuses (a lookbehind that is not of fixed length, a pattern
- * too large).  Refused as invalid (Java refuses them too): unbalanced ( ) or
- * [ ], {2,1}, a quantifier with nothing to repeat, a trailing backslash, an
- * escape Java does not know, a group repeated in a lookbehind that holds '|'
- * or a repetition of a variable count.
+ * Java regex first and refuses, where the sources are loaded, what Java
+ * refuses (CG_REGEX_INVALID) and what PCRE2 would read otherwise than Java
+ * (CG_REGEX_UNSUPPORTED: inline flags, \b \B, \p{..}, \X, \N{..}, \Q..\E,
+ * nested classes and &&, a repetition of an anchor, of nothing or of what
+ * can match nothing, a possessive group, ...); the rest it hands to PCRE2
+ * spelled so that PCRE2 reads it as Java does ('.', '$', '\Z' and '\R' as
+ * Java's line terminators say, backreferences by Java's rule, characters by
+ * their code).  docs/tree-language.md lists what is taken.
  */
 #ifndef CIGEN_REF_REGEX_H
 #define CIGEN_REF_REGEX_H
