@@ -58,6 +58,7 @@ static void mem_free(void *p, void *data)
 
 struct cg_ref_value {
     bool is_regex;
+    bool units_behind; /* (cg_regex_java_to_pcre2) */
     pcre2_code *code;
     pcre2_match_context *mctx;
     compile_mem mem;
@@ -105,7 +106,7 @@ cg_ref_value *cg_ref_value_new(const char *value, const char *kind, const cg_pos
     if (!v->is_regex)
         return v;
     cg_strbuf pattern = CG_STRBUF_INIT, why = CG_STRBUF_INIT;
-    int rc = cg_regex_java_to_pcre2(value + 1, n - 2, &pattern, &why);
+    int rc = cg_regex_java_to_pcre2(value + 1, n - 2, &pattern, &why, &v->units_behind);
     if (rc == 0 && compile(v, pattern.buf ? pattern.buf : "", pattern.len, &why) != 0)
         rc = CG_REGEX_LIMIT;
     if (rc == CG_REGEX_INVALID && err)
@@ -145,8 +146,11 @@ int cg_ref_value_match(const cg_ref_value *v, const char *name)
     if (!v->is_regex)
         return strcmp(v->text, name) == 0;
     size_t n = strlen(name), i = 0, len;
-    while (i < n && (len = cg_utf8_length(name + i)) != 0)
+    while (i < n && (len = cg_utf8_length(name + i)) != 0) {
+        if (len == 4 && v->units_behind)
+            return -1;
         i += len;
+    }
     cg_strbuf fixed = CG_STRBUF_INIT;
     if (i < n) { /* not UTF-8 (git allows it): each stray byte U+FFFD, as Java decodes it */
         for (cg_strbuf_add(&fixed, name, i); i < n; i += len ? len : 1) {

@@ -35,8 +35,10 @@ bool cg_ref_is_regex(const char *value);
  * and in UTF mode, exactly what the Java regex src[0..n) matches.  On
  * failure appends nothing, returns CG_REGEX_INVALID or CG_REGEX_UNSUPPORTED
  * and says what in `why` (a phrase naming the construct, e.g. "'(?i'
- * (inline flags)"). */
-int cg_regex_java_to_pcre2(const char *src, size_t n, cg_strbuf *out, cg_strbuf *why);
+ * (inline flags)").  *units_behind (when not NULL): the regex has a
+ * lookbehind whose length Java counts in UTF-16 units, not in characters,
+ * which it reads otherwise on a name holding a character past U+FFFF. */
+int cg_regex_java_to_pcre2(const char *src, size_t n, cg_strbuf *out, cg_strbuf *why, bool *units_behind);
 
 /* One filter value ready to match names: a name, or a /regex/ compiled. */
 typedef struct cg_ref_value cg_ref_value;
@@ -45,8 +47,10 @@ typedef struct cg_ref_value cg_ref_value;
  * `pos` ("branch" or "tag" in `kind` names the filter in the message). */
 cg_ref_value *cg_ref_value_new(const char *value, const char *kind, const cg_pos *pos, cg_error *err);
 void cg_ref_value_free(cg_ref_value *v);
-/* 1 when `name` matches, 0 when not, -1 when matching it passed a limit
- * (a regex that backtracks without end: Java may take hours). */
+/* 1 when `name` matches, 0 when not, -1 when cigen cannot tell: matching
+ * passed a limit (a regex that backtracks without end: Java may take
+ * hours), or the name holds a character past U+FFFF and the regex a
+ * lookbehind Java measures in UTF-16 units. */
 int cg_ref_value_match(const cg_ref_value *v, const char *name);
 
 /* The filters of workflow entries in a doc: `filters:` (at `path`, value

@@ -402,7 +402,7 @@ static int group(gate *G, int *kind)
     return 0;
 }
 
-int cg_regex_java_to_pcre2(const char *src, size_t n, cg_strbuf *out, cg_strbuf *why)
+int cg_regex_java_to_pcre2(const char *src, size_t n, cg_strbuf *out, cg_strbuf *why, bool *units_behind)
 {
     gate G = {src, n, 0, out, why, 0, 0, CG_STRBUF_INIT};
     size_t start = out->len;
@@ -419,7 +419,12 @@ int cg_regex_java_to_pcre2(const char *src, size_t n, cg_strbuf *out, cg_strbuf 
     bool nondet[MAX_DEPTH + 1], hollow[MAX_DEPTH + 1];
     /* of the last atom: it cannot match nothing; a group's nondet */
     bool last_solid = false, last_nondet = false;
+    /* where the last atom starts in out, and whether it is \R */
+    size_t atom_at = 0;
+    bool atom_r = false;
     int d = 0, rc = 0;
+    if (units_behind)
+        *units_behind = false;
     nondet[0] = hollow[0] = false;
     solid[0] = 0;
     if (n > MAX_SOURCE)
@@ -439,6 +444,13 @@ int cg_regex_java_to_pcre2(const char *src, size_t n, cg_strbuf *out, cg_strbuf 
                 solid[d] = 0;
                 G.behind += k == LOOKBEHIND;
                 prev = NOTHING;
+                /* Java counts a lookbehind's length in UTF-16 units unless a
+                 * character past U+FFFF is written from it on */
+                for (size_t j = at; units_behind && k == LOOKBEHIND && j <= n; j++)
+                    if (j == n || (unsigned char)src[j] >= 0xF0) {
+                        *units_behind = *units_behind || j == n;
+                        break;
+                    }
             }
             continue;
         }
@@ -503,6 +515,9 @@ int cg_regex_java_to_pcre2(const char *src, size_t n, cg_strbuf *out, cg_strbuf 
                           "repetition of a variable count, in a lookbehind (Java finds no obvious maximum length)",
                           (int)(G.i - at), src + at, charno(&G, at));
             if (rc == 0) {
+                /* Java repeats \R as one atom: each pass takes \r\n whole */
+                if (atom_r && prev == ATOM)
+                    out->buf[atom_at + 2] = '>';
                 nondet[d] = nondet[d] || q.variable;
                 if (q.none && last_solid)
                     solid[d]--;
@@ -512,6 +527,8 @@ int cg_regex_java_to_pcre2(const char *src, size_t n, cg_strbuf *out, cg_strbuf 
         }
         /* an atom */
         last_solid = true;
+        atom_at = out->len;
+        atom_r = c == '\\' && at + 1 < n && src[at + 1] == 'R';
         if (c == '.') {
             G.i++;
             cg_strbuf_adds(out, JAVA_DOT);
