@@ -29,8 +29,8 @@ WARN   := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
           -Wundef -Wnull-dereference -Wimplicit-fallthrough
 OPT    ?= -O2 -g
 # Recursive (=) on purpose: evaluated when a recipe runs, after `deps` did its work.
-PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags yaml-0.1 jansson nettle)
-PKG_LIBS   = $(shell $(PKG_CONFIG) --libs yaml-0.1 jansson nettle)
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags yaml-0.1 jansson nettle libpcre2-8)
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs yaml-0.1 jansson nettle libpcre2-8)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
 ALL_CFLAGS = -std=c11 -pthread -Igenerator -D_XOPEN_SOURCE=700 -DCIGEN_VERSION='"$(VERSION)"' \

@@ -13,6 +13,7 @@ int main(void)
     srunner_add_suite(sr, make_digest_suite());
     srunner_add_suite(sr, make_util_suite());
     srunner_add_suite(sr, make_ref_regex_suite());
+    srunner_add_suite(sr, make_regex_java_suite());
     srunner_add_suite(sr, make_cli_suite());
     srunner_add_suite(sr, make_dot_suite());
     srunner_add_suite(sr, make_golden_suite());

@@ -69,5 +69,6 @@ Suite *make_robust_suite(void);
 Suite *make_layers_suite(void);
 Suite *make_ref_regex_suite(void);
 Suite *make_snake_suite(void);
+Suite *make_regex_java_suite(void);
 
 #endif

@@ -46,10 +46,9 @@ int cg_parse_limit(const char *s, long max, long *out)
     return 0;
 }
 
-/* The length of the UTF-8 sequence at p (NUL-terminated), or 0 when it is
- * not one: overlong, a surrogate, past U+10FFFF, or cut short. */
-static size_t utf8_length(const unsigned char *p)
+size_t cg_utf8_length(const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s;
     unsigned char c = p[0];
     size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
     if (n == 0 || (n == 2 && c < 0xC2) || c > 0xF4)
@@ -66,7 +65,7 @@ static size_t utf8_length(const unsigned char *p)
 const char *cg_line_breaker(const char *s, size_t *len)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_length(p);
+        size_t n = cg_utf8_length((const char *)p);
         bool bad = n == 0 || (*p < 0x20 && *p != '\t') || *p == 0x7f ||
                    (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* C1, NEL among them */ ||
                    (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) /* U+2028, U+2029 */ ||

@@ -27,6 +27,9 @@ bool cg_is_name(const char *s);
  * when it is not such a number, -2 when it is larger than max (an
  * overflow included: never clamped). */
 int cg_parse_limit(const char *s, long max, long *out);
+/* The length of the UTF-8 character at s (NUL-terminated), or 0 when it is
+ * not one: overlong, a surrogate, past U+10FFFF, or cut short. */
+size_t cg_utf8_length(const char *s);
 /* The first character of s that a one-line YAML comment cannot hold, and
  * its length in bytes (len may be NULL); NULL when there is none.  That is
  * anything YAML does not call printable, and its line breaks: a C0 or C1

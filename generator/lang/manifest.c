@@ -139,17 +139,15 @@ static int name_list(parse *P, const char *path, json_t *v, const char *key, con
     return rc;
 }
 
-/* The values of a filter, ready to match: compiled once, here, and kept
- * by the manifest. */
-static int ref_values(parse *P, const char *kind, const char **names, const cg_pos *pos, size_t n,
-                      cg_ref_value ***out)
+/* The values of a filter: each /regex/ is one cigen can evaluate (checked
+ * here, where the error can name the value's place). */
+static int ref_values(parse *P, const char *kind, const char **names, const cg_pos *pos, size_t n)
 {
-    *out = cg_pool_alloc(P->pool, (n + 1) * sizeof **out);
     for (size_t i = 0; i < n; i++) {
-        if (!((*out)[i] = cg_ref_value_new(names[i], kind, &pos[i], P->err)))
+        cg_ref_value *v = cg_ref_value_new(names[i], kind, &pos[i], P->err);
+        if (!v)
             return -1;
-        cg_grow(&P->m->ref_values, &P->m->ref_values_cap, P->m->nref_values + 1, sizeof *P->m->ref_values);
-        P->m->ref_values[P->m->nref_values++] = (*out)[i];
+        cg_ref_value_free(v);
     }
     return 0;
 }
@@ -191,9 +189,9 @@ static int ref_filter(parse *P, const char *wpath, json_t *wf, const char *key, 
         f->only_scalar = json_is_string(v);
     }
     if (rc == 0)
-        rc = ref_values(P, kind, f->only, only_pos, f->nonly, &f->only_v);
+        rc = ref_values(P, kind, f->only, only_pos, f->nonly);
     if (rc == 0)
-        rc = ref_values(P, kind, f->ignore, ignore_pos, f->nignore, &f->ignore_v);
+        rc = ref_values(P, kind, f->ignore, ignore_pos, f->nignore);
     cg_strbuf_release(&p);
     cg_strbuf_release(&sub);
     return rc;
@@ -549,21 +547,6 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
 
 void cg_manifest_release(cg_manifest *m)
 {
-    for (size_t i = 0; i < m->nref_values; i++)
-        cg_ref_value_free(m->ref_values[i]);
-    free(m->ref_values);
     free(m->workflows);
     memset(m, 0, sizeof *m);
-}
-
-bool cg_ref_filter_passes(const cg_ref_filter *f, const char *name)
-{
-    if (!f->set)
-        return true;
-    bool in = !f->nonly;
-    for (size_t i = 0; i < f->nonly && !in; i++)
-        in = cg_ref_value_match(f->only_v[i], name);
-    for (size_t i = 0; i < f->nignore && in; i++)
-        in = !cg_ref_value_match(f->ignore_v[i], name);
-    return in;
 }

@@ -55,17 +55,11 @@ typedef struct cg_ref_filter {
     size_t nonly;
     const char **ignore;
     size_t nignore;
-    cg_ref_value **only_v;   /* the same, ready to match (lang/ref_regex.h) */
-    cg_ref_value **ignore_v;
     cg_pos pos;
     bool set;
     bool only_scalar;    /* written `only: main` (or `branches: main`): written back so */
     bool ignore_scalar;
 } cg_ref_filter;
-
-/* Whether a name passes the filter (unset: every name): each value is the
- * name itself, or a /regex/ matching the whole name (lang/ref_regex.h). */
-bool cg_ref_filter_passes(const cg_ref_filter *f, const char *name);
 
 /* A workflow's entries: its static `jobs` then the generated ones cell by
  * cell (CELL, the default), or phase by phase (PHASE), or as `order` lists
@@ -138,8 +132,6 @@ typedef struct cg_manifest {
     size_t nprotected;
     cg_pipeline_decl pipeline; /* `pipeline:`; in dynamic mode `output` is the continuation
                                 * config and pipeline.setup the manifest's `output` */
-    cg_ref_value **ref_values; /* every filter's values, owned (freed by cg_manifest_release) */
-    size_t nref_values, ref_values_cap;
 } cg_manifest;
 
 /* Parses a loaded manifest; strings live in `pool`.  The manifest borrows
