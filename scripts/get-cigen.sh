@@ -53,18 +53,17 @@ sources_digest() {
   )
 }
 
-# what the cached binary must be: the release's line first, else the sources'
+# the cache key: the release pinned, else the vendored sources' digest
 want_key() {
   if [ -n "$url" ]; then
     printf 'release %s %s\n' "$version" "$sha"
-  fi
-  if [ -n "$src" ]; then
-    if [ ! -f "$src/Makefile" ] || [ ! -d "$src/generator" ]; then
-      die "CIGEN_SRC '$src' does not hold cigen's sources"
-    fi
+  else
     printf 'sources %s\n' "$(sources_digest)"
   fi
 }
+if [ -n "$src" ] && { [ ! -f "$src/Makefile" ] || [ ! -d "$src/generator" ]; }; then
+  die "CIGEN_SRC '$src' does not hold cigen's sources"
+fi
 
 if [ "${1:-}" = "--key" ]; then
   [ -n "${2:-}" ] || die "--key needs a file"
@@ -73,7 +72,6 @@ if [ "${1:-}" = "--key" ]; then
 fi
 [ $# -eq 0 ] || die "unknown argument '$1' (get-cigen.sh [--key FILE])"
 
-keys=$(want_key)
 mkdir -p "$home"
 finish() {
   if [ -n "${CIGEN_LINK:-}" ]; then
@@ -84,26 +82,19 @@ finish() {
   exit 0
 }
 
-# 1. warm: the cache holds a binary made from what is pinned now; its bytes are checked
+# 1. warm: the cache holds a binary made from what is pinned now (the release,
+# or else the vendored sources as they are now); its bytes are checked
 if [ -x "$home/cigen" ] && [ -f "$home/key" ]; then
-  have=$(cat "$home/key")
+  read -r kind a b c <"$home/key" || true
   got=$(sha256 "$home/cigen")
-  while read -r kind a b; do
-    case $kind in
-    release)
-      if [ "$have" = "release $a $b $got" ] && [ "$got" = "$sha" ]; then
-        say "cigen $version from the cache (sha256 checked)"
-        finish
-      fi
-      ;;
-    sources)
-      if [ "$have" = "sources $a $got" ]; then
-        say "cigen built from the vendored sources, from the cache (sources unchanged)"
-        finish
-      fi
-      ;;
-    esac
-  done <<<"$keys"
+  if [ "$kind" = release ] && [ -n "$url" ] && [ "$a $b $c" = "$version $sha $got" ] && [ "$got" = "$sha" ]; then
+    say "cigen $version from the cache (sha256 checked)"
+    finish
+  fi
+  if [ "$kind" = sources ] && [ -n "$src" ] && [ "$b" = "$got" ] && [ "$a" = "$(sources_digest)" ]; then
+    say "cigen built from the vendored sources, from the cache (sources unchanged)"
+    finish
+  fi
   say "the cached cigen is not the one pinned now: getting it again"
 fi
 rm -f "$home/cigen" "$home/key"

@@ -551,6 +551,7 @@ case_dry_run_coverage() {
   for f in "$SCRIPTS"/*.sh; do
     b=$(basename "$f")
     [[ $b == binary_common.sh || $b == binary_populate_env.sh ]] && continue
+    [[ $b == get-cigen.sh ]] && continue # its own cases (get_*) run it for real
     grep -qx "$b *" <<<"$covered" || fail "scripts/$b has no row in DRY_RUN_TABLE of run-tests.sh"
   done
 }
