@@ -350,6 +350,7 @@ START_TEST(bash_completion)
                            "t cigen list --where \"\"; t cigen list --where c; t cigen list --where os=m\n"
                            "t cigen list --where os=linux,cuda=; t cigen generate --only \"!py\"\n"
                            "t cigen graph --collapse p; t cigen graph --format s\n"
+                           "t cigen graph --tree \"\"; t cigen graph --workflow \"\"; t cigen list --where workflow=\n"
                            "cd /; t cigen -C \"$OLDPWD\" explain build_m'\n"
                            "! command -v zsh >/dev/null || zsh -n \"$CIGEN_SRCDIR/completion/_cigen\"");
     ck_assert_msg(r.status == 0 &&
@@ -365,6 +366,9 @@ START_TEST(bash_completion)
                                       "!python=|\n"
                                       "python|\n"
                                       "svg|\n"
+                                      "builds|\n"
+                                      "ci|nightly|\n"
+                                      "workflow=ci|workflow=nightly|\n"
                                       "build_macos_3_10_build|\n"),
                   "%d\n%s%s", r.status, r.out, r.err);
     tu_run_free(&r);
