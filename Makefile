@@ -11,6 +11,13 @@
 #   make fuzz       run the libFuzzer targets (FUZZ_SECONDS each)
 #   make bench      the performance benchmark (tests/bench/)
 #   make install    PREFIX=/usr/local DESTDIR= (binary, man page, bash and zsh completion)
+#   make static     build/cigen-static (libyaml, jansson, nettle, pcre2 and libc linked in,
+#                   stripped) and build/cigen-static.sha256
+#   make check-static  that binary in an empty root, then the whole suite against it
+#                   (`make check CIGEN=FILE` runs the suite against any binary)
+#   make dist       build/cigen-VERSION.tar.gz from the committed tree, byte-identical
+#                   run after run; `make distcheck` proves it and builds the tarball
+#   make deb        the Debian package (dpkg-buildpackage -us -uc -b), into build/
 #   make uninstall / clean / deps
 
 PREFIX     ?= /usr/local
@@ -34,7 +41,7 @@ PKG_LIBS   = $(shell $(PKG_CONFIG) --libs yaml-0.1 jansson nettle libpcre2-8)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS   = $(shell $(PKG_CONFIG) --libs check)
 ALL_CFLAGS = -std=c11 -pthread -Igenerator -D_XOPEN_SOURCE=700 -DCIGEN_VERSION='"$(VERSION)"' \
-             $(WARN) $(OPT) $(PKG_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+             $(WARN) $(OPT) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_LDFLAGS = -pthread $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 LIB_SRC  := $(sort $(wildcard generator/*/*.c))
@@ -44,7 +51,8 @@ TEST_SRC := $(sort $(wildcard tests/check_*.c)) tests/run_tests.c tests/testutil
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 HEADERS  := $(wildcard generator/*/*.h tests/*.h)
 
-.PHONY: all check check-bless layers asan tsan memcheck install uninstall clean deps deps-tests
+.PHONY: all check check-bless layers asan tsan memcheck install uninstall clean deps deps-tests \
+        static check-static dist distcheck deb
 all: $(BUILD)/cigen
 
 deps:
@@ -90,9 +98,13 @@ $(BUILD)/run_tests: $(LIB_OBJ) $(TEST_OBJ)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS)
 
 # The runner finds the binary and the test data through these variables, so the
-# same runner works for the plain, sanitizer and valgrind builds.
+# same runner works for the plain, sanitizer and valgrind builds.  `make check
+# CIGEN=FILE` runs the suite against another binary (the static one, an
+# installed one); only a CIGEN given on make's command line counts, never one
+# in the environment (regenerate.sh of a `cigen init` project reads that).
+TEST_CIGEN = $(abspath $(if $(filter command line,$(origin CIGEN)),$(CIGEN),$(BUILD)/cigen))
 check: layers $(BUILD)/cigen $(BUILD)/run_tests
-	@CIGEN=$(abspath $(BUILD)/cigen) CIGEN_SRCDIR=$(CURDIR) $(BUILD)/run_tests
+	@CIGEN=$(TEST_CIGEN) CIGEN_SRCDIR=$(CURDIR) $(BUILD)/run_tests
 
 # Records what the current binary does as the expectations of the golden and
 # bad cases (CIGEN_CASES=PATTERN limits it): for deliberate changes of output,
@@ -135,6 +147,37 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# The release binary: the same objects linked statically (glibc, libyaml,
+# jansson, nettle: their Debian -dev packages ship the .a files) and stripped,
+# so it runs on any x86-64 Linux with nothing installed.  The .sha256 is what
+# scripts/get-cigen.sh pins (docs/releasing.md).
+STATIC_LIBS = $(shell $(PKG_CONFIG) --static --libs yaml-0.1 jansson nettle libpcre2-8)
+static: $(BUILD)/cigen-static $(BUILD)/cigen-static.sha256
+$(BUILD)/cigen-static: $(LIB_OBJ) $(MAIN_OBJ)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -static -s -o $@.tmp $^ $(STATIC_LIBS)
+	$(Q)mv $@.tmp $@
+$(BUILD)/cigen-static.sha256: $(BUILD)/cigen-static
+	$(Q)cd $(BUILD) && sha256sum cigen-static > cigen-static.sha256.tmp && mv cigen-static.sha256.tmp cigen-static.sha256
+
+# The static binary alone in an empty root (tests/static/empty-root.sh), then
+# the whole suite against it.
+check-static: static $(BUILD)/run_tests
+	@tests/static/empty-root.sh $(BUILD)/cigen-static
+	@$(MAKE) --no-print-directory check CIGEN=$(BUILD)/cigen-static
+
+# A source tarball of the committed tree (build-aux/dist.sh): same commit,
+# same bytes.  distcheck makes it twice, compares, unpacks it and builds and
+# checks the outputs there with plain make.
+dist:
+	@build-aux/dist.sh $(BUILD)
+distcheck:
+	@build-aux/dist.sh --check $(BUILD)
+
+# The Debian package (debian/): build/cigen_VERSION_ARCH.deb.
+deb:
+	@build-aux/deb.sh $(BUILD)
 
 # Fuzzing (make fuzz) and the benchmark (make bench) live with their code.
 -include tests/fuzz/fuzz.mk

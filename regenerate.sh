@@ -9,8 +9,9 @@
 #                               --check, to `cigen check`)
 #   ./regenerate.sh --help      its usage
 #
-# Builds build/cigen first when it is missing or older than its sources.  Works
-# from any folder; everything it reads and writes is relative to this file.
+# Builds build/cigen first when it is missing or older than its sources, unless
+# CIGEN_BIN names a cigen to run instead (CI's, from scripts/get-cigen.sh).
+# Works from any folder; everything it reads and writes is relative to this file.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -31,11 +32,18 @@ building build/cigen first when it is missing or older than its sources.
                              --check, to `cigen check`): see
                              build/cigen generate --help, build/cigen check --help
 
+CIGEN_BIN=FILE runs that cigen instead of building build/cigen (CI gets one
+with scripts/get-cigen.sh).
+
 Exit status: 0 written or in sync, 1 refused or out of sync, 2 error.
 EOF
   exit 0
 fi
 
+cigen="$here/build/cigen"
+if [ -n "${CIGEN_BIN:-}" ]; then
+  cigen="$CIGEN_BIN"
+else
 need=()
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v cc >/dev/null 2>&1 || need+=(gcc)
@@ -52,12 +60,13 @@ fi
 # Build output goes to stderr, so stdout is cigen's one summary line.  The
 # first build compiles every file: one job per core.
 make -s --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" -C "$here" build/cigen >&2 || exit 2
+fi
 
 if [ "${1:-}" = "--check" ]; then
   shift
-  exec "$here/build/cigen" -C "$here" check "$@"
+  exec "$cigen" -C "$here" check "$@"
 fi
-"$here/build/cigen" -C "$here" generate "$@"
+"$cigen" -C "$here" generate "$@"
 
 # Pictures of the diagrams, when Graphviz is installed. They are not committed
 # (.gitignore): they are derived, large, and their bytes depend on the Graphviz

@@ -2,9 +2,10 @@
 # $(PREFIX)/share/bash-completion/completions/cigen; or source it.
 #
 # Commands and options come from `cigen --help` and `cigen COMMAND --help`;
-# job names (explain) and dimension names and values (--where, --only,
-# --also, --collapse) from `cigen list` of the project being completed (the
-# -C and -m already on the line are honoured).  Nothing is hard-coded that
+# job names (explain), dimension names and values (--where, --only, --also,
+# --collapse), tree names (--tree, tree=) and workflow names (--workflow,
+# workflow=) from `cigen list` of the project being completed (the -C and -m
+# already on the line are honoured).  Nothing is hard-coded that
 # cigen can say itself.
 
 # the cigen being completed, with the -C/-m of the line
@@ -48,6 +49,19 @@ _cigen_pairs()
         { for (i = 2; i <= NF; i++) if ($i != "-" && !seen[h[i] "=" $i]++) print h[i] "=" $i }'
 }
 
+# tree and workflow names, from `cigen list --json` ("tree":"NAME",
+# "workflows":["A","B"]): the trees with a job, the workflows with an entry
+_cigen_trees()
+{
+    _cigen_run list --json | grep -o '"tree":"[^"]*"' | sed -e 's/^"tree":"//' -e 's/"$//' | sort -u
+}
+
+_cigen_workflows()
+{
+    _cigen_run list --json | grep -o '"workflows":\[[^]]*\]' | sed -e 's/^"workflows":\[//' -e 's/\]$//' |
+        tr ',' '\n' | sed -e 's/^"//' -e 's/"$//' | grep -v '^$' | sort -u
+}
+
 _cigen_dimensions()
 {
     _cigen_run list | awk 'NR == 1 { for (i = 2; i <= NF; i++) print $i; exit }'
@@ -64,7 +78,7 @@ _cigen_complete_pattern()
     local neg=''
     [[ $last == '!'* ]] && { neg='!'; last=${last#!}; }
     local -a cand
-    mapfile -t cand < <(_cigen_pairs)
+    mapfile -t cand < <(_cigen_pairs; _cigen_trees | sed 's/^/tree=/'; _cigen_workflows | sed 's/^/workflow=/')
     if [[ $last != *=* ]]; then
         local -a names
         mapfile -t names < <(printf '%s\n' "${cand[@]%%=*}" phase tree workflow tier | sort -u)
@@ -112,6 +126,14 @@ _cigen()
         ;;
     --format)
         mapfile -t COMPREPLY < <(compgen -W "dot svg png" -- "$cur")
+        return
+        ;;
+    --tree)
+        mapfile -t COMPREPLY < <(compgen -W "$(_cigen_trees)" -- "$cur")
+        return
+        ;;
+    --workflow)
+        mapfile -t COMPREPLY < <(compgen -W "$(_cigen_workflows)" -- "$cur")
         return
         ;;
     esac

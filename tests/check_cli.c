@@ -256,6 +256,21 @@ START_TEST(init_project)
                       strstr(r.err, "'regenerate.sh' already exists"),
                   "%d\n%s%s", r.status, r.out, r.err);
     tu_run_free(&r);
+    /* in a repository's .circleci/: regenerate named from the root, where
+     * CI and pre-commit run it; the merge driver's .gitattributes, which git
+     * applies to .circleci/config.yml; one the folder has is not touched */
+    r = tu_sh(dir, "mkdir -p repo/.circleci && cd repo && git init -q && $CIGEN -C .circleci init >out && "
+                   "$CIGEN -C .circleci check && grep '^regenerate: .circleci/regenerate.sh ' .circleci/cigen.yml && "
+                   "grep -c 'Next:.*run .circleci/regenerate.sh' out && git check-attr merge .circleci/config.yml && "
+                   "grep -x '#   git config merge.cigen.driver \"cigen -C .circleci merge-driver %O %A %B %P\"' "
+                   ".circleci/.gitattributes && mkdir ../p && echo 'x merge=union' > ../p/.gitattributes && "
+                   "$CIGEN -C ../p init | head -1 && cat ../p/.gitattributes");
+    ck_assert_msg(r.status == 0 && strstr(r.out, ".circleci/config.yml: merge: cigen\n") &&
+                      strstr(r.out, "regenerate: .circleci/regenerate.sh") &&
+                      strstr(r.out, "cigen: .gitattributes exists; for the merge driver, add to it:\n") &&
+                      strstr(r.out, "\nx merge=union\n"),
+                  "%d\n%s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
     r = tu_sh(dir, "$CIGEN init --help && $CIGEN init extra");
     ck_assert_msg(r.status == 2 && strstr(r.out, "usage: cigen [-C DIR] init") &&
                       strstr(r.err, "init takes no arguments"), "%d\n%s%s", r.status, r.out, r.err);
@@ -416,6 +431,7 @@ START_TEST(bash_completion)
                            "t cigen list --where \"\"; t cigen list --where c; t cigen list --where os=m\n"
                            "t cigen list --where os=linux,cuda=; t cigen generate --only \"!py\"\n"
                            "t cigen graph --collapse p; t cigen graph --format s\n"
+                           "t cigen graph --tree \"\"; t cigen graph --workflow \"\"; t cigen list --where workflow=\n"
                            "cd /; t cigen -C \"$OLDPWD\" explain build_m'\n"
                            "! command -v zsh >/dev/null || zsh -n \"$CIGEN_SRCDIR/completion/_cigen\"");
     ck_assert_msg(r.status == 0 &&
@@ -431,6 +447,9 @@ START_TEST(bash_completion)
                                       "!python=|\n"
                                       "python|\n"
                                       "svg|\n"
+                                      "builds|\n"
+                                      "ci|nightly|\n"
+                                      "workflow=ci|workflow=nightly|\n"
                                       "build_macos_3_10_build|\n"),
                   "%d\n%s%s", r.status, r.out, r.err);
     tu_run_free(&r);

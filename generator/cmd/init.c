@@ -9,6 +9,8 @@
  * already written are removed again.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,14 @@ static const char regenerate_text[] =
     "fi\n"
     "exec \"$cigen\" -C \"$here\" generate \"$@\"\n";
 
+/* The merge driver's lines (README.md, "Merge conflicts"): git reads a
+ * .gitattributes in any folder, for the files beneath it. */
+static const char gitattributes_head[] =
+    "# cigen's merge driver regenerates these files when a merge conflicts in them,\n"
+    "# from the merged sources.  Enable it once per clone, from the repository's root:\n"
+    "#   git config merge.cigen.name \"regenerate cigen outputs\"\n";
+static const char gitattributes_tail[] = "config.yml merge=cigen\n";
+
 typedef struct init_file {
     const char *rel;
     const char *text;
@@ -192,8 +202,35 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     }
     const char *dir = g->opt.dir ? g->opt.dir : ".";
     const char *manifest = g->opt.manifest ? g->opt.manifest : "cigen.yml";
+    /* in a repository's .circleci/, the commands run from the repository's
+     * root: CI, pre-commit and the merge driver name the folder */
+    bool in_circleci = false;
+    {
+        char *real = realpath(dir, NULL);
+        if (real) {
+            const char *base = strrchr(real, '/');
+            in_circleci = cg_streq(base ? base + 1 : real, ".circleci");
+            free(real);
+        }
+    }
+    cg_strbuf mtext = CG_STRBUF_INIT, attrs = CG_STRBUF_INIT;
+    cg_strbuf_adds(&mtext, manifest_text);
+    if (in_circleci) {
+        const char *from = strstr(mtext.buf, "regenerate: ./regenerate.sh\n");
+        size_t at = (size_t)(from - mtext.buf);
+        cg_strbuf rest = CG_STRBUF_INIT;
+        cg_strbuf_adds(&rest, from + strlen("regenerate: ./regenerate.sh\n"));
+        cg_strbuf_truncate(&mtext, at);
+        cg_strbuf_adds(&mtext, "regenerate: .circleci/regenerate.sh   # from the repository's root\n");
+        cg_strbuf_add(&mtext, rest.buf, rest.len);
+        cg_strbuf_release(&rest);
+    }
+    cg_strbuf_adds(&attrs, gitattributes_head);
+    cg_strbuf_addf(&attrs, "#   git config merge.cigen.driver \"cigen%s merge-driver %%O %%A %%B %%P\"\n",
+                   in_circleci ? " -C .circleci" : "");
+    cg_strbuf_adds(&attrs, gitattributes_tail);
     const init_file files[] = {
-        {manifest, manifest_text, 0666},
+        {manifest, mtext.buf, 0666},
         {"dimensions/matrix.yml", tree_text, 0666},
         {"verbatim-sources/jobs.yml", fragment_text, 0666},
         {"regenerate.sh", regenerate_text, 0777},
@@ -207,6 +244,8 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     if (cg_check_project_path(manifest, &(cg_pos){0}, "the manifest ('-m')", &perr) != 0) {
         cg_cli_print_error(&perr);
         cg_error_release(&perr);
+        cg_strbuf_release(&mtext);
+        cg_strbuf_release(&attrs);
         return CG_EXIT_ERROR;
     }
     cg_error_release(&perr);
@@ -223,6 +262,8 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rootfd < 0) {
         fprintf(stderr, "cigen: error: '%s' is not a folder\n", cg_cli_shown(dir));
+        cg_strbuf_release(&mtext);
+        cg_strbuf_release(&attrs);
         return CG_EXIT_ERROR;
     }
     struct stat st;
@@ -231,6 +272,8 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
             fprintf(stderr, "cigen: error: '%s' already exists; init starts a new project and never overwrites "
                     "a file (nothing was written)\n", files[i].rel);
             close(rootfd);
+            cg_strbuf_release(&mtext);
+            cg_strbuf_release(&attrs);
             return CG_EXIT_ERROR;
         }
     }
@@ -257,17 +300,31 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
     }
     for (size_t i = 0; i < nmade; i++)
         free(made[i]);
+    /* the merge driver's lines: in a .gitattributes of their own, or, when
+     * the folder has one (a repository's root often does), said to add */
+    bool attrs_written = false;
+    if (rc == 0) {
+        attrs_written = write_new(rootfd, ".gitattributes", attrs.buf, 0666) == 0;
+        if (!attrs_written && !g->quiet)
+            printf("cigen: .gitattributes %s; for the merge driver, add to it:\n%s",
+                   errno == EEXIST ? "exists" : "cannot be written", attrs.buf);
+    }
     close(rootfd);
+    cg_strbuf_release(&mtext);
+    cg_strbuf_release(&attrs);
     if (rc != 0)
         return rc;
     if (!g->quiet)
-        printf("cigen: wrote %s, dimensions/matrix.yml, verbatim-sources/jobs.yml and regenerate.sh\n", manifest);
+        printf("cigen: wrote %s, dimensions/matrix.yml, verbatim-sources/jobs.yml, regenerate.sh%s\n", manifest,
+               attrs_written ? " and .gitattributes" : "");
     char name[] = "cigen generate";
     char *gargv[] = {name, NULL};
     rc = cg_cmd_generate(g, 1, gargv);
     if (rc == 0 && !g->quiet)
-        printf("Next: change dimensions/matrix.yml (or the other sources), run ./regenerate.sh, and commit\n"
+        printf("Next: change dimensions/matrix.yml (or the other sources), run %s, and commit\n"
                "the sources with config.yml.  To keep them in sync, give your CI a job that runs\n"
-               "`./regenerate.sh --check` (it fails when config.yml has drifted from its sources).\n");
+               "`%s --check` (it fails when config.yml has drifted from its sources).\n",
+               in_circleci ? ".circleci/regenerate.sh" : "./regenerate.sh",
+               in_circleci ? ".circleci/regenerate.sh" : "./regenerate.sh");
     return rc == 0 ? 0 : CG_EXIT_ERROR;
 }

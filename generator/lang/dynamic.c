@@ -123,7 +123,7 @@ static int parse_paths(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_
 int cg_pipeline_decl_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_decl *d, cg_error *err)
 {
     static const char *const keys[] = {"mode", "continuation", "project", "image", "resource_class", "install",
-                                       "cigen", "base_branch", "run_all", "paths"};
+                                       "cigen", "base_branch", "run_all", "paths", "schedules"};
     memset(d, 0, sizeof *d);
     d->set = true;
     d->pos = cg_key_pos(doc, "", "pipeline");
@@ -142,6 +142,21 @@ int cg_pipeline_decl_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipel
                            "jobs when the pipeline starts), not '%s'", mode);
     }
     d->dynamic = cg_streq(mode, "dynamic");
+    const char *schedules = NULL;
+    if (one_line(doc, v, "schedules", &schedules, err) != 0)
+        return -1;
+    if (schedules) {
+        d->schedules_pos = cg_doc_where(doc, "/pipeline/schedules");
+        if (!cg_streq(schedules, "triggers") && !cg_streq(schedules, "pipelines"))
+            return cg_error_at(err, &d->schedules_pos, "'schedules' is triggers (scheduled workflows: a cron "
+                               "trigger in config.yml) or pipelines (scheduled pipelines set up on CircleCI, "
+                               "one named like each scheduled workflow), not '%s'", schedules);
+        d->scheduled_pipelines = cg_streq(schedules, "pipelines");
+        if (d->dynamic)
+            return cg_error_at(err, &d->schedules_pos, "'schedules' is for classic mode: in dynamic mode a "
+                               "schedule is always a scheduled pipeline (the setup job hands its name to cigen "
+                               "select); remove it");
+    }
     if (one_line(doc, v, "continuation", &d->continuation, err) != 0 || one_line(doc, v, "image", &d->image, err) != 0 ||
         one_line(doc, v, "resource_class", &d->resource_class, err) != 0 ||
         one_line(doc, v, "install", &d->install, err) != 0 || one_line(doc, v, "cigen", &d->cigen, err) != 0 ||

@@ -11,6 +11,9 @@
  *     install: make build/cigen     # how the setup job gets cigen (required in
  *     cigen: build/cigen            # dynamic mode) and runs it, from the root
  *     base_branch: main             # changed files are taken against it
+ *     schedules: pipelines          # classic: a scheduled workflow runs in the scheduled
+ *                                   # pipeline named like it (when:), not by its cron
+ *                                   # trigger (triggers, the default)
  *     run_all: [main, nightly]      # branches that run every job
  *     paths:                        # changed files -> the jobs they call for
  *       - {changed: "scripts/binary_macos_*.sh", select: os=macos}
@@ -53,6 +56,9 @@ typedef struct cg_pipeline_decl {
     const char *install;
     const char *cigen;
     const char *base_branch;
+    bool scheduled_pipelines;   /* schedules: pipelines (classic mode): a scheduled workflow runs when its
+                                 * scheduled pipeline, named like it, starts, not by a trigger */
+    cg_pos schedules_pos;
     const char **run_all;  /* branch globs on which every job of the per-change workflow runs */
     cg_pos *run_all_pos;
     size_t nrun_all;

@@ -70,17 +70,55 @@ static int render_workflow(renderer *R, size_t wi, cg_yw *w, cg_strbuf *out, cg_
     cg_error *err = R->err;
     const cg_manifest *m = &p->manifest;
     const cg_workflow_decl *wd = &m->workflows[wi];
-    bool per_job = !wd->schedule && (wd->branches.set || wd->tags.set);
+    /* schedules: pipelines: a scheduled workflow runs when the scheduled
+     * pipeline named like it starts (its branches then filter every job, as
+     * a workflow without a trigger's do), and the others never in one */
+    bool pipelines = m->pipeline.scheduled_pipelines && !m->pipeline.dynamic;
+    bool any_schedule = false;
+    for (size_t i = 0; i < m->nworkflows && pipelines; i++)
+        any_schedule = any_schedule || m->workflows[i].schedule;
+    bool per_job = (!wd->schedule || pipelines) && (wd->branches.set || wd->tags.set);
     cg_strbuf sub = CG_STRBUF_INIT;
     cg_yw_keys(w, wd->name);
     cg_yw_map_begin(w);
-    if (wd->when) {
+    bool own_when = pipelines && any_schedule;
+    if (wd->when || own_when) {
         cg_strbuf_adds(&sub, wd->path);
         cg_strbuf_adds(&sub, "/when");
         cg_yw_keys(w, "when");
-        cg_yw_value(w, m->doc, sub.buf, wd->when);
+        if (own_when && wd->when) {
+            cg_yw_map_begin(w);
+            cg_yw_keys(w, "and");
+            cg_yw_seq_begin(w);
+            cg_yw_value(w, m->doc, sub.buf, wd->when);
+        }
+        if (own_when) {
+            cg_yw_map_begin(w);
+            if (wd->schedule) {
+                cg_yw_keys(w, "equal");
+                cg_yw_seq_begin(w);
+                cg_yw_strs(w, wd->name);
+                cg_yw_strs(w, "<< pipeline.schedule.name >>");
+            } else {
+                cg_yw_keys(w, "not");
+                cg_yw_map_begin(w);
+                cg_yw_keys(w, "equal");
+                cg_yw_seq_begin(w);
+                cg_yw_strs(w, "scheduled_pipeline");
+                cg_yw_strs(w, "<< pipeline.trigger_source >>");
+                cg_yw_end(w);
+            }
+            cg_yw_end(w);
+            cg_yw_end(w);
+        } else {
+            cg_yw_value(w, m->doc, sub.buf, wd->when);
+        }
+        if (own_when && wd->when) {
+            cg_yw_end(w);
+            cg_yw_end(w);
+        }
     }
-    if (wd->schedule) {
+    if (wd->schedule && !pipelines) {
         cg_yw_keys(w, "triggers");
         cg_yw_seq_begin(w);
         cg_yw_map_begin(w);

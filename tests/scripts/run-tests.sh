@@ -256,6 +256,9 @@ collect_cases() {
   add_case setup_git - "setup.sh: writes the commit message of HEAD to COMMIT_MSG"
   add_case setup_roundtrip - "setup.sh + should_run_job.sh: a [conda ci] commit runs an on-request conda job"
   add_case common_alone - "binary_common.sh refuses to run on its own"
+  add_case get_release - "get-cigen.sh: a pinned release from a file:// URL, checked, then from the cache without curl"
+  add_case get_mismatch - "get-cigen.sh: a download whose sha256 is not the pinned one is refused"
+  add_case get_sources - "get-cigen.sh: the vendored sources built once, again only when they change; --key"
 }
 
 # ------------------------------------------------------------------------------ case kinds
@@ -548,6 +551,7 @@ case_dry_run_coverage() {
   for f in "$SCRIPTS"/*.sh; do
     b=$(basename "$f")
     [[ $b == binary_common.sh || $b == binary_populate_env.sh ]] && continue
+    [[ $b == get-cigen.sh ]] && continue # its own cases (get_*) run it for real
     grep -qx "$b *" <<<"$covered" || fail "scripts/$b has no row in DRY_RUN_TABLE of run-tests.sh"
   done
 }
@@ -594,6 +598,78 @@ case_common_alone() {
   expect_contains stderr "binary_common.sh: error:"
 }
 
+# get-cigen.sh: a fake release (a script that says its version) and its checksum
+get_setup() {
+  new_tmp
+  base_env
+  printf '#!/bin/sh\necho "cigen 9.8.7"\n' >"$T/cigen-9.8.7-linux-x86_64"
+  chmod +x "$T/cigen-9.8.7-linux-x86_64"
+  REL_SHA=$(sha256sum "$T/cigen-9.8.7-linux-x86_64" | cut -d' ' -f1)
+  ENVV+=("CIGEN_VERSION=9.8.7" "CIGEN_URL=file://$T/cigen-@VERSION@-linux-x86_64")
+}
+
+case_get_release() {
+  get_setup
+  ENVV+=("CIGEN_SHA256=$REL_SHA" "CIGEN_LINK=$T/bin/cigen")
+  run_script get-cigen.sh
+  expect_status 0
+  [[ $OUT == "$HOME/.cache/cigen/cigen" ]] || fail "stdout: '$OUT'"
+  expect_contains stderr "downloaded from file://$T/cigen-9.8.7-linux-x86_64 (sha256 checked)"
+  [[ $("$T/bin/cigen") == "cigen 9.8.7" ]] || fail "the linked cigen does not run"
+  # warm: curl is never called
+  printf '#!/bin/sh\necho curl called >&2; exit 99\n' >"$T/bin/curl"
+  chmod +x "$T/bin/curl"
+  run_script get-cigen.sh
+  expect_status 0
+  expect_contains stderr "cigen 9.8.7 from the cache (sha256 checked)"
+  # a cached binary that changed is not trusted: it is fetched again (here: curl fails)
+  echo tampered >>"$HOME/.cache/cigen/cigen"
+  run_script get-cigen.sh
+  expect_status 2
+  expect_contains stderr "the cached cigen is not the one pinned now"
+  [[ ! -e $HOME/.cache/cigen/cigen ]] || fail "the tampered binary was kept"
+}
+
+case_get_mismatch() {
+  get_setup
+  ENVV+=("CIGEN_SHA256=$(printf '%064d' 0)")
+  run_script get-cigen.sh
+  expect_status 2
+  expect_contains stderr "not the pinned 0000"
+  expect_contains stderr "no CIGEN_SRC to build"
+  [[ ! -e $HOME/.cache/cigen/cigen ]] || fail "a refused download was kept"
+}
+
+case_get_sources() {
+  new_tmp
+  base_env
+  # a stand-in for cigen's sources: its Makefile counts the builds
+  mkdir -p "$T/src/generator" "$T/src/build-aux"
+  echo 'int x;' >"$T/src/generator/a.c"
+  echo 1.0.0 >"$T/src/VERSION"
+  printf 'build/cigen-static: generator/a.c\n\tmkdir -p build && printf "#!/bin/sh\\necho built\\n" > $@ && chmod +x $@ && echo x >> builds\n' >"$T/src/Makefile"
+  ENVV+=("CIGEN_SRC=$T/src")
+  for tool in pkg-config cc; do printf '#!/bin/sh\nexit 0\n' >"$T/bin/$tool" && chmod +x "$T/bin/$tool"; done
+  run_script get-cigen.sh --key "$T/key"
+  expect_status 0
+  grep -Eq '^sources [0-9a-f]{64}$' "$T/key" || fail "key: $(cat "$T/key")"
+  run_script get-cigen.sh
+  expect_status 0
+  expect_contains stderr "built from the vendored sources in $T/src"
+  [[ $("$OUT") == built ]] || fail "the built cigen does not run"
+  run_script get-cigen.sh
+  expect_status 0
+  expect_contains stderr "from the cache (sources unchanged)"
+  [[ $(wc -l <"$T/src/builds") -eq 1 ]] || fail "built $(wc -l <"$T/src/builds") times, not once"
+  echo 'int y;' >>"$T/src/generator/a.c"
+  cp "$T/key" "$T/key.old"
+  run_script get-cigen.sh --key "$T/key"
+  ! cmp -s "$T/key" "$T/key.old" || fail "--key did not change with the sources"
+  run_script get-cigen.sh
+  expect_status 0
+  [[ $(wc -l <"$T/src/builds") -eq 2 ]] || fail "a source change did not rebuild"
+}
+
 run_case() {
   local k=$1
   case ${CASE_KIND[k]} in
@@ -607,6 +683,9 @@ run_case() {
     setup_git) case_setup_git ;;
     setup_roundtrip) case_setup_roundtrip ;;
     common_alone) case_common_alone ;;
+    get_release) case_get_release ;;
+    get_mismatch) case_get_mismatch ;;
+    get_sources) case_get_sources ;;
   esac
 }
 
