@@ -48,7 +48,7 @@ expect() { # expect STATUS DESCRIPTION -- ARGS...
 expect 0 "--version" -- --version
 version="$(cat "$src/VERSION")"
 grep -qx "cigen $version" "$root/out" || { echo "empty-root: FAIL: --version printed '$(cat "$root/out")', not 'cigen $version'" >&2; fail=1; }
-expect 0 "check of the committed default" -- -C /p check --no-cache
+expect 0 "check of the committed default" -- -C /p check
 cp "$root/p/config.yml" "$root/config.yml.committed"
 mkdir "$root/dot.committed" && cp "$root/p/diagrams/"*.dot "$root/dot.committed/"
 rm "$root/p/config.yml" "$root/p/diagrams/"*.dot
@@ -65,7 +65,7 @@ expect 0 "graph" -- -C /p graph --workflow ci
 grep -q '^digraph' "$root/out" || { echo "empty-root: FAIL: graph wrote no digraph" >&2; fail=1; }
 # a drifted config: exit 1 and a report, not a crash
 printf '# drift\n' >> "$root/p/config.yml"
-expect 1 "check of a drifted config" -- -C /p check --no-cache
+expect 1 "check of a drifted config" -- -C /p check
 
 if [ $fail -ne 0 ]; then
   exit 1
