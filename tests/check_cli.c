@@ -368,13 +368,16 @@ START_TEST(project_in_git_folder)
                        "git config --global user.email >/dev/null 2>&1 || export GIT_AUTHOR_NAME=t "
                        "GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com\n"
                        "%s\n"
+                       /* the listings outside the folder listed, in a folder of their own
+                        * (a fixed name beside it is shared with a concurrent run) */
+                       "b=$(mktemp -d)\n"
                        "find . -path ./r/.git/index -prune -o -print | LC_ALL=C sort | xargs cksum 2>/dev/null "
-                       ">../before.%zu || true\n"
+                       ">\"$b/before\" || true\n"
                        "set +e; $CIGEN -C %s %s; echo \"rc=$?\"\n"
                        "find . -path ./r/.git/index -prune -o -print | LC_ALL=C sort | xargs cksum 2>/dev/null "
-                       ">../after.%zu; cmp -s ../before.%zu ../after.%zu && echo unchanged; "
-                       "rm -f ../before.%zu ../after.%zu",
-                       cases[i].setup, i, cases[i].dir, cases[i].cmd, i, i, i, i, i);
+                       ">\"$b/after\"; cmp -s \"$b/before\" \"$b/after\" && echo unchanged; "
+                       "rm -rf \"$b\"",
+                       cases[i].setup, cases[i].dir, cases[i].cmd);
         tu_run r = tu_sh(dir, cmd.buf);
         ck_assert_msg(strstr(r.out, "rc=2\n") && strstr(r.out, "unchanged") &&
                           strstr(r.err, "lies inside a repository's git folder"),
