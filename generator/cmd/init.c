@@ -256,6 +256,8 @@ int cg_cmd_init(const cg_global *g, int argc, char **argv)
                 "never reads or writes there (nothing was written)\n", cg_cli_shown(dir), cg_cli_shown(gitdir));
         free(gitdir);
         free(real);
+        cg_strbuf_release(&mtext);
+        cg_strbuf_release(&attrs);
         return CG_EXIT_ERROR;
     }
     free(real);
