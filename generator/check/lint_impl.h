@@ -107,4 +107,12 @@ void cg_lint_check_refs(cg_lint *l);
  * (once every template is loaded: after rendering). */
 void cg_lint_check_templates_refs(cg_lint *l);
 
+/* lint_project.c: the checks of the whole project, in cg_lint_finish's order */
+void cg_lint_check_version(cg_lint *l);
+void cg_lint_check_spaced_values(cg_lint *l);
+void cg_lint_check_on_request(cg_lint *l);
+void cg_lint_check_unused(cg_lint *l);
+void cg_lint_check_idle(cg_lint *l);
+void cg_lint_check_limits(cg_lint *l);
+
 #endif
