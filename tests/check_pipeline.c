@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "base/map.h"
+#include "base/pool.h"
 #include "base/util.h"
 #include "model/condition.h"
 #include "model/pipeline.h"
@@ -191,7 +193,7 @@ START_TEST(condition_eval)
     json_t *params = json_loads("{\"flag\": false, \"on\": true, \"zero\": 0, \"empty\": \"\", \"two\": 2, "
                                 "\"mode\": \"docs\"}", 0, NULL);
     ck_assert_ptr_nonnull(params);
-    cg_pipeline_values pv = {params, "nightly", "my-pr", ""};
+    cg_pipeline_values pv = {params, "nightly", "my-pr", "", CG_SOURCE_UNKNOWN};
     json_error_t e;
     json_t *stmt = json_loads(conditions[_i].stmt, JSON_DECODE_ANY, &e);
     ck_assert_msg(stmt != NULL, "%s: %s", conditions[_i].stmt, e.text);
@@ -207,6 +209,147 @@ START_TEST(condition_eval)
 }
 END_TEST
 
+
+/* pipeline.trigger_source: a scheduled pipeline's is scheduled_pipeline; a
+ * push's is not (and nothing more is known of it). */
+static const struct {
+    int source;
+    const char *stmt;
+    int expect;
+} sources[] = {
+    {CG_SOURCE_PUSH, "{\"equal\": [\"scheduled_pipeline\", \"<< pipeline.trigger_source >>\"]}", CG_COND_FALSE},
+    {CG_SOURCE_PUSH, "{\"equal\": [\"<<pipeline.trigger_source>>\", \"scheduled_pipeline\"]}", CG_COND_FALSE},
+    {CG_SOURCE_PUSH, "{\"not\": {\"equal\": [\"scheduled_pipeline\", \"<< pipeline.trigger_source >>\"]}}",
+     CG_COND_TRUE},
+    {CG_SOURCE_PUSH, "{\"equal\": [\"webhook\", \"<< pipeline.trigger_source >>\"]}", CG_COND_UNKNOWN},
+    {CG_SOURCE_PUSH, "{\"equal\": [\"scheduled_pipeline\", \"x<< pipeline.trigger_source >>\"]}", CG_COND_UNKNOWN},
+    {CG_SOURCE_SCHEDULED_PIPELINE, "{\"equal\": [\"scheduled_pipeline\", \"<< pipeline.trigger_source >>\"]}",
+     CG_COND_TRUE},
+    {CG_SOURCE_SCHEDULED_PIPELINE, "{\"equal\": [\"webhook\", \"<< pipeline.trigger_source >>\"]}", CG_COND_FALSE},
+    {CG_SOURCE_SCHEDULED_PIPELINE,
+     "{\"and\": [{\"equal\": [\"scheduled_pipeline\", \"<< pipeline.trigger_source >>\"]}, "
+     "{\"equal\": [\"nightly\", \"<< pipeline.schedule.name >>\"]}]}",
+     CG_COND_TRUE},
+    {CG_SOURCE_UNKNOWN, "{\"equal\": [\"scheduled_pipeline\", \"<< pipeline.trigger_source >>\"]}", CG_COND_UNKNOWN},
+};
+
+START_TEST(trigger_source_eval)
+{
+    cg_pipeline_values pv = {NULL, sources[_i].source == CG_SOURCE_SCHEDULED_PIPELINE ? "nightly" : "", "main", "",
+                             sources[_i].source};
+    json_error_t e;
+    json_t *stmt = json_loads(sources[_i].stmt, JSON_DECODE_ANY, &e);
+    ck_assert_msg(stmt != NULL, "%s: %s", sources[_i].stmt, e.text);
+    cg_strbuf why = CG_STRBUF_INIT;
+    int got = cg_condition_eval(stmt, &pv, &why);
+    ck_assert_msg(got == sources[_i].expect, "%s (source %d): got %d, expected %d (%s)", sources[_i].stmt,
+                  sources[_i].source, got, sources[_i].expect, cg_strbuf_str(&why));
+    cg_strbuf_release(&why);
+    json_decref(stmt);
+}
+END_TEST
+
+/* The same project written with `schedules: pipelines` runs, on every push
+ * and every scheduled pipeline, the jobs it runs written with legacy
+ * triggers: the `when` conditions the option writes are simulated. */
+static const struct {
+    const char *dir, *copy, *edit;
+} scheduled[] = {
+    {".", "cigen.yml dimensions scripts templates verbatim-sources",
+     "sed -i 's/^  schedules: triggers/  schedules: pipelines/' cigen.yml"},
+    {"examples/pytorch-like", ".", "printf 'pipeline:\\n  schedules: pipelines\\n' >>cigen.yml"},
+    {"examples/torchvision-like", ".", "printf 'pipeline:\\n  schedules: pipelines\\n' >>cigen.yml"},
+};
+
+static void run_set(const char *file, const cg_sim_input *in, cg_map *out, cg_pool *keys)
+{
+    size_t len;
+    char *text = tu_read(file, &len);
+    ck_assert_msg(text != NULL, "no %s", file);
+    cg_branch_run r = {0};
+    cg_error err;
+    cg_error_init(&err);
+    ck_assert_msg(cg_pipeline_simulate(file, text, len, in, NULL, &r, &err) == 0, "%s", cg_strbuf_str(&err.text));
+    cg_strbuf key = CG_STRBUF_INIT;
+    for (size_t i = 0; i < r.n; i++) {
+        ck_assert_msg(r.v[i].state != CG_UNKNOWN || !strstr(file, "pipelines"), "%s: %s/%s not simulated: %s", file,
+                      r.v[i].workflow, r.v[i].job, r.v[i].why ? r.v[i].why : "");
+        if (r.v[i].state != CG_RUNS)
+            continue;
+        cg_strbuf_reset(&key);
+        cg_strbuf_addf(&key, "%s/%s", r.v[i].workflow, r.v[i].job);
+        cg_map_put(out, cg_pool_strndup(keys, key.buf, key.len), (void *)1);
+    }
+    cg_strbuf_release(&key);
+    cg_branch_run_release(&r);
+    cg_error_release(&err);
+    free(text);
+}
+
+START_TEST(schedules_pipelines_run_as_triggers)
+{
+    char *tmp = tu_mkdtemp();
+    cg_strbuf cmd = CG_STRBUF_INIT, a = CG_STRBUF_INIT, b = CG_STRBUF_INIT;
+    cg_strbuf_addf(&cmd, "mkdir -p '%s/p' && cd '%s/%s' && cp -r %s '%s/p/' && cd '%s/p' && %s && "
+                         "$CIGEN -q generate >/dev/null", tmp, tu_srcdir(), scheduled[_i].dir, scheduled[_i].copy, tmp,
+                   tmp, scheduled[_i].edit);
+    tu_run r = tu_sh(NULL, cmd.buf);
+    ck_assert_msg(r.status == 0, "%s: %s", cmd.buf, r.err);
+    tu_run_free(&r);
+    cg_strbuf_addf(&a, "%s/%s/config.yml", tu_srcdir(), scheduled[_i].dir);
+    cg_strbuf_addf(&b, "%s/p/config.yml", tmp);
+    /* the scheduled workflows, from the legacy config */
+    size_t len, blen;
+    char *text = tu_read(a.buf, &len), *btext = tu_read(b.buf, &blen);
+    ck_assert_msg(text && btext && (len != blen || memcmp(text, btext, len) != 0), "%s: the option changed nothing",
+                  scheduled[_i].dir);
+    free(btext);
+    cg_error err;
+    cg_error_init(&err);
+    cg_doc *doc = cg_doc_parse(a.buf, text, len, NULL, &err);
+    ck_assert_ptr_nonnull(doc);
+    const char *sched[16];
+    size_t nsched = 0;
+    const char *wn;
+    json_t *wf;
+    json_object_foreach(json_object_get(cg_doc_root(doc), "workflows"), wn, wf)
+        if (json_is_object(wf) && json_object_get(wf, "triggers") && nsched < 16)
+            sched[nsched++] = wn;
+    ck_assert_msg(nsched > 0, "%s: no scheduled workflow", scheduled[_i].dir);
+    static const char *const branches[] = {"main", "master", "nightly", "my-pr", "release/1.0", "gh-pages"};
+    size_t compared = 0;
+    for (size_t s = 0; s <= nsched; s++)
+        for (size_t k = 0; k < CG_ARRAY_LEN(branches); k++) {
+            cg_sim_input in = {.branch = branches[k], .schedule = s < nsched ? sched[s] : NULL};
+            cg_map x, y;
+            cg_map_init(&x);
+            cg_map_init(&y);
+            cg_pool keys;
+            cg_pool_init(&keys);
+            run_set(a.buf, &in, &x, &keys);
+            run_set(b.buf, &in, &y, &keys);
+            ck_assert_msg(x.len == y.len, "%s: on %s%s: %zu entries run with triggers, %zu with pipelines",
+                          scheduled[_i].dir, branches[k], in.schedule ? " (scheduled)" : "", x.len, y.len);
+            for (size_t e = 0; e < x.cap; e++)
+                if (cg_map_key_at(&x, e))
+                    ck_assert_msg(cg_map_has(&y, cg_map_key_at(&x, e)), "%s: %s runs with triggers only",
+                                  scheduled[_i].dir, cg_map_key_at(&x, e));
+            compared += x.len;
+            cg_pool_release(&keys);
+            cg_map_release(&x);
+            cg_map_release(&y);
+        }
+    ck_assert_msg(compared > 0, "%s: nothing ran on any pipeline", scheduled[_i].dir);
+    cg_doc_free(doc);
+    free(text);
+    cg_error_release(&err);
+    cg_strbuf_release(&cmd);
+    cg_strbuf_release(&a);
+    cg_strbuf_release(&b);
+    tu_rm_rf(tmp);
+    free(tmp);
+}
+END_TEST
 
 /* ---- property: select only narrows what CircleCI runs ---- */
 
@@ -394,6 +537,8 @@ Suite *make_pipeline_suite(void)
     tcase_add_test(tc, dynamic_example);
     tcase_add_loop_test(tc, select_only_narrows, 0, (int)CG_ARRAY_LEN(projects));
     tcase_add_loop_test(tc, condition_eval, 0, (int)CG_ARRAY_LEN(conditions));
+    tcase_add_loop_test(tc, trigger_source_eval, 0, (int)CG_ARRAY_LEN(sources));
+    tcase_add_loop_test(tc, schedules_pipelines_run_as_triggers, 0, (int)CG_ARRAY_LEN(scheduled));
     suite_add_tcase(s, tc);
     return s;
 }

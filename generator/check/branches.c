@@ -249,11 +249,13 @@ int cg_pipeline_simulate(const char *file, const char *text, size_t len, const c
     }
     bool tag = in->tag && *in->tag;
     cg_pipeline_values pv = {params, in->schedule ? in->schedule : "", tag || !in->branch ? "" : in->branch,
-                             tag ? in->tag : ""};
+                             tag ? in->tag : "", CG_SOURCE_PUSH};
     sim S = {doc, in, &pv, NULL, false};
     if (in->schedule && *in->schedule) {
         json_t *w = json_object_get(wfs, in->schedule);
         S.fired = json_is_object(w) && json_object_get(w, "triggers");
+        /* a legacy trigger's source is not documented */
+        pv.source = S.fired ? CG_SOURCE_UNKNOWN : CG_SOURCE_SCHEDULED_PIPELINE;
     }
     const char *wname;
     json_t *wf;

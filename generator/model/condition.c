@@ -42,6 +42,8 @@ static json_t *lookup(const char *name, size_t n, const cg_pipeline_values *pv, 
         return json_string(pv->branch ? pv->branch : "");
     if (IS("pipeline.git.tag"))
         return json_string(pv->tag ? pv->tag : "");
+    if (IS("pipeline.trigger_source") && pv->source == CG_SOURCE_SCHEDULED_PIPELINE)
+        return json_string("scheduled_pipeline");
 #undef IS
     because(why, "'%.*s' is not known when the pipeline starts", (int)n, name);
     return NULL;
@@ -140,6 +142,40 @@ static json_t *value(json_t *v, const cg_pipeline_values *pv, cg_strbuf *why)
     return json_incref(v);
 }
 
+/* `<< pipeline.trigger_source >>`, alone in a string. */
+static bool is_trigger_source(json_t *v)
+{
+    const char *s = json_string_value(v);
+    if (!s)
+        return false;
+    const char *e = s + strlen(s);
+    trim(&s, &e);
+    static const char open[] = "<<", close[] = ">>", name[] = "pipeline.trigger_source";
+    if (e - s < (ptrdiff_t)(sizeof open + sizeof close - 2) || strncmp(s, open, 2) != 0 || strncmp(e - 2, close, 2) != 0)
+        return false;
+    s += 2;
+    e -= 2;
+    trim(&s, &e);
+    return (size_t)(e - s) == sizeof name - 1 && strncmp(s, name, sizeof name - 1) == 0;
+}
+
+/* An `equal` of pipeline.trigger_source and the text scheduled_pipeline on a
+ * push: false, though the push's own source is not known. */
+static bool push_vs_scheduled(json_t *arg, const cg_pipeline_values *pv)
+{
+    if (pv->source != CG_SOURCE_PUSH)
+        return false;
+    bool src = false, sched = false;
+    for (size_t i = 0; i < json_array_size(arg); i++) {
+        json_t *v = json_array_get(arg, i);
+        if (is_trigger_source(v))
+            src = true;
+        else if (json_is_string(v) && cg_streq(json_string_value(v), "scheduled_pipeline"))
+            sched = true;
+    }
+    return src && sched;
+}
+
 int cg_condition_eval(json_t *stmt, const cg_pipeline_values *pv, cg_strbuf *why)
 {
     if (!json_is_object(stmt) || json_object_size(stmt) != 1) {
@@ -184,6 +220,8 @@ int cg_condition_eval(json_t *stmt, const cg_pipeline_values *pv, cg_strbuf *why
             because(why, "'equal' without a list");
             return CG_COND_UNKNOWN;
         }
+        if (push_vs_scheduled(arg, pv))
+            return CG_COND_FALSE;
         json_t *first = value(json_array_get(arg, 0), pv, why);
         if (!first)
             return CG_COND_UNKNOWN;

@@ -25,7 +25,14 @@ typedef struct cg_pipeline_values {
     const char *schedule;    /* "" when not scheduled */
     const char *branch;      /* "" when none (a tag) */
     const char *tag;         /* "" when none */
+    int source;              /* what pipeline.trigger_source is known to be */
 } cg_pipeline_values;
+
+/* cg_pipeline_values.source: CircleCI sets pipeline.trigger_source to
+ * `scheduled_pipeline` for a scheduled pipeline; a push has another value
+ * (`webhook`, or the GitHub App's own), so only "not scheduled_pipeline" is
+ * known of it. */
+enum { CG_SOURCE_UNKNOWN = 0, CG_SOURCE_PUSH, CG_SOURCE_SCHEDULED_PIPELINE };
 
 /* Adds to `into` the default of each pipeline parameter `doc` declares
  * (its top-level `parameters:`), typed as its declaration says: a boolean's

@@ -611,7 +611,8 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
     R.envs = cg_xcalloc(m->ntrees + 1, sizeof *R.envs);
     for (size_t i = 0; i < m->ntrees; i++)
         cg_env_init(&R.envs[i], m->trees[i], err);
-    cg_pipeline_values pv = {NULL, schedule ? schedule : "", tag ? "" : branch ? branch : "", tag ? tag : ""};
+    cg_pipeline_values pv = {NULL, schedule ? schedule : "", tag ? "" : branch ? branch : "", tag ? tag : "",
+                             schedule ? CG_SOURCE_SCHEDULED_PIPELINE : CG_SOURCE_PUSH};
     if (rc == 0)
         rc = pipeline_values(&R, &pv);
     int sw = -1; /* the scheduled workflow */
