@@ -457,11 +457,41 @@ START_TEST(bidi_controls)
 }
 END_TEST
 
+/* A line ends where its length says: a UTF-8 sequence cut by the end (the
+ * diff shows lines of a buffer that goes on, or a malloc'd copy that stops
+ * there) is shown byte by byte and nothing past the end is read (make asan;
+ * found by the diff fuzzer). */
+START_TEST(escape_line_stops_at_its_end)
+{
+    static const struct {
+        const char *in;
+        size_t len;
+        const char *out;
+    } cases[] = {
+        {"\xe2\x80", 2, "\\xe2\\x80"},
+        {"ab\xf0\x9f\x98", 5, "ab\\xf0\\x9f\\x98"},
+        {"\xc3", 1, "\\xc3"},
+        {"x\xe2\x80\xae", 3, "x\\xe2\\x80"}, /* a bidi control cut in half */
+        {"\xc3\xa9", 2, "\xc3\xa9"},
+    };
+    for (size_t i = 0; i < CG_ARRAY_LEN(cases); i++) {
+        char *exact = malloc(cases[i].len); /* no NUL after it */
+        memcpy(exact, cases[i].in, cases[i].len);
+        cg_strbuf shown = CG_STRBUF_INIT;
+        cg_escape_line(&shown, exact, cases[i].len);
+        ck_assert_str_eq(shown.buf, cases[i].out);
+        cg_strbuf_release(&shown);
+        free(exact);
+    }
+}
+END_TEST
+
 Suite *make_util_suite(void)
 {
     Suite *s = suite_create("util");
     TCase *tc = tcase_create("util");
     tcase_add_test(tc, count_newlines_matches_a_loop);
+    tcase_add_test(tc, escape_line_stops_at_its_end);
     tcase_add_test(tc, comment_text_refuses_and_escapes_unprintables);
     tcase_add_test(tc, name_breaker_names_the_first_unprintable);
     tcase_add_test(tc, branch_names_as_git_takes_them);

@@ -34,10 +34,13 @@ void cg_pos_format(cg_strbuf *sb, const cg_pos *pos)
     cg_strbuf_adds(sb, ": ");
 }
 
-/* The length of the valid UTF-8 sequence at p (1 to 4), or 0. */
-static size_t utf8_len(const unsigned char *p)
+/* The length of the valid UTF-8 sequence at p (2 to 4), or 0; it reads no
+ * byte past p[avail - 1] (a line is not NUL-terminated). */
+static size_t utf8_len(const unsigned char *p, size_t avail)
 {
     size_t n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    if (n > avail)
+        return 0;
     for (size_t i = 1; i < n; i++)
         if ((p[i] & 0xc0) != 0x80)
             return 0;
@@ -55,8 +58,8 @@ void cg_escape_line(cg_strbuf *sb, const char *text, size_t len)
             cg_strbuf_addc(sb, (char)*p++);
             continue;
         }
-        size_t n = *p < 0x80 ? 0 : utf8_len(p);
-        if (n && (size_t)(end - p) >= n) {
+        size_t n = *p < 0x80 ? 0 : utf8_len(p, (size_t)(end - p));
+        if (n) {
             /* C1 controls (U+0080..U+009F) and the line breaks U+2028/9 */
             unsigned cp = n == 2 ? ((p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)) : 0;
             bool ctl = (n == 2 && cp < 0xa0) || (n == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9));
