@@ -221,8 +221,7 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
     if (!ntiers)
         cg_strbuf_adds(out, " (none)");
     cg_strbuf_adds(out, "\nrequires:");
-    for (uint32_t r = 0; r < j->nrequires; r++)
-        cg_strbuf_addf(out, " %s", j->requires[r]);
+    cg_model_requires_text(&p->m, j->requires, j->requires_optional, j->requires_job, j->nrequires, j->workflows, out);
     if (!j->nrequires)
         cg_strbuf_adds(out, " (nothing)");
     cg_strbuf_addc(out, '\n');
@@ -628,8 +627,8 @@ static bool explain_static(const cg_model *m, const char *name, cg_strbuf *out)
         }
         if (sj->nrequires) {
             cg_strbuf_adds(out, "\nrequires:");
-            for (uint32_t r = 0; r < sj->nrequires; r++)
-                cg_strbuf_addf(out, " %s", sj->requires[r]);
+            cg_model_requires_text(m, sj->requires, sj->requires_optional, NULL, sj->nrequires,
+                                   sj->culled ? 0 : (uint64_t)1 << sj->workflow, out);
         }
         if (m->marks) {
             cg_strbuf_addf(out, "\nspecial-PR (from %s): ", m->selection.source);

@@ -115,9 +115,15 @@ static bool walkable(const cg_tree *t)
     for (size_t k = 0; k < t->ntiers; k++)
         if (t->tiers[k].kind == CG_TIER_PAIRWISE)
             return false;
-    for (size_t p = 0; p < t->nphases; p++)
+    for (size_t p = 0; p < t->nphases; p++) {
         if (t->phases[p].aggregate)
             return false;
+        /* an optional requirement is kept or dropped by what the whole
+         * model writes in each workflow */
+        for (size_t r = 0; r < t->phases[p].nrequires; r++)
+            if (t->phases[p].requires_optional[r])
+                return false;
+    }
     return true;
 }
 
@@ -148,7 +154,7 @@ static void add_require(struct cg_walk *W, cg_job *j, const char *name, int32_t 
             return;
         W->rseen |= (uint64_t)1 << q;
     }
-    cg_requires_add(&W->req, j, name, q, pos);
+    cg_requires_add(&W->req, j, name, q, pos, false);
 }
 
 /* cg_jobs_build's requires_of for a cell's job: what phase p requires, looking
