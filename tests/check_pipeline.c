@@ -357,10 +357,10 @@ START_TEST(select_only_narrows)
                 json_array_foreach(wj, i, e) {
                     json_t *a = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
                     json_t *req = json_object_get(a, "requires"), *x;
-                    size_t r;
+                    size_t ri;
                     ck_assert_msg(!req || json_array_size(req) > 0, "%s: %s: an empty 'requires' in '%s'",
                                   projects[_i].dir, args.buf, wn);
-                    json_array_foreach(req, r, x) {
+                    json_array_foreach(req, ri, x) {
                         const char *need = json_is_string(x) ? json_string_value(x)
                                            : json_object_iter_key(json_object_iter(x));
                         ck_assert_msg(need && cg_map_has(&here, need), "%s: %s: workflow '%s' requires '%s', "
