@@ -391,7 +391,8 @@ START_TEST(select_only_narrows)
     static const char *const messages[] = {"fix", "[ci all]", "[conda ci]", "[cpu ci] [pip ci]",
                                            "[ci also: os=macos]", "[ci only: python=3.8]", "[ci also: *_build]"};
     static const char *const changed[] = {"", "--changed README.md", "--changed src/a.c",
-                                          "--changed scripts/build_linux.sh", "--changed-files - </dev/null"};
+                                          "--changed scripts/build_linux.sh", "--changed-files - </dev/null",
+                                          "--changed examples/dynamic/src/ext.c --changed examples/dynamic/scripts/build_linux.sh"};
     rng_state = 20261128u + (uint64_t)_i;
     cg_strbuf path = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT, args = CG_STRBUF_INIT;
     cg_strbuf_addf(&path, "%s/%s/%s", tu_srcdir(), projects[_i].dir, projects[_i].full);
@@ -426,7 +427,7 @@ START_TEST(select_only_narrows)
         } else {
             in.branch = branches[rnd(5)];
             const char *msg = messages[rnd(7)];
-            cg_strbuf_addf(&args, "--branch '%s' --message '%s' %s", in.branch, msg, changed[rnd(5)]);
+            cg_strbuf_addf(&args, "--branch '%s' --message '%s' %s", in.branch, msg, changed[rnd(6)]);
         }
         bool special = strstr(args.buf, "[ci only:") || strstr(args.buf, "[ci also:");
         cg_strbuf_reset(&cmd);
@@ -485,6 +486,31 @@ START_TEST(select_only_narrows)
                         nwritten++;
                     cg_map_put(&written, name, (void *)1);
                 }
+                /* every requirement written names an entry of the same workflow (an optional
+                 * one, `name?`, is dropped where its job is not picked) */
+                cg_map here;
+                cg_map_init(&here);
+                json_array_foreach(wj, i, e) {
+                    const char *name = json_is_string(e) ? json_string_value(e) : json_object_iter_key(json_object_iter(e));
+                    json_t *a = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
+                    if (json_is_string(json_object_get(a, "name")))
+                        name = json_string_value(json_object_get(a, "name"));
+                    cg_map_put(&here, name, (void *)1);
+                }
+                json_array_foreach(wj, i, e) {
+                    json_t *a = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
+                    json_t *req = json_object_get(a, "requires"), *x;
+                    size_t ri;
+                    ck_assert_msg(!req || json_array_size(req) > 0, "%s: %s: an empty 'requires' in '%s'",
+                                  projects[_i].dir, args.buf, wn);
+                    json_array_foreach(req, ri, x) {
+                        const char *need = json_is_string(x) ? json_string_value(x)
+                                           : json_object_iter_key(json_object_iter(x));
+                        ck_assert_msg(need && cg_map_has(&here, need), "%s: %s: workflow '%s' requires '%s', "
+                                      "which it does not have", projects[_i].dir, args.buf, wn, need ? need : "?");
+                    }
+                }
+                cg_map_release(&here);
             }
             ck_assert_msg(nwritten == nsaid, "%s: %s: %zu said in, %zu written", projects[_i].dir, args.buf, nsaid,
                           nwritten);

@@ -15,6 +15,7 @@ typedef struct wnode {
     cg_pos *requires_pos;       /* of a written entry's requires */
     size_t nrequires;
     int job;                    /* a generated job (its index; its requires are the job's), or -1 */
+    bool *optional;             /* a manifest entry's `name?` requires, or NULL */
 } wnode;
 
 typedef struct wgraph {
@@ -36,7 +37,7 @@ static void node_add(cg_lint *l, wgraph *g, const char *name, const cg_pos *pos,
 {
     name = cg_intern(&l->pool, name);
     cg_grow(&g->v, &g->cap, g->n + 1, sizeof *g->v);
-    g->v[g->n] = (wnode){name, *pos, NULL, NULL, 0, job};
+    g->v[g->n] = (wnode){name, *pos, NULL, NULL, 0, job, NULL};
     size_t k = cg_index_add(&g->index, (uint32_t)g->n);
     if (k) {
         cg_lint_add(l, true, "duplicate-name", pos, &g->v[k - 1].pos, "the first one", job, wf,
@@ -46,7 +47,9 @@ static void node_add(cg_lint *l, wgraph *g, const char *name, const cg_pos *pos,
     g->n++;
 }
 
-static void node_requires(cg_lint *l, wnode *nd, json_t *req, const cg_doc *doc, const char *path)
+/* A manifest's static entry (wf >= 0) may write `name?`: required only
+ * where that job is written (the '?' never reaches the config). */
+static void node_requires(cg_lint *l, wnode *nd, json_t *req, const cg_doc *doc, const char *path, int wf)
 {
     if (!json_is_array(req))
         return; /* none, or a shape entry_shape() reports */
@@ -59,7 +62,16 @@ static void node_requires(cg_lint *l, wnode *nd, json_t *req, const cg_doc *doc,
         if (!need)
             continue;
         cg_path_join_index(&ip, path, i);
-        nd->requires[nd->nrequires] = cg_intern(&l->pool, need);
+        size_t len = strlen(need);
+        if (wf >= 0 && len > 1 && need[len - 1] == '?') {
+            if (!nd->optional) {
+                nd->optional = cg_pool_alloc(&l->pool, n + 1);
+                memset(nd->optional, 0, n + 1);
+            }
+            nd->optional[nd->nrequires] = true;
+            len--;
+        }
+        nd->requires[nd->nrequires] = cg_internn(&l->pool, need, len);
         nd->requires_pos[nd->nrequires++] = cg_doc_where(doc, ip.buf);
     }
     cg_strbuf_release(&ip);
@@ -441,11 +453,12 @@ static void written_entry(cg_lint *l, wgraph *g, json_t *e, const cg_doc *doc, c
         size_t first = g->n;
         matrix_names(l, g, eff, mparams, &pos, wf, wname);
         if (g->n > first) {
-            node_requires(l, &g->v[first], args ? json_object_get(args, "requires") : NULL, doc, rp.buf);
+            node_requires(l, &g->v[first], args ? json_object_get(args, "requires") : NULL, doc, rp.buf, wf);
             for (size_t i = first + 1; i < g->n; i++) {
                 g->v[i].requires = g->v[first].requires;
                 g->v[i].requires_pos = g->v[first].requires_pos;
                 g->v[i].nrequires = g->v[first].nrequires;
+                g->v[i].optional = g->v[first].optional;
             }
             cg_map_put(&g->alias, cg_intern(&l->pool, al), (void *)(first + 1));
         }
@@ -453,7 +466,7 @@ static void written_entry(cg_lint *l, wgraph *g, json_t *e, const cg_doc *doc, c
         size_t before = g->n;
         node_add(l, g, eff, &pos, -1, wf, wname);
         if (g->n > before)
-            node_requires(l, &g->v[g->n - 1], args ? json_object_get(args, "requires") : NULL, doc, rp.buf);
+            node_requires(l, &g->v[g->n - 1], args ? json_object_get(args, "requires") : NULL, doc, rp.buf, wf);
     }
     cg_strbuf_release(&rp);
     cg_strbuf_release(&ap);
@@ -514,6 +527,8 @@ static void check_graph(cg_lint *l, wgraph *g, int wf, const char *wname)
                 adj_i[adj_n[i]++] = k - 1;
                 continue;
             }
+            if (gen ? cg_job_require_optional(gen, r) : nd->optional && nd->optional[r])
+                continue; /* `name?`: not written where its job is not */
             if (templated(need))
                 continue;
             const char **names = cg_xmalloc((g->n + 1) * sizeof *names);
@@ -651,7 +666,7 @@ void cg_lint_check_workflows(cg_lint *l)
                 continue;
             }
             cg_grow(&g.v, &g.cap, g.n + 1, sizeof *g.v);
-            g.v[g.n] = (wnode){j->name, j->cell->leaf->pos, j->requires, NULL, j->nrequires, (int)k};
+            g.v[g.n] = (wnode){j->name, j->cell->leaf->pos, j->requires, NULL, j->nrequires, (int)k, NULL};
             g.job_node[k] = (uint32_t)++g.n;
         }
         check_graph(l, &g, (int)w, wd->name);

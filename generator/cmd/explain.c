@@ -222,8 +222,7 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
     if (!ntiers)
         cg_strbuf_adds(out, " (none)");
     cg_strbuf_adds(out, "\nrequires:");
-    for (uint32_t r = 0; r < j->nrequires; r++)
-        cg_strbuf_addf(out, " %s", j->requires[r]);
+    cg_model_requires_text(&p->m, j->requires, j->requires_optional, j->requires_job, j->nrequires, j->workflows, out);
     if (!j->nrequires)
         cg_strbuf_adds(out, " (nothing)");
     cg_strbuf_addc(out, '\n');

@@ -181,8 +181,8 @@ bool cg_explain_static(const cg_model *m, const char *name, cg_strbuf *out)
         }
         if (sj->nrequires) {
             cg_strbuf_adds(out, "\nrequires:");
-            for (uint32_t r = 0; r < sj->nrequires; r++)
-                cg_strbuf_addf(out, " %s", sj->requires[r]);
+            cg_model_requires_text(m, sj->requires, sj->requires_optional, NULL, sj->nrequires,
+                                   sj->culled ? 0 : (uint64_t)1 << sj->workflow, out);
         }
         if (m->marks) {
             cg_strbuf_addf(out, "\nspecial-PR (from %s): ", m->selection.source);
@@ -360,6 +360,11 @@ static int find_job_fn(void *ctx, const cg_job *j)
     F->job.requires = names;
     F->job.requires_pos = pos;
     F->job.requires_job = idx;
+    if (j->requires_optional) {
+        bool *opt = cg_pool_alloc(F->pool, (j->nrequires + 1) * sizeof *opt);
+        memcpy(opt, j->requires_optional, j->nrequires * sizeof *opt);
+        F->job.requires_optional = opt;
+    }
     return 0;
 }
 void cg_explain_find_init(cg_explain_find *F, const char *name, cg_model *m)

@@ -66,8 +66,9 @@ static json_t *job_json(cg_project *p, const cg_job *j, cg_env *env)
             json_array_append_new(tiers, json_string(t->tiers[k].name));
     json_object_set_new(o, "tiers", tiers);
     json_t *req = json_array();
-    for (uint32_t r = 0; r < j->nrequires; r++)
-        json_array_append_new(req, json_string(j->requires[r]));
+    for (uint32_t r = 0; r < j->nrequires; r++) /* an optional one as written: `name?` */
+        json_array_append_new(req, cg_job_require_optional(j, r) ? json_sprintf("%s?", j->requires[r])
+                                                                  : json_string(j->requires[r]));
     json_object_set_new(o, "requires", req);
     /* a group's job: where its `per` is, and how many cells it gathers */
     const cg_phase *ph = &t->phases[j->phase];
@@ -164,6 +165,7 @@ typedef struct other_row {
     const char **verbatim;   /* workflows of fragments that run it (fragment) */
     size_t nverbatim;
     const char *const *requires;
+    const bool *requires_optional; /* `name?` (static), or NULL */
     uint32_t nrequires;
     cg_pos pos;
     const cg_mark *mark;     /* what a special-PR selection did (static), or NULL */
@@ -218,7 +220,7 @@ static int other_rows(cg_project *p, cg_env *envs, other_row **out, size_t *n, c
         }
         cg_grow(out, &cap, *n + 1, sizeof **out);
         (*out)[*n] = (other_row){sj->name, "static", sj->invokes, (uint64_t)1 << sj->workflow, NULL, 0,
-                                 sj->requires, sj->nrequires, sj->pos, &sj->mark, sj->entry};
+                                 sj->requires, sj->requires_optional, sj->nrequires, sj->pos, &sj->mark, sj->entry};
         cg_map_put(&seen, sj->name, (void *)(++*n));
     }
     cg_strbuf inv = CG_STRBUF_INIT;
@@ -245,7 +247,8 @@ static int other_rows(cg_project *p, cg_env *envs, other_row **out, size_t *n, c
             cg_strbuf path = CG_STRBUF_INIT;
             cg_strbuf_adds(&path, "/jobs");
             cg_path_push_key(&path, name);
-            *r = (other_row){name, "fragment", NULL, 0, NULL, 0, NULL, 0, cg_doc_key_where(doc, path.buf), NULL, NULL};
+            *r = (other_row){name, "fragment", NULL, 0, NULL, 0, NULL, NULL, 0, cg_doc_key_where(doc, path.buf), NULL,
+                             NULL};
             cg_strbuf_release(&path);
             /* a verbatim workflow of a fragment may run it */
             for (size_t g = 0; g < m->nfragments; g++) {
@@ -310,7 +313,8 @@ static json_t *other_json(const cg_model *m, const other_row *r)
     json_object_set_new(o, "workflows", wfs);
     json_t *req = json_array();
     for (uint32_t i = 0; i < r->nrequires; i++)
-        json_array_append_new(req, json_string(r->requires[i]));
+        json_array_append_new(req, r->requires_optional && r->requires_optional[i] ? json_sprintf("%s?", r->requires[i])
+                                                                                   : json_string(r->requires[i]));
     json_object_set_new(o, "requires", req);
     if (m->marks && r->mark) {
         cg_strbuf mt = CG_STRBUF_INIT;
@@ -453,7 +457,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                  "--json prints an array of objects (name, tree, phase, dimensions, variables,\n"
                  "workflows, tiers, requires, source; for a phase with 'per' also per, cells;\n"
                  "for the others name, kind (static or fragment), runs, workflows, requires,\n"
-                 "source).\n"
+                 "source); an optional requirement is listed as written, NAME?.\n"
                  "With a special-PR selection, lists the jobs of that config, and a SELECTION\n"
                  "column (\"selection\" in --json): selected (by which pattern), pulled in (by\n"
                  "which job), or kept; culled jobs are not listed (`cigen explain` has them).\n\n"

@@ -178,6 +178,8 @@ typedef struct cg_phase {
     cg_pos *requires_pos;
     size_t nrequires;
     int *requires_phase;    /* index of the phase, or -1: an external job */
+    bool *requires_optional; /* written `name?`: required only when the job is in the
+                              * written workflow (the name is stored without the '?') */
     cg_pattern **skip;
     size_t nskip;
     cg_pattern **only;      /* the phase runs only for cells matching one of these */

@@ -541,12 +541,22 @@ int cg_tree_parse_phases(parser *P, json_t *root, int *tree_wf, cg_pos *tree_wf_
             ph->requires = palloc(P, ph->nrequires, sizeof *ph->requires);
             ph->requires_pos = palloc(P, ph->nrequires, sizeof *ph->requires_pos);
             ph->requires_phase = palloc(P, ph->nrequires, sizeof *ph->requires_phase);
+            ph->requires_optional = palloc(P, ph->nrequires, sizeof *ph->requires_optional);
             for (size_t i = 0; i < ph->nrequires && rc == 0; i++) {
                 cg_path_join_index(&ip, kp.buf, i);
                 rc = cg_expect_nonempty(P->doc, ip.buf, json_array_get(req, i), "a required job or phase", P->err);
                 if (rc == 0) {
-                    ph->requires[i] = cg_intern(P->pool, json_string_value(json_array_get(req, i)));
+                    const char *rn = json_string_value(json_array_get(req, i));
+                    size_t rl = json_string_length(json_array_get(req, i));
                     ph->requires_pos[i] = cg_doc_where(P->doc, ip.buf);
+                    /* `name?`: only when that job is in the written workflow */
+                    ph->requires_optional[i] = rl > 0 && rn[rl - 1] == '?';
+                    if (ph->requires_optional[i] && rl == 1) {
+                        rc = cg_error_at(P->err, &ph->requires_pos[i], "'?' alone names no job: write 'name?' "
+                                         "to require a job only when it is in the workflow");
+                        break;
+                    }
+                    ph->requires[i] = cg_internn(P->pool, rn, ph->requires_optional[i] ? rl - 1 : rl);
                 }
             }
             if (rc != 0)

@@ -66,21 +66,26 @@ typedef struct build {
     cg_error *err;
 } build;
 
-void cg_requires_add(cg_requires_buf *b, cg_job *j, const char *name, int32_t job, const cg_pos *pos)
+void cg_requires_add(cg_requires_buf *b, cg_job *j, const char *name, int32_t job, const cg_pos *pos,
+                     bool optional)
 {
     if (job < 0)
         for (uint32_t i = 0; i < j->nrequires; i++)
-            if (b->job[i] < 0 && (b->name[i] == name || cg_streq(b->name[i], name)))
+            if (b->job[i] < 0 && (b->name[i] == name || cg_streq(b->name[i], name))) {
+                b->opt[i] = b->opt[i] && optional;
                 return;
+            }
     if (j->nrequires >= b->cap) {
         b->cap = b->cap ? 2 * b->cap : 16;
         b->name = cg_xrealloc(b->name, b->cap * sizeof *b->name);
         b->pos = cg_xrealloc(b->pos, b->cap * sizeof *b->pos);
         b->job = cg_xrealloc(b->job, b->cap * sizeof *b->job);
+        b->opt = cg_xrealloc(b->opt, b->cap * sizeof *b->opt);
     }
     b->name[j->nrequires] = name;
     b->pos[j->nrequires] = pos;
     b->job[j->nrequires] = job;
+    b->opt[j->nrequires] = optional;
     j->nrequires++;
 }
 
@@ -89,19 +94,25 @@ void cg_requires_release(cg_requires_buf *b)
     free(b->name);
     free(b->pos);
     free(b->job);
+    free(b->opt);
     memset(b, 0, sizeof *b);
 }
 
 /* A generated job is added once (b->seen, by index: a group's job may
  * require thousands); a name outside the tree once among those. */
-static void add_require(cg_job *j, const char *name, int32_t job, const cg_pos *pos, req_buf *b)
+static void add_require(cg_job *j, const char *name, int32_t job, const cg_pos *pos, bool optional, req_buf *b)
 {
     if (job >= 0) {
-        if (b->seen[job] == j->index + 1)
+        if (b->seen[job] == j->index + 1) {
+            /* required plainly once, it is not optional */
+            for (uint32_t i = 0; !optional && i < j->nrequires; i++)
+                if (b->r.job[i] == job)
+                    b->r.opt[i] = false;
             return;
+        }
         b->seen[job] = j->index + 1;
     }
-    cg_requires_add(&b->r, j, name, job, pos);
+    cg_requires_add(&b->r, j, name, job, pos, optional);
 }
 
 static bool is_member(const build *B, size_t cell, size_t q)
@@ -113,14 +124,19 @@ static int requires_of(build *B, cg_job *j, size_t p, size_t cell, const cg_pos 
 
 /* Adds to j the job(s) that phase q has for one cell, looking through a
  * phase that does not run for it. */
-static int require_for_cell(build *B, cg_job *j, size_t q, size_t cell, const cg_pos *at, unsigned depth)
+static int require_for_cell(build *B, cg_job *j, size_t q, size_t cell, const cg_pos *at, unsigned depth,
+                            bool optional)
 {
     const cg_tree *t = B->t;
+    /* an optional requirement of a phase the cell does not run is dropped,
+     * not looked through */
     if (!is_member(B, cell, q))
-        return requires_of(B, j, q, cell, at, depth + 1);
+        return optional ? 0 : requires_of(B, j, q, cell, at, depth + 1);
     int32_t k = B->at[cell * B->np + q];
     if (k >= 0 && t->phases[q].aggregate)
         k = B->g[k].job;
+    if (k < 0 && optional)
+        return 0;
     if (k < 0 && j->nmembers) {
         cg_strbuf d = CG_STRBUF_INIT;
         cg_cell_describe(t, &B->cells->v[cell], &d);
@@ -138,7 +154,7 @@ static int require_for_cell(build *B, cg_job *j, size_t q, size_t cell, const cg
     const cg_job *dep = &B->jobs->v[k];
     if (dep == j)
         return 0;
-    uint64_t missing = j->workflows & ~dep->workflows;
+    uint64_t missing = optional ? 0 : j->workflows & ~dep->workflows;
     if (missing) {
         size_t w = 0;
         while (!(missing & ((uint64_t)1 << w)))
@@ -152,7 +168,7 @@ static int require_for_cell(build *B, cg_job *j, size_t q, size_t cell, const cg
                            "list the same workflows for phases '%s' and '%s'",
                            j->name, dep->name, j->name, t->phases[j->phase].name, t->phases[q].name);
     }
-    add_require(j, dep->name, k, at, &B->rb);
+    add_require(j, dep->name, k, at, optional, &B->rb);
     return 0;
 }
 
@@ -167,12 +183,13 @@ static int requires_of(build *B, cg_job *j, size_t p, size_t cell, const cg_pos 
     for (size_t r = 0; r < ph->nrequires; r++) {
         const cg_pos *at = origin ? origin : &ph->requires_pos[r];
         int q = ph->requires_phase[r];
+        bool opt = ph->requires_optional && ph->requires_optional[r];
         if (q < 0) {
-            add_require(j, ph->requires[r], -1, at, &B->rb);
+            add_require(j, ph->requires[r], -1, at, opt, &B->rb);
             continue;
         }
         if (cell != SIZE_MAX) {
-            if (require_for_cell(B, j, (size_t)q, cell, at, depth) != 0)
+            if (require_for_cell(B, j, (size_t)q, cell, at, depth, opt) != 0)
                 return -1;
             continue;
         }
@@ -182,10 +199,10 @@ static int requires_of(build *B, cg_job *j, size_t p, size_t cell, const cg_pos 
         uint32_t before = j->nrequires;
         for (uint32_t m = 0; m < j->nmembers; m++) {
             any = any || is_member(B, j->members[m]->index, (size_t)q);
-            if (require_for_cell(B, j, (size_t)q, j->members[m]->index, at, depth) != 0)
+            if (require_for_cell(B, j, (size_t)q, j->members[m]->index, at, depth, opt) != 0)
                 return -1;
         }
-        if (!any && j->nrequires == before) {
+        if (!any && j->nrequires == before && !opt) {
             cg_strbuf d = CG_STRBUF_INIT;
             cg_cell_describe(t, j->cell, &d);
             int rc = cg_error_at(B->err, at, "job '%s' requires phase '%s', but no cell of its group (%s%s%u "
@@ -610,6 +627,14 @@ int cg_jobs_build(cg_jobs *jobs, const cg_tree *t, const cg_cells *cells, const 
             j->requires = names;
             j->requires_pos = pos;
             j->requires_job = idx;
+            bool any_opt = false;
+            for (uint32_t r = 0; r < j->nrequires; r++)
+                any_opt = any_opt || B.rb.r.opt[r];
+            if (any_opt) {
+                bool *opt = cg_pool_alloc(pool, j->nrequires * sizeof *opt);
+                memcpy(opt, B.rb.r.opt, j->nrequires * sizeof *opt);
+                j->requires_optional = opt;
+            }
         }
     }
     cg_strbuf_release(&name);
@@ -651,13 +676,70 @@ const char *cg_requires_item_name(const json_t *item)
     return NULL;
 }
 
-int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *err)
+/* Whether workflow w lists a static entry named `name`. */
+static bool static_in(const cg_manifest *m, size_t w, const char *name)
+{
+    json_t *st = m->workflows[w].jobs;
+    for (size_t i = 0; st && i < json_array_size(st); i++)
+        if (cg_streq(cg_static_entry_name(json_array_get(st, i)), name))
+            return true;
+    return false;
+}
+
+int cg_optional_require_check(const cg_jobs *jobs, const cg_manifest *m, const cg_tree *const *trees,
+                              size_t ntrees, const char *name, const cg_pos *pos, cg_error *err)
+{
+    if (cg_jobs_find(jobs, name))
+        return 0;
+    for (size_t w = 0; w < m->nworkflows; w++)
+        if (static_in(m, w, name))
+            return 0;
+    for (size_t t = 0; t < ntrees; t++)
+        for (size_t p = 0; p < trees[t]->nphases; p++)
+            if (cg_streq(trees[t]->phases[p].name, name))
+                return 0;
+    /* a typo: the static entries, the phases, and the jobs of a small project */
+    size_t nc = jobs->n <= 1000 ? jobs->n : 0, c = 0;
+    for (size_t w = 0; w < m->nworkflows; w++)
+        nc += m->workflows[w].jobs ? json_array_size(m->workflows[w].jobs) : 0;
+    for (size_t t = 0; t < ntrees; t++)
+        nc += trees[t]->nphases;
+    const char **cands = cg_xmalloc((nc + 1) * sizeof *cands);
+    for (size_t w = 0; w < m->nworkflows; w++)
+        for (size_t i = 0; m->workflows[w].jobs && i < json_array_size(m->workflows[w].jobs); i++) {
+            const char *sn = cg_static_entry_name(json_array_get(m->workflows[w].jobs, i));
+            if (sn)
+                cands[c++] = sn;
+        }
+    for (size_t t = 0; t < ntrees; t++)
+        for (size_t p = 0; p < trees[t]->nphases; p++)
+            cands[c++] = trees[t]->phases[p].name;
+    for (size_t k = 0; jobs->n <= 1000 && k < jobs->n; k++)
+        cands[c++] = jobs->v[k].name;
+    cg_strbuf hint = CG_STRBUF_INIT;
+    cg_did_you_mean(&hint, name, cands, c);
+    free(cands);
+    cg_error_at(err, pos, "'%s?' names no job: no workflow lists '%s' and no tree makes a job or has a phase of "
+                "that name%s", name, name, cg_strbuf_str(&hint));
+    cg_strbuf_release(&hint);
+    return -1;
+}
+
+int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, const cg_tree *const *trees, size_t ntrees,
+                           cg_error *err)
 {
     for (size_t k = 0; k < jobs->n; k++) {
         const cg_job *j = &jobs->v[k];
         for (uint32_t r = 0; r < j->nrequires; r++) {
             const char *need = j->requires[r];
             const cg_job *dep = j->requires_job[r] >= 0 ? &jobs->v[j->requires_job[r]] : cg_jobs_find(jobs, need);
+            if (cg_job_require_optional(j, r)) {
+                /* kept where the job is written, dropped elsewhere: only a
+                 * name nothing has is wrong (a typo) */
+                if (!dep && cg_optional_require_check(jobs, m, trees, ntrees, need, j->requires_pos[r], err) != 0)
+                    return -1;
+                continue;
+            }
             for (size_t w = 0; w < m->nworkflows; w++) {
                 if (!(j->workflows & ((uint64_t)1 << w)))
                     continue;
@@ -692,6 +774,39 @@ int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *
             }
         }
     }
+    /* a static entry's `name?` must name a job of the project */
+    cg_strbuf path = CG_STRBUF_INIT, name = CG_STRBUF_INIT;
+    for (size_t w = 0; w < m->nworkflows; w++) {
+        json_t *st = m->workflows[w].jobs;
+        for (size_t i = 0; st && i < json_array_size(st); i++) {
+            json_t *e = json_array_get(st, i);
+            json_t *args = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
+            json_t *req = json_is_object(args) ? json_object_get(args, "requires") : NULL;
+            for (size_t r = 0; r < json_array_size(req); r++) {
+                const char *need = cg_requires_item_name(json_array_get(req, r));
+                size_t len = need ? strlen(need) : 0;
+                if (len < 2 || need[len - 1] != '?')
+                    continue;
+                cg_strbuf_reset(&name);
+                cg_strbuf_add(&name, need, len - 1);
+                cg_strbuf_reset(&path);
+                cg_strbuf_adds(&path, m->workflows[w].path);
+                cg_strbuf_adds(&path, "/jobs");
+                cg_path_push_index(&path, i);
+                cg_path_push_key(&path, json_object_iter_key(json_object_iter(e)));
+                cg_path_push_key(&path, "requires");
+                cg_path_push_index(&path, r);
+                cg_pos at = cg_doc_where(m->doc, path.buf);
+                if (cg_optional_require_check(jobs, m, trees, ntrees, name.buf, &at, err) != 0) {
+                    cg_strbuf_release(&path);
+                    cg_strbuf_release(&name);
+                    return -1;
+                }
+            }
+        }
+    }
+    cg_strbuf_release(&path);
+    cg_strbuf_release(&name);
     /* generated names must not collide with static entries of their workflows */
     for (size_t w = 0; w < m->nworkflows; w++) {
         json_t *st = m->workflows[w].jobs;

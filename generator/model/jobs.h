@@ -40,6 +40,8 @@ typedef struct cg_job {
     const char **requires;     /* job names */
     const cg_pos **requires_pos; /* where each was asked for */
     const int32_t *requires_job; /* the generated job each names (its index), or -1 */
+    const bool *requires_optional; /* written `name?`: written only when the job it names is in
+                                * the written workflow; NULL when none is */
     uint32_t nrequires;
     uint64_t workflows;        /* bit w: lands in manifest workflow w */
     uint64_t gated;            /* bit w: on request in workflow w */
@@ -56,13 +58,21 @@ typedef struct cg_requires_buf {
     const char **name;
     const cg_pos **pos;
     int32_t *job;
+    bool *opt;
     size_t cap;
 } cg_requires_buf;
 
 /* Appends one require to j's (j->nrequires counts them in b); a name
- * outside the tree (job -1) only once.  The caller keeps a generated job
- * from coming twice (it knows which it has seen cheaper than a scan). */
-void cg_requires_add(cg_requires_buf *b, cg_job *j, const char *name, int32_t job, const cg_pos *pos);
+ * outside the tree (job -1) only once (required plainly once, it is not
+ * optional).  The caller keeps a generated job from coming twice (it knows
+ * which it has seen cheaper than a scan). */
+void cg_requires_add(cg_requires_buf *b, cg_job *j, const char *name, int32_t job, const cg_pos *pos,
+                     bool optional);
+/* Whether j's requirement r is optional (written `name?`). */
+static inline bool cg_job_require_optional(const cg_job *j, uint32_t r)
+{
+    return j->requires_optional && j->requires_optional[r];
+}
 /* Whether phase ph runs for the bound cell (its skip and only); counts the
  * patterns' hits.  A pattern that fails records its error in the env's.
  * The full load and the walk (model/walk.c) both ask it. */
@@ -101,7 +111,16 @@ const char *cg_static_entry_name(json_t *entry);
  * NULL for anything else (lint reports it). */
 const char *cg_requires_item_name(const json_t *item);
 
-/* Checks `requires` against each workflow's jobs (generated and static). */
-int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, cg_error *err);
+/* Checks `requires` against each workflow's jobs (generated and static).
+ * An optional requirement (`name?`) may be absent from a workflow, but must
+ * name a job of the project (cg_optional_require_check). */
+int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, const cg_tree *const *trees, size_t ntrees,
+                           cg_error *err);
+/* An optional requirement's name (without its '?') must be a generated job,
+ * a static entry of some workflow or a phase of some tree (whose jobs may
+ * all be skipped); anything else is a typo: an error at pos with the
+ * nearest names. */
+int cg_optional_require_check(const cg_jobs *jobs, const cg_manifest *m, const cg_tree *const *trees,
+                              size_t ntrees, const char *name, const cg_pos *pos, cg_error *err);
 
 #endif

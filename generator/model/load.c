@@ -410,7 +410,7 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
     for (size_t w = 0; w < m->nworkflows; w++)
         if (m->workflows[w].per_change)
             p->per_change = (int)w;
-    if (cg_jobs_check_requires(&p->jobs, m, err) != 0)
+    if (cg_jobs_check_requires(&p->jobs, m, (const cg_tree *const *)p->trees, p->ntrees, err) != 0)
         return -1;
     /* skip patterns are counted while building jobs: report unmatched ones now */
     for (size_t i = 0; i < p->ntrees; i++) {

@@ -97,6 +97,50 @@ const char *cg_model_source_kind(const cg_model *p, const char *rel)
     return NULL;
 }
 
+bool cg_model_written_in(const cg_model *p, size_t w, const char *name, int32_t job)
+{
+    uint64_t bit = (uint64_t)1 << w;
+    if (p->omitted & bit)
+        return false;
+    const cg_job *j = job >= 0 ? &p->jobs.v[job] : cg_jobs_find(&p->jobs, name);
+    if (j && (j->workflows & bit))
+        return true;
+    if (job >= 0)
+        return false;
+    if (!p->statics) { /* no selection gathered them: the manifest's, as listed */
+        json_t *st = p->manifest.workflows[w].jobs;
+        for (size_t i = 0; st && i < json_array_size(st); i++)
+            if (cg_streq(cg_static_entry_name(json_array_get(st, i)), name))
+                return true;
+        return false;
+    }
+    for (size_t i = 0; i < p->nstatics; i++)
+        if (p->statics[i].workflow == w && !p->statics[i].culled && cg_streq(p->statics[i].name, name))
+            return true;
+    return false;
+}
+
+void cg_model_requires_text(const cg_model *p, const char *const *names, const bool *optional, const int32_t *job,
+                            uint32_t n, uint64_t workflows, cg_strbuf *out)
+{
+    for (uint32_t r = 0; r < n; r++) {
+        cg_strbuf_addf(out, " %s", names[r]);
+        if (!optional || !optional[r])
+            continue;
+        cg_strbuf_adds(out, "? (");
+        bool first = true;
+        for (size_t w = 0; w < p->manifest.nworkflows; w++) {
+            if (!(workflows & ((uint64_t)1 << w)) || (p->omitted & ((uint64_t)1 << w)))
+                continue;
+            cg_strbuf_addf(out, "%s%s in %s", first ? "" : ", ",
+                           cg_model_written_in(p, w, names[r], job ? job[r] : -1) ? "kept" : "dropped",
+                           p->manifest.workflows[w].name);
+            first = false;
+        }
+        cg_strbuf_adds(out, first ? "optional; not written)" : ")");
+    }
+}
+
 int cg_model_bind_job(const cg_model *p, cg_env *env, const cg_job *j, int workflow)
 {
     if (env->cell != j->cell) {

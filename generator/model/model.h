@@ -58,7 +58,8 @@ typedef struct cg_mark {
 typedef struct cg_static_job {
     const char *name;        /* the entry's name (`name:` or the job) */
     const char *invokes;     /* the job it runs */
-    const char **requires;
+    const char **requires;   /* without the '?' of an optional one */
+    const bool *requires_optional; /* [nrequires] written `name?`, or NULL when none is */
     uint32_t nrequires;
     json_t *entry;           /* borrowed from the manifest */
     const char *path;        /* its doc path in the manifest */
@@ -74,6 +75,12 @@ typedef struct cg_static_job {
     bool by_its_job;         /* selected by the job it runs, no pattern naming the entry */
     cg_mark mark;
 } cg_static_job;
+
+/* Whether static entry sj's requirement r is optional (written `name?`). */
+static inline bool cg_static_require_optional(const cg_static_job *sj, uint32_t r)
+{
+    return sj->requires_optional && sj->requires_optional[r];
+}
 
 typedef struct cg_model {
     cg_options opt;
@@ -142,5 +149,16 @@ int cg_model_job_templates(cg_model *m, const cg_job *j, cg_env *env, cg_error *
 /* Binds env to the job's cell and sets its built-ins (job, phase, cell,
  * workflow, on_request); workflow may be -1. */
 int cg_model_bind_job(const cg_model *m, cg_env *env, const cg_job *j, int workflow);
+
+/* Whether workflow w, as written, has an entry named `name` (`job`: the
+ * generated job the name is, or -1 to look it up): a generated job landing
+ * there, or a static entry no selection culled.  An optional requirement
+ * (`name?`) is written where this holds and dropped elsewhere. */
+bool cg_model_written_in(const cg_model *m, size_t w, const char *name, int32_t job);
+/* Appends " NAME" for each of n requirements (`job`: the generated job each
+ * names, or NULL), and for an optional one " NAME? (kept in ci, dropped in
+ * nightly)": in each workflow of `workflows`, whether it is written. */
+void cg_model_requires_text(const cg_model *m, const char *const *names, const bool *optional, const int32_t *job,
+                            uint32_t n, uint64_t workflows, cg_strbuf *out);
 
 #endif

@@ -126,11 +126,22 @@ static void collect_statics(cg_model *p)
             /* a list of names and {name: status}; any other shape is a lint error */
             size_t nr = json_array_size(req);
             sj->requires = cg_pool_alloc(&p->pool, (nr + 1) * sizeof *sj->requires);
+            bool *opt = NULL;
             for (size_t r = 0; r < nr; r++) {
                 const char *need = cg_requires_item_name(json_array_get(req, r));
+                size_t len = need ? strlen(need) : 0;
+                if (len > 1 && need[len - 1] == '?') { /* `name?`: only where that job is written */
+                    if (!opt) {
+                        opt = cg_pool_alloc(&p->pool, nr + 1);
+                        memset(opt, 0, nr + 1);
+                    }
+                    opt[sj->nrequires] = true;
+                    need = cg_internn(&p->pool, need, len - 1);
+                }
                 if (need)
                     sj->requires[sj->nrequires++] = need;
             }
+            sj->requires_optional = opt;
             json_t *ctx = json_is_object(args) ? json_object_get(args, "context") : NULL;
             if (ctx) {
                 json_t *first = json_is_array(ctx) ? json_array_get(ctx, 0) : ctx;
@@ -356,6 +367,9 @@ static int close_requires(graph *g)
             nreq = p->statics[node - g->njobs].nrequires;
         }
         for (uint32_t r = 0; r < nreq; r++) {
+            if (node < g->njobs ? cg_job_require_optional(&p->jobs.v[node], r)
+                                : cg_static_require_optional(&p->statics[node - g->njobs], r))
+                continue; /* `name?` pulls nothing in: it is dropped where its job is not written */
             size_t dep = find_in(g, w, req[r]);
             if (dep == SIZE_MAX && lift && (int)w == p->per_change) {
                 /* not in the per-change workflow: a generated job, or a static
@@ -598,6 +612,8 @@ static int apply_selection(cg_model *p, cg_error *err)
                 continue;
             sj->mark.kind = CG_MARK_CULLED;
             for (uint32_t r = 0; r < sj->nrequires && !sj->mark.by; r++) {
+                if (cg_static_require_optional(sj, r))
+                    continue; /* `name?` is dropped with its job, and culls nothing */
                 const cg_job *dep = cg_jobs_find(&p->jobs, sj->requires[r]);
                 if (dep && (g.orig[dep->index] & ((uint64_t)1 << sj->workflow)) &&
                     !(dep->workflows & ((uint64_t)1 << sj->workflow)))

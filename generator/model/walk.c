@@ -85,6 +85,20 @@ int cg_walk_begin(cg_model *m, cg_error *err)
     for (size_t w = 0; w < man->nworkflows; w++)
         if (man->workflows[w].order == CG_ORDER_LIST)
             return -1;
+    /* a static entry's optional requirement (`name?`): kept or dropped by
+     * what the whole model writes, and checked against all of its jobs */
+    for (size_t w = 0; w < man->nworkflows; w++)
+        for (size_t i = 0; man->workflows[w].jobs && i < json_array_size(man->workflows[w].jobs); i++) {
+            json_t *e = json_array_get(man->workflows[w].jobs, i);
+            json_t *args = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
+            json_t *req = json_is_object(args) ? json_object_get(args, "requires") : NULL;
+            for (size_t r = 0; r < json_array_size(req); r++) {
+                const char *need = cg_requires_item_name(json_array_get(req, r));
+                size_t len = need ? strlen(need) : 0;
+                if (len > 1 && need[len - 1] == '?')
+                    return -1;
+            }
+        }
     struct cg_walk *W = cg_xcalloc(1, sizeof *W);
     W->m = m;
     W->err = err;
@@ -115,9 +129,15 @@ static bool walkable(const cg_tree *t)
     for (size_t k = 0; k < t->ntiers; k++)
         if (t->tiers[k].kind == CG_TIER_PAIRWISE)
             return false;
-    for (size_t p = 0; p < t->nphases; p++)
+    for (size_t p = 0; p < t->nphases; p++) {
         if (t->phases[p].aggregate)
             return false;
+        /* an optional requirement is kept or dropped by what the whole
+         * model writes in each workflow */
+        for (size_t r = 0; r < t->phases[p].nrequires; r++)
+            if (t->phases[p].requires_optional[r])
+                return false;
+    }
     return true;
 }
 
@@ -148,7 +168,7 @@ static void add_require(struct cg_walk *W, cg_job *j, const char *name, int32_t 
             return;
         W->rseen |= (uint64_t)1 << q;
     }
-    cg_requires_add(&W->req, j, name, q, pos);
+    cg_requires_add(&W->req, j, name, q, pos, false);
 }
 
 /* cg_jobs_build's requires_of for a cell's job: what phase p requires, looking

@@ -16,7 +16,8 @@
  * whole of it afresh (cg_options.walker NULL), which says what is wrong.  A
  * project the walk cannot follow cell by cell gives -1 at once: a pairwise
  * tier (its cells are chosen over all cells), a phase with `per` (groups
- * span cells), a workflow with an `order` list, a special-PR selection,
+ * span cells), an optional requirement (`name?`, of a phase or a static
+ * entry), a workflow with an `order` list, a special-PR selection,
  * more than 64 workflows; later, a job requiring an outside name that no
  * static entry of its workflows has (it may be a generated job of another
  * cell), and a job name used twice.  To find one, the walk keeps a 46-bit

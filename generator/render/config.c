@@ -16,21 +16,74 @@ typedef struct renderer {
     cg_env *envs;                   /* [ntrees] */
     cg_error *err;
     cg_strbuf scratch;              /* the entries' expanded values */
+    const char **reqs;              /* an entry's requires, its optional ones dropped */
+    size_t reqs_cap;
 } renderer;
 
-static void write_static_entry(cg_yw *w, const cg_doc *doc, const cg_static_job *sj, const cg_workflow_decl *wd,
-                               bool per_job_filters)
+/* A static entry's `requires` with its optional items (`name?`) written
+ * without the '?' where their job is in workflow `wi`, dropped elsewhere;
+ * nothing at all when none is left. */
+static void write_static_requires(cg_yw *w, const cg_model *p, const cg_static_job *sj, size_t wi, json_t *req,
+                                  const char *path)
 {
+    size_t n = 0, r = 0;
+    bool *keep = cg_xcalloc(json_array_size(req) + 1, sizeof *keep);
+    for (size_t i = 0; i < json_array_size(req); i++) {
+        if (!cg_requires_item_name(json_array_get(req, i))) {
+            keep[i] = true; /* lint reports its shape */
+            n++;
+            continue;
+        }
+        keep[i] = !cg_static_require_optional(sj, (uint32_t)r) || cg_model_written_in(p, wi, sj->requires[r], -1);
+        n += keep[i];
+        r++;
+    }
+    if (n) {
+        cg_strbuf ip = CG_STRBUF_INIT;
+        cg_yw_keys(w, "requires");
+        cg_yw_seq_begin(w);
+        r = 0;
+        for (size_t i = 0; i < json_array_size(req); i++) {
+            json_t *x = json_array_get(req, i);
+            bool named = cg_requires_item_name(x) != NULL;
+            const char *name = named ? sj->requires[r++] : NULL;
+            if (!keep[i])
+                continue;
+            cg_path_join_index(&ip, path, i);
+            if (!named) {
+                cg_yw_value(w, p->manifest.doc, ip.buf, x);
+            } else if (json_is_string(x)) {
+                cg_yw_strs(w, name);
+            } else { /* {name: status} */
+                const char *k = json_object_iter_key(json_object_iter(x));
+                cg_path_push_key(&ip, k);
+                cg_yw_map_begin(w);
+                cg_yw_keys(w, name);
+                cg_yw_value(w, p->manifest.doc, ip.buf, json_object_iter_value(json_object_iter(x)));
+                cg_yw_end(w);
+            }
+        }
+        cg_yw_end(w);
+        cg_strbuf_release(&ip);
+    }
+    free(keep);
+}
+
+static void write_static_entry(cg_yw *w, const cg_model *p, const cg_static_job *sj, const cg_workflow_decl *wd,
+                               size_t wi, bool per_job_filters)
+{
+    const cg_doc *doc = p->manifest.doc;
     json_t *e = sj->entry;
     const char *path = sj->path;
     json_t *args = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
     bool has_filters = json_is_object(args) && json_object_get(args, "filters");
+    bool optional = sj->requires_optional != NULL; /* its `requires` is rewritten */
     /* a special-PR selection runs it on the pull request: no filters at all */
-    if (!sj->lift && (!per_job_filters || has_filters)) {
+    if (!optional && !sj->lift && (!per_job_filters || has_filters)) {
         cg_yw_value(w, doc, path, e);
         return;
     }
-    if (sj->lift && !has_filters) {
+    if (!optional && sj->lift && !has_filters) {
         cg_yw_value(w, doc, path, e);
         return;
     }
@@ -51,13 +104,17 @@ static void write_static_entry(cg_yw *w, const cg_doc *doc, const cg_static_job 
             if (sj->lift && cg_streq(ak, "filters"))
                 continue;
             cg_path_join_key(&kp, ap.buf, ak);
+            if (optional && cg_streq(ak, "requires") && json_is_array(av)) {
+                write_static_requires(w, p, sj, wi, av, kp.buf);
+                continue;
+            }
             cg_yw_keys(w, ak);
             cg_yw_value(w, doc, kp.buf, av);
         }
         cg_strbuf_release(&ap);
         cg_strbuf_release(&kp);
     }
-    if (!sj->lift)
+    if (!sj->lift && per_job_filters && !has_filters)
         cg_write_filters(w, &wd->branches, &wd->tags);
     cg_yw_end(w);
     cg_yw_end(w);
@@ -157,7 +214,7 @@ static int render_workflow(renderer *R, size_t wi, cg_yw *w, cg_strbuf *out, cg_
         }
         if (i >= order->n || order->items[i] < 0) {
             if (sj && !sj->culled)
-                write_static_entry(w, m->doc, sj, wd, per_job);
+                write_static_entry(w, p, sj, wd, wi, per_job);
             continue;
         }
         /* the workflow's own lines (its key, triggers, static entries) come from the manifest */
@@ -178,7 +235,17 @@ static int render_workflow(renderer *R, size_t wi, cg_yw *w, cg_strbuf *out, cg_
         }
         /* special-PR jobs run on the pull request whatever the filters say */
         bool lift = (j->special & bit) != 0;
-        cg_render_job rj = {j->name, j->requires, j->nrequires, per_job && !lift ? &wd->branches : NULL,
+        const char *const *reqs = j->requires;
+        size_t nreqs = j->nrequires;
+        if (j->requires_optional) { /* `name?`: only where that job is written */
+            cg_grow(&R->reqs, &R->reqs_cap, j->nrequires + 1, sizeof *R->reqs);
+            nreqs = 0;
+            for (uint32_t r = 0; r < j->nrequires; r++)
+                if (!j->requires_optional[r] || cg_model_written_in(p, wi, j->requires[r], j->requires_job[r]))
+                    R->reqs[nreqs++] = j->requires[r];
+            reqs = R->reqs;
+        }
+        cg_render_job rj = {j->name, reqs, nreqs, per_job && !lift ? &wd->branches : NULL,
                             per_job && !lift ? &wd->tags : NULL, lift, R->observer, (int)k, (int)wi,
                             &R->scratch};
         if ((rc = cg_template_render(tpl, env, &rj, w, err)) != 0)
@@ -259,7 +326,7 @@ int cg_config_render(const cg_model *p, const cg_entry_observer *observer, cg_co
         names[i] = m->workflows[i].name;
         wpos[i] = m->workflows[i].pos;
     }
-    renderer R = {p, out, observer, envs, err, CG_STRBUF_INIT};
+    renderer R = {p, out, observer, envs, err, CG_STRBUF_INIT, NULL, 0};
     cg_assembly in = {"", p->fragments, p->nfragments, write_workflows, &R, names, wpos, m->nworkflows,
                       m->workflows_version ? &m->workflows_version_pos : NULL};
     /* the body goes straight after a header of the final length, whose
@@ -278,6 +345,7 @@ int cg_config_render(const cg_model *p, const cg_entry_observer *observer, cg_co
     out->header_len = out->config.len;
     int rc = cg_assemble(&in, &out->config, &bmap, err);
     cg_strbuf_release(&R.scratch);
+    free(R.reqs);
     free(names);
     free(wpos);
     for (size_t i = 0; i < p->ntrees; i++)

@@ -140,6 +140,29 @@ static void static_entry(json_t *e, const char **name, const char **invokes, jso
     *requires = json_object_get(args, "requires");
 }
 
+/* The job item r of a static entry's requires names as config.yml writes
+ * it in workflow w: an optional one (`name?`) without its '?', NULL where
+ * that job is not written (or for an item that names no job). */
+static const char *entry_need(const cg_model *p, size_t w, json_t *entry, json_t *req, size_t r)
+{
+    const char *need = cg_requires_item_name(json_array_get(req, r));
+    size_t len = need ? strlen(need) : 0;
+    if (len < 2 || need[len - 1] != '?')
+        return need;
+    for (size_t i = 0; i < p->nstatics; i++) {
+        const cg_static_job *sj = &p->statics[i];
+        if (sj->entry != entry || sj->workflow != w)
+            continue;
+        uint32_t k = 0; /* sj->requires holds the items that name a job */
+        for (size_t x = 0; x < r; x++)
+            k += cg_requires_item_name(json_array_get(req, x)) != NULL;
+        if (k < sj->nrequires && cg_model_written_in(p, w, sj->requires[k], -1))
+            return sj->requires[k];
+        return NULL;
+    }
+    return NULL;
+}
+
 static uint32_t gm_add(gmodel *G, uint8_t kind, const char *name)
 {
     cg_grow(&G->v, &G->cap, G->n + 1, sizeof *G->v);
@@ -279,7 +302,7 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
         static_entry(entry, &name, &invokes, &req);
         uint32_t to = name ? gm_resolve(G, name) : NONE;
         for (size_t r = 0; to != NONE && r < json_array_size(req); r++) {
-            const char *need = cg_requires_item_name(json_array_get(req, r));
+            const char *need = entry_need(p, w, entry, req, r);
             if (need)
                 gm_edge(G, gm_resolve(G, need), to);
         }
@@ -289,7 +312,8 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
             continue;
         const cg_job *j = &p->jobs.v[k];
         for (uint32_t r = 0; r < j->nrequires; r++)
-            gm_edge(G, gm_resolve_job(G, j->requires[r], j->requires_job[r]), G->job_node[k] - 1);
+            if (!cg_job_require_optional(j, r) || cg_model_written_in(p, w, j->requires[r], j->requires_job[r]))
+                gm_edge(G, gm_resolve_job(G, j->requires[r], j->requires_job[r]), G->job_node[k] - 1);
     }
     /* what only building needs */
     cg_dot_htab_release(&G->cluster_tab);
@@ -354,7 +378,7 @@ static void wf_counter_init(wf_counter *c, const cg_model *p, size_t w)
         json_t *req;
         static_entry(entry, &name, &invokes, &req);
         for (size_t r = 0; name && r < json_array_size(req); r++) {
-            const char *need = cg_requires_item_name(json_array_get(req, r));
+            const char *need = entry_need(p, w, entry, req, r);
             if (!need)
                 continue;
             c->nrequires++;
@@ -373,7 +397,9 @@ static void wf_counter_init(wf_counter *c, const cg_model *p, size_t w)
             continue;
         c->njobs++;
         c->ngated += (j->gated & bit) != 0;
-        c->nrequires += j->nrequires;
+        for (uint32_t r = 0; r < j->nrequires; r++)
+            c->nrequires += !cg_job_require_optional(j, r) ||
+                            cg_model_written_in(p, w, j->requires[r], j->requires_job[r]);
         wf_cells *t = &c->trees[j->tree->index];
         if (!t->n || t->cell[t->n - 1] != j->cell) { /* a cell's jobs are consecutive */
             size_t cap = t->cap;
