@@ -71,9 +71,9 @@ static void params_release(params *P)
 static void render_body(const cg_manifest *m, const params *P, cg_strbuf *out);
 
 /* pipeline: cache: the key's command writes the key file; what install
- * makes is restored and saved under its checksum, with the install
- * command's and the path's digest (changing either starts a fresh cache)
- * and {{ arch }} (a binary is of one OS and CPU). */
+ * makes is restored and saved under its checksum, with a digest of the
+ * install command, the path and the image (changing one starts a fresh
+ * cache) and {{ arch }} (a binary is of one OS and CPU). */
 static void cache_steps(cg_strbuf *out, const cg_pipeline_decl *d, const char *const *install)
 {
     cg_strbuf line = CG_STRBUF_INIT, key = CG_STRBUF_INIT, what = CG_STRBUF_INIT;
@@ -81,9 +81,9 @@ static void cache_steps(cg_strbuf *out, const cg_pipeline_decl *d, const char *c
     cg_strbuf_adds(&line, " " CG_SETUP_CACHE_KEY);
     const char *keystep[] = {"mkdir -p " CG_SETUP_SCRATCH, line.buf};
     run_step(out, "The cache key of cigen", keystep, CG_ARRAY_LEN(keystep));
-    cg_strbuf_adds(&what, d->install);
-    cg_strbuf_add(&what, "", 1);
-    cg_strbuf_adds(&what, d->cache_path);
+    const char *parts[] = {d->install, d->cache_path, d->image};
+    for (size_t i = 0; i < CG_ARRAY_LEN(parts); i++)
+        cg_strbuf_add(&what, parts[i], strlen(parts[i]) + 1);
     char hex[13];
     cg_sha256_hex(what.buf, what.len, hex, 6);
     cg_strbuf_addf(&key, "cigen-v1-{{ arch }}-%s-{{ checksum \"" CG_SETUP_CACHE_KEY "\" }}", hex);
