@@ -12,7 +12,7 @@
  *     cigen: build/cigen            # dynamic mode) and runs it, from the root
  *     cache:                        # optional: the setup job caches what install makes
  *       key: scripts/get-cigen.sh --key   # run with a file's path appended: writes the key
- *       path: ~/.cache/cigen        # the folder saved and restored under {{ checksum }} of it
+ *       path: ~/.cache/cigen        # saved and restored under that file's {{ checksum }}
  *     base_branch: main             # changed files are taken against it
  *     schedules: pipelines          # classic: a scheduled workflow runs in the scheduled
  *                                   # pipeline named like it (when:), not by its cron
