@@ -9,14 +9,16 @@
 #include "lang/schema.h"
 #include "lang/yaml_path.h"
 
-/* A one-line string without control characters: a command or a name. */
-static int one_line(const cg_doc *doc, json_t *obj, const char *key, const char **out, cg_error *err)
+/* A one-line string without control characters, at key of obj (at doc
+ * path base): a command or a name. */
+static int one_line_in(const cg_doc *doc, json_t *obj, const char *base, const char *key, const char **out,
+                       cg_error *err)
 {
     json_t *v = json_object_get(obj, key);
     if (!v)
         return 0;
     cg_strbuf path = CG_STRBUF_INIT;
-    cg_path_join_key(&path, "/pipeline", key);
+    cg_path_join_key(&path, base, key);
     char what[64];
     snprintf(what, sizeof what, "'%s'", key);
     int rc = cg_expect_nonempty(doc, path.buf, v, what, err);
@@ -29,6 +31,11 @@ static int one_line(const cg_doc *doc, json_t *obj, const char *key, const char 
         *out = json_string_value(v);
     cg_strbuf_release(&path);
     return rc;
+}
+
+static int one_line(const cg_doc *doc, json_t *obj, const char *key, const char **out, cg_error *err)
+{
+    return one_line_in(doc, obj, "/pipeline", key, out, err);
 }
 
 /* A string or a list of strings, each non-empty. */
@@ -120,10 +127,29 @@ static int parse_paths(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_
     return rc;
 }
 
+/* cache: {key: COMMAND, path: FOLDER}, both one line */
+static int parse_cache(const cg_doc *doc, json_t *v, cg_pipeline_decl *d, cg_error *err)
+{
+    static const char *const keys[] = {"key", "path"};
+    if (cg_expect_object(doc, "/pipeline/cache", v, "'cache' ({key: COMMAND, path: FOLDER})", err) != 0 ||
+        cg_check_keys(doc, "/pipeline/cache", v, keys, CG_ARRAY_LEN(keys), "in 'cache'", err) != 0)
+        return -1;
+    if (!json_object_get(v, "key") || !json_object_get(v, "path")) {
+        cg_pos p = cg_key_pos(doc, "/pipeline", "cache");
+        return cg_error_at(err, &p, "'cache' needs 'key' (a command that, given a file's path, writes the "
+                           "cache key's contents there, e.g. '.circleci/scripts/get-cigen.sh --key') and 'path' "
+                           "(what 'install' makes, e.g. '~/.cache/cigen')");
+    }
+    if (one_line_in(doc, v, "/pipeline/cache", "key", &d->cache_key, err) != 0 ||
+        one_line_in(doc, v, "/pipeline/cache", "path", &d->cache_path, err) != 0)
+        return -1;
+    return 0;
+}
+
 int cg_pipeline_decl_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_decl *d, cg_error *err)
 {
     static const char *const keys[] = {"mode", "continuation", "project", "image", "resource_class", "install",
-                                       "cigen", "base_branch", "run_all", "paths", "schedules"};
+                                       "cache", "cigen", "base_branch", "run_all", "paths", "schedules"};
     memset(d, 0, sizeof *d);
     d->set = true;
     d->pos = cg_key_pos(doc, "", "pipeline");
@@ -201,6 +227,8 @@ int cg_pipeline_decl_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipel
         if (cg_ref_is_regex(d->run_all[i]))
             return cg_error_at(err, &d->run_all_pos[i], "'run_all' takes branch globs ('main', 'release/*'), not a "
                                "/regex/ as filters do: '%s' would match no branch", d->run_all[i]);
+    if ((x = json_object_get(v, "cache")) && parse_cache(doc, x, d, err) != 0)
+        return -1;
     if ((x = json_object_get(v, "paths")) && parse_paths(doc, pool, x, d, err) != 0)
         return -1;
     return 0;

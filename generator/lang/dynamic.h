@@ -10,6 +10,9 @@
  *     image: cimg/base:2024.01      # the setup job's docker image
  *     install: make build/cigen     # how the setup job gets cigen (required in
  *     cigen: build/cigen            # dynamic mode) and runs it, from the root
+ *     cache:                        # optional: the setup job caches what install makes
+ *       key: scripts/get-cigen.sh --key   # run with a file's path appended: writes the key
+ *       path: ~/.cache/cigen        # saved and restored under that file's {{ checksum }}
  *     base_branch: main             # changed files are taken against it
  *     schedules: pipelines          # classic: a scheduled workflow runs in the scheduled
  *                                   # pipeline named like it (when:), not by its cron
@@ -55,6 +58,9 @@ typedef struct cg_pipeline_decl {
     const char *resource_class;
     const char *install;
     const char *cigen;
+    const char *cache_key; /* cache: key: a command that, given a file's path, writes the cache key
+                            * there (NULL: no cache) */
+    const char *cache_path;     /* cache: path: what install makes, saved and restored */
     const char *base_branch;
     bool scheduled_pipelines;   /* schedules: pipelines (classic mode): a scheduled workflow runs when its
                                  * scheduled pipeline, named like it, starts, not by a trigger */

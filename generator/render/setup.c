@@ -70,6 +70,37 @@ static void params_release(params *P)
 
 static void render_body(const cg_manifest *m, const params *P, cg_strbuf *out);
 
+/* pipeline: cache: the key's command writes the key file; what install
+ * makes is restored and saved under its checksum, with a digest of the
+ * install command, the path and the image (changing one starts a fresh
+ * cache) and {{ arch }} (a binary is of one OS and CPU). */
+static void cache_steps(cg_strbuf *out, const cg_pipeline_decl *d, const char *const *install)
+{
+    cg_strbuf line = CG_STRBUF_INIT, key = CG_STRBUF_INIT, what = CG_STRBUF_INIT;
+    cg_strbuf_adds(&line, d->cache_key);
+    cg_strbuf_adds(&line, " " CG_SETUP_CACHE_KEY);
+    const char *keystep[] = {"mkdir -p " CG_SETUP_SCRATCH, line.buf};
+    run_step(out, "The cache key of cigen", keystep, CG_ARRAY_LEN(keystep));
+    const char *parts[] = {d->install, d->cache_path, d->image};
+    for (size_t i = 0; i < CG_ARRAY_LEN(parts); i++)
+        cg_strbuf_add(&what, parts[i], strlen(parts[i]) + 1);
+    char hex[13];
+    cg_sha256_hex(what.buf, what.len, hex, 6);
+    cg_strbuf_addf(&key, "cigen-v1-{{ arch }}-%s-{{ checksum \"" CG_SETUP_CACHE_KEY "\" }}", hex);
+    cg_strbuf_adds(out, "      - restore_cache:\n          keys:\n            - ");
+    scalar(out, key.buf);
+    cg_strbuf_adds(out, "\n");
+    run_step(out, "Get cigen", install, 1);
+    cg_strbuf_adds(out, "      - save_cache:\n          key: ");
+    scalar(out, key.buf);
+    cg_strbuf_adds(out, "\n          paths:\n            - ");
+    scalar(out, d->cache_path);
+    cg_strbuf_adds(out, "\n");
+    cg_strbuf_release(&line);
+    cg_strbuf_release(&key);
+    cg_strbuf_release(&what);
+}
+
 void cg_setup_render(const cg_manifest *m, const cg_fragment *frags, size_t nfrags, const char *manifest,
                      const char *sources, cg_strbuf *out)
 {
@@ -134,7 +165,10 @@ static void render_body(const cg_manifest *m, const params *P, cg_strbuf *out)
     }
     cg_strbuf_adds(out, "\n    steps:\n      - checkout\n");
     const char *install[] = {d->install};
-    run_step(out, "Get cigen", install, 1);
+    if (d->cache_key)
+        cache_steps(out, d, install);
+    else
+        run_step(out, "Get cigen", install, 1);
     cg_strbuf base = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT;
     cg_strbuf_adds(&base, "if base=$(git merge-base HEAD ");
     {

@@ -25,6 +25,8 @@
 /* The setup job's scratch folder (not /tmp/cigen: a release binary may be
  * installed there). */
 #define CG_SETUP_SCRATCH "/tmp/cigen-select"
+/* pipeline: cache: the file its key command writes */
+#define CG_SETUP_CACHE_KEY CG_SETUP_SCRATCH "/cache.key"
 
 /* Appends the setup config; `manifest` is the manifest's path as the
  * header names it, `sources` the sources' digest its header records with
