@@ -168,8 +168,8 @@ static int prove(const char *dir, const cg_doc *orig, const char *fname, cg_strb
 
 /* Infers at `level` (with `enabled` trees) and proves it in a scratch
  * folder: 0 equal, 1 not, -1 not generated (err). */
-static int attempt(const cg_global *g, const cg_doc *doc, const char *fname, int level, const bool *enabled, cg_infer *r,
-                   cg_strbuf *report, size_t *ndiff, cg_error *err)
+static int attempt(const cg_global *g, const cg_doc *doc, const char *fname, int level, const unsigned char *enabled,
+                   cg_infer *r, cg_strbuf *report, size_t *ndiff, cg_error *err)
 {
     cg_infer_release(r);
     cg_infer_init(r);
@@ -292,33 +292,42 @@ int cg_cmd_import(const cg_global *g0, int argc, char **argv)
     cg_infer_init(&r);
     cg_strbuf report = CG_STRBUF_INIT, notes = CG_STRBUF_INIT;
     size_t ndiff = 0;
-    int level = CG_INFER_TREES;
+    int level = CG_INFER_SHAPES;
     int rc = attempt(g, doc, fname, level, NULL, &r, &report, &ndiff, &err);
     size_t ncand = r.ncandidates;
     if (rc != 0 && rc > -2 && ncand) {
-        /* the trees one at a time, each kept when the proof still passes
-         * with it (two trees making the same job names cannot both be) */
-        bool *ok = cg_xcalloc(ncand, sizeof *ok);
-        size_t nok = 0;
+        /* the trees one at a time, each kept at the highest level at which
+         * the proof still passes with it (with its shapes, without them,
+         * or left static: two trees making the same job names cannot both
+         * be trees) */
+        unsigned char *ok = cg_xcalloc(ncand, 1);
+        size_t ntrees = 0, nplain = 0;
         for (size_t i = 0; i < ncand; i++) {
-            ok[i] = true;
-            cg_error e2;
-            cg_error_init(&e2);
-            size_t nd = 0;
-            cg_strbuf rep = CG_STRBUF_INIT;
-            if (attempt(g, doc, fname, level, ok, &r, &rep, &nd, &e2) == 0)
-                nok++;
-            else
-                ok[i] = false;
-            cg_strbuf_release(&rep);
-            cg_error_release(&e2);
+            for (int tl = CG_INFER_SHAPES; tl >= CG_INFER_TREES; tl--) {
+                ok[i] = (unsigned char)tl;
+                cg_error e2;
+                cg_error_init(&e2);
+                size_t nd = 0;
+                cg_strbuf rep = CG_STRBUF_INIT;
+                int arc = attempt(g, doc, fname, level, ok, &r, &rep, &nd, &e2);
+                cg_strbuf_release(&rep);
+                cg_error_release(&e2);
+                if (arc == 0)
+                    break;
+                ok[i] = CG_INFER_STATIC;
+            }
+            ntrees += ok[i] >= CG_INFER_TREES;
+            nplain += ok[i] == CG_INFER_TREES;
         }
         cg_error_release(&err);
         cg_error_init(&err);
-        rc = nok ? attempt(g, doc, fname, level, ok, &r, &report, &ndiff, &err) : 1;
-        if (rc == 0 && nok < ncand)
+        rc = ntrees ? attempt(g, doc, fname, level, ok, &r, &report, &ndiff, &err) : 1;
+        if (rc == 0 && ntrees < ncand)
             cg_strbuf_addf(&notes, "cigen import: %zu of %zu candidate trees left as static entries: "
-                           "the proof failed with them\n", ncand - nok, ncand);
+                           "the proof failed with them\n", ncand - ntrees, ncand);
+        if (rc == 0 && nplain)
+            cg_strbuf_addf(&notes, "cigen import: %zu candidate tree%s without zips, exclusions and fan-ins: "
+                           "the proof failed with them\n", nplain, nplain == 1 ? "" : "s");
         free(ok);
     }
     for (level = rc == 0 ? level : CG_INFER_STATIC; rc != 0 && rc > -2 && level >= CG_INFER_VERBATIM; level--) {

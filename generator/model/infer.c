@@ -143,6 +143,10 @@ static void free_plans(ctx *C)
             free(T->fams);
             free(T->fc);
             free(T->dimorder);
+            cg_infer_shape_free(T);
+            for (size_t x = 0; x < T->nfins; x++)
+                json_decref(T->fins[x].rtok);
+            free(T->fins);
             free(T->wfs);
             free(T->from);
             free(T->cell_in);
@@ -179,7 +183,7 @@ void cg_infer_release(cg_infer *r)
 }
 
 int cg_infer_project(const cg_doc *doc, const char *source, const char *output, int level,
-                     const bool *enabled, cg_infer *r, cg_error *err)
+                     const unsigned char *enabled, cg_infer *r, cg_error *err)
 {
     slice *sl = NULL;
     size_t nsl = 0;
@@ -301,6 +305,10 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
     r->ncandidates = C->candidate;
     if (level >= CG_INFER_TREES)
         cg_infer_merge_trees(C);
+    if (level >= CG_INFER_SHAPES)
+        for (size_t i = 0; i < C->nw; i++)
+            if (!C->w[i].verbatim)
+                cg_infer_fanins(C, &C->w[i]);
     /* the workflows that take tiers */
     for (size_t i = 0; i < C->nw; i++) {
         cg_strbuf b = CG_STRBUF_INIT;
@@ -337,6 +345,7 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
                 for (size_t y = 0; y < F->nfams * F->ncells; y++)
                     jobs += F->fc[y] >= 0;
             }
+            jobs += T->nfins;
             r->ngenerated += jobs;
             /* the summary line */
             cg_strbuf *s = &r->summary;
@@ -361,7 +370,11 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
                     cg_strbuf_addf(s, "%s%s (%zu)", first ? "" : " x ", T->cols[c].name, nv);
                     first = false;
                 }
-            cg_strbuf_addf(s, "%s", T->product ? ", a product" : ", one node per cell");
+            cg_strbuf_adds(s, ", ");
+            if (T->product)
+                cg_infer_shape_text(T, s);
+            else
+                cg_strbuf_adds(s, "one node per cell");
             size_t nv = 0;
             for (size_t c = 0; c < T->ncols; c++)
                 nv += !T->cols[c].dim || cg_infer_shadowed(&T->cols[c]);
@@ -376,6 +389,8 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
                 if (have < T->ncells)
                     cg_strbuf_addf(s, " (%zu cells)", have);
             }
+            for (size_t x = 0; x < T->nfins; x++)
+                cg_strbuf_addf(s, " %s (a fan-in: per [])", T->fins[x].phase);
             if (T->phase_major)
                 cg_strbuf_adds(s, ", placed phase by phase");
             if (T->gated)

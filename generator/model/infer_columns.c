@@ -22,7 +22,7 @@ static bool dim_value_ok(const char *s)
 
 /* Two values of a column are the same when the same text, written the same
  * way (plain or not). */
-static bool same_value(const char *a, bool ap, const char *b, bool bp)
+bool cg_infer_same_value(const char *a, bool ap, const char *b, bool bp)
 {
     if (!a || !b)
         return a == b;
@@ -82,7 +82,7 @@ static bool constant_arg(const ctx *C, const wplan *W, const fam *f, const char 
             break;
         }
         cg_path_join_key(&p, e->apath, k);
-        same = same_value(json_string_value(v0), p0, json_string_value(v), cg_doc_is_plain(C->doc, p.buf));
+        same = cg_infer_same_value(json_string_value(v0), p0, json_string_value(v), cg_doc_is_plain(C->doc, p.buf));
     }
     cg_strbuf_release(&p);
     return same;
@@ -135,7 +135,7 @@ void cg_infer_columns(ctx *C, const wplan *W, tplan *T)
                         for (size_t h = 0; h < T->nfams && !shared; h++)
                             shared = cl->phases[h] && T->fc[h * T->ncells + cell] >= 0;
                         if (shared)
-                            agree = same_value(cl->v[cell], cl->plain[cell], v[cell], pl[cell]);
+                            agree = cg_infer_same_value(cl->v[cell], cl->plain[cell], v[cell], pl[cell]);
                     }
                     if (agree)
                         found = (long)c;
@@ -189,104 +189,4 @@ const col *cg_infer_column_of(const tplan *T, size_t fi, const char *k)
         if (T->cols[c].phases[fi] && cg_streq(T->cols[c].key, k))
             return &T->cols[c];
     return NULL;
-}
-
-/* Cells as a product: every cell has every dimension, and the cells are
- * the dimensions' values multiplied in some order of the dimensions.  The
- * variables must then each follow one dimension's value (overrides). */
-void cg_infer_detect_product(tplan *T)
-{
-    size_t nd = 0;
-    size_t *dims = cg_xcalloc(T->ncols + 1, sizeof *dims);
-    for (size_t c = 0; c < T->ncols; c++)
-        if (T->cols[c].dim)
-            dims[nd++] = c;
-    if (nd < 2 && nd != 1) {
-        free(dims);
-        return;
-    }
-    for (size_t i = 0; i < nd; i++)
-        for (size_t k = 0; k < T->ncells; k++)
-            if (!T->cols[dims[i]].v[k] || !*T->cols[dims[i]].v[k] || !cg_infer_glob_safe(T->cols[dims[i]].v[k])) {
-                free(dims);
-                return;
-            }
-    /* the slowest dimension first: the one whose value changes least often */
-    size_t *changes = cg_xcalloc(nd + 1, sizeof *changes);
-    for (size_t i = 0; i < nd; i++)
-        for (size_t k = 1; k < T->ncells; k++)
-            changes[i] += !cg_streq(T->cols[dims[i]].v[k], T->cols[dims[i]].v[k - 1]);
-    for (size_t a = 1; a < nd; a++)
-        for (size_t b = a; b > 0 && changes[b] < changes[b - 1]; b--) {
-            size_t t = changes[b];
-            changes[b] = changes[b - 1];
-            changes[b - 1] = t;
-            t = dims[b];
-            dims[b] = dims[b - 1];
-            dims[b - 1] = t;
-        }
-    free(changes);
-    /* the distinct values of each, in order of appearance; the product of
-     * their counts must be the cell count, and cell k the k-th combination */
-    size_t total = 1;
-    bool ok = true;
-    size_t *counts = cg_xcalloc(nd + 1, sizeof *counts);
-    const char ***vals = cg_xcalloc(nd + 1, sizeof *vals);
-    for (size_t i = 0; i < nd && ok; i++) {
-        vals[i] = cg_xcalloc(T->ncells + 1, sizeof **vals);
-        for (size_t k = 0; k < T->ncells; k++) {
-            const char *v = T->cols[dims[i]].v[k];
-            bool seen = false;
-            for (size_t j = 0; j < counts[i] && !seen; j++)
-                seen = cg_streq(vals[i][j], v);
-            if (!seen)
-                vals[i][counts[i]++] = v;
-        }
-        total *= counts[i];
-        if (total > T->ncells)
-            ok = false;
-    }
-    ok = ok && total == T->ncells;
-    for (size_t k = 0; k < T->ncells && ok; k++) {
-        size_t rest = k;
-        for (size_t i = nd; i-- > 0 && ok;) {
-            size_t j = rest % counts[i];
-            rest /= counts[i];
-            ok = cg_streq(T->cols[dims[i]].v[k], vals[i][j]);
-        }
-    }
-    /* each variable: set everywhere, and a function of one dimension */
-    for (size_t c = 0; c < T->ncols && ok; c++) {
-        col *cl = &T->cols[c];
-        if (cl->dim)
-            continue;
-        bool follows_one = false;
-        for (size_t i = 0; i < nd && !follows_one; i++) {
-            bool fn = true;
-            for (size_t k = 0; k < T->ncells && fn; k++)
-                for (size_t q = 0; q < k && fn; q++)
-                    if (cg_streq(T->cols[dims[i]].v[k], T->cols[dims[i]].v[q]))
-                        fn = same_value(cl->v[k], cl->plain[k], cl->v[q], cl->plain[q]);
-            if (fn) {
-                follows_one = true;
-                cl->follows = dims[i];
-            }
-        }
-        /* a variable some cells lack cannot be an override of a value */
-        for (size_t k = 0; k < T->ncells && follows_one; k++)
-            if (!cl->v[k])
-                follows_one = false;
-        ok = follows_one;
-    }
-    for (size_t i = 0; i < nd; i++)
-        free(vals[i]);
-    free(vals);
-    free(counts);
-    if (ok) {
-        T->product = true;
-        T->dimorder = dims;
-        T->ndimorder = nd;
-    } else {
-        free(dims);
-    }
 }

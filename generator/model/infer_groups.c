@@ -49,6 +49,7 @@ void cg_infer_read_entries(ctx *C, wplan *W)
         e->path = cg_infer_pstr(C, p.buf);
         e->fam = -1;
         e->cell = -1;
+        e->fanin = -1;
         if (json_is_string(it)) {
             e->kind = e->name = json_string_value(it);
             /* a job named like the job it runs: a phase of one cell at most */
@@ -298,8 +299,12 @@ void cg_infer_plan_trees(ctx *C, wplan *W)
         W->nt++;
         /* the candidate's number, for `enabled` */
         size_t number = C->candidate++;
-        T->enabled = C->level >= CG_INFER_TREES && (!C->enabled || C->enabled[number]);
-        if (C->level < CG_INFER_TREES || (C->enabled && !C->enabled[number]))
+        int tl = C->enabled ? C->enabled[number] : C->level;
+        if (tl > C->level)
+            tl = C->level;
+        T->enabled = tl >= CG_INFER_TREES;
+        T->shapes = tl >= CG_INFER_SHAPES;
+        if (!T->enabled)
             tree_fail(C, T, "left static (the proof failed with it as a tree)");
         (void)C;
     }
@@ -476,7 +481,7 @@ void cg_infer_plan_tree(ctx *C, wplan *W, tplan *T, cg_map *tree_names)
             break;
         }
     }
-    cg_infer_detect_product(T);
+    cg_infer_detect_shape(T, T->shapes);
     const fam *root = &W->f[T->root];
     cg_strbuf b = CG_STRBUF_INIT;
     cg_infer_identifier(&b, root->kind);

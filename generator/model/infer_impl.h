@@ -37,6 +37,7 @@ typedef struct ent {
     bool named;            /* has a `name:` (else it is named like its job) */
     int fam;               /* its group, or -1 */
     int cell;              /* its cell in its tree */
+    int fanin;             /* the tree (of its workflow) it is a fan-in of, or -1 */
 } ent;
 
 typedef struct fam {
@@ -65,6 +66,14 @@ typedef struct col {
     size_t follows;        /* product: the dimension (column) whose value sets it */
 } col;
 
+/* A fan-in: one entry requiring one phase's jobs of every cell (a phase
+ * with `per: []`). */
+typedef struct infer_fanin {
+    size_t e;              /* the entry */
+    char *phase;           /* its phase's name */
+    json_t *rtok;          /* its requires, as a phase's rtok */
+} infer_fanin;
+
 typedef struct tplan tplan;
 typedef struct wplan wplan;
 struct tplan {
@@ -92,10 +101,23 @@ struct tplan {
     int *cell_of;              /* [nwfs * ncells]: the cell's index in that workflow's tree, or -1 */
     bool gated;                /* `on_request` passes the built-in {{ on_request }} */
     bool enabled;              /* not left static by the caller */
+    bool shapes;               /* zips, `exclude` and fan-ins allowed */
     bool shaped;               /* in place and with requires a tree can say (another tree may take its jobs) */
     size_t *dimorder;      /* product: the dimensions' columns in multiplication order */
     size_t ndimorder;
     char *why;             /* why it stays static, when !ok */
+    /* product: the classes of dimensions whose values determine each other
+     * (a zip when more than one), runs of dimorder */
+    size_t *cls_start;     /* [nclasses + 1]: where each class starts in dimorder */
+    size_t nclasses;
+    size_t **rows;         /* [nclasses][nrows]: a cell of each distinct row, in order of appearance */
+    size_t *nrows;
+    size_t nprod;          /* the product's cells (ncells + those excluded) */
+    bool *present;         /* [nprod] */
+    long *excl;            /* [nexcl * nclasses]: exclude patterns, a row per class or -1 */
+    size_t nexcl;
+    infer_fanin *fins;     /* fan-in phases */
+    size_t nfins, fins_cap;
 };
 
 struct wplan {
@@ -119,7 +141,7 @@ typedef struct ctx {
     const char *source;
     const char *output;
     int level;
-    const bool *enabled;
+    const unsigned char *enabled;
     size_t candidate;      /* the next candidate tree's number */
     cg_infer *r;
     cg_pool pool;
@@ -162,18 +184,30 @@ bool cg_infer_find_patterns(tplan *T, const wplan *W);
 bool cg_infer_reserved(const char *name);
 void cg_infer_columns(ctx *C, const wplan *W, tplan *T);
 const col *cg_infer_column_of(const tplan *T, size_t fi, const char *k);
-void cg_infer_detect_product(tplan *T);
+bool cg_infer_same_value(const char *a, bool ap, const char *b, bool bp);
 
 /* infer_merge.c */
 void cg_infer_merge_trees(ctx *C);
 
 /* infer_write.c */
 bool cg_infer_shadowed(const col *cl);
+const char *cg_infer_tname(ctx *C, const col *cl);
 void cg_infer_emit_tree(ctx *C, const wplan *W, tplan *T);
 
 /* infer_manifest.c */
 bool cg_infer_manifest_can_say(json_t *wv);
 void cg_infer_copy_lines(const cg_doc *doc, const char *path, cg_strbuf *out);
 void cg_infer_write_workflow(ctx *C, cg_yw *w, const wplan *W);
+
+/* infer_shape.c */
+void cg_infer_detect_shape(tplan *T, bool shapes);
+void cg_infer_shape_text(const tplan *T, cg_strbuf *s);
+void cg_infer_write_shape(ctx *C, cg_yw *w, const tplan *T);
+void cg_infer_shape_free(tplan *T);
+
+/* infer_fanin.c */
+bool cg_infer_in_tree(const wplan *W, const ent *e);
+void cg_infer_fanins(ctx *C, wplan *W);
+void cg_infer_write_fanin(ctx *C, cg_yw *w, const wplan *W, const tplan *T, const infer_fanin *F);
 
 #endif

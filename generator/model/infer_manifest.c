@@ -109,7 +109,7 @@ void cg_infer_write_workflow(ctx *C, cg_yw *w, const wplan *W)
     size_t nstatic = 0;
     for (size_t i = 0; i < W->ne; i++) {
         const ent *e = &W->e[i];
-        nstatic += !(e->fam >= 0 && W->f[e->fam].tree >= 0 && W->t[W->f[e->fam].tree].ok);
+        nstatic += !cg_infer_in_tree(W, e);
     }
     if (trees) {
         /* the entries in place: static ones by name, a tree's cell by cell or phase by phase */
@@ -118,6 +118,23 @@ void cg_infer_write_workflow(ctx *C, cg_yw *w, const wplan *W)
         bool *placed = cg_xcalloc(W->nt * (W->nf + 1) + 1, sizeof *placed);
         for (size_t i = 0; i < W->ne; i++) {
             const ent *e = &W->e[i];
+            if (e->fanin >= 0) {
+                /* with its tree's jobs, or in place when phase by phase */
+                const tplan *T = &W->t[e->fanin];
+                if (T->phase_major) {
+                    const char *phase = NULL;
+                    for (size_t x = 0; x < T->nfins; x++)
+                        if (T->fins[x].e == i)
+                            phase = T->fins[x].phase;
+                    cg_yw_map_begin(w);
+                    cg_yw_keys(w, "tree");
+                    cg_yw_strs(w, T->name);
+                    cg_yw_keys(w, "phase");
+                    cg_yw_strs(w, phase);
+                    cg_yw_end(w);
+                }
+                continue;
+            }
             const fam *f = e->fam >= 0 ? &W->f[e->fam] : NULL;
             if (!f || f->tree < 0 || !W->t[f->tree].ok) {
                 cg_yw_strs(w, e->name);
@@ -146,7 +163,7 @@ void cg_infer_write_workflow(ctx *C, cg_yw *w, const wplan *W)
         cg_yw_seq_begin(w);
         for (size_t i = 0; i < W->ne; i++) {
             const ent *e = &W->e[i];
-            if (e->fam >= 0 && W->f[e->fam].tree >= 0 && W->t[W->f[e->fam].tree].ok)
+            if (cg_infer_in_tree(W, e))
                 continue;
             cg_yw_value(w, C->doc, e->path, json_array_get(json_object_get(W->v, "jobs"), i));
             C->r->nstatic++;

@@ -23,7 +23,7 @@ bool cg_infer_shadowed(const col *cl)
     return cl->dim && (cl->typed || cl->empty);
 }
 
-static const char *tname_of(ctx *C, const col *cl)
+const char *cg_infer_tname(ctx *C, const col *cl)
 {
     if (cg_infer_shadowed(cl) && !cl->tname) {
         cg_strbuf b = CG_STRBUF_INIT;
@@ -53,7 +53,7 @@ static void write_cell_vars(ctx *C, cg_yw *w, const tplan *T, size_t k)
             cg_yw_map_begin(w);
             any = true;
         }
-        cg_yw_keys(w, tname_of(C, cl));
+        cg_yw_keys(w, cg_infer_tname(C, cl));
         write_var_value(w, cl, k);
     }
     if (any)
@@ -187,25 +187,11 @@ void cg_infer_emit_tree(ctx *C, const wplan *W, tplan *T)
         cg_yw_end(&w);
     }
     write_tiers(C, &w, W, T, dims, nd);
-    cg_yw_keys(&w, "tree");
-    cg_yw_seq_begin(&w);
     if (T->product) {
-        cg_yw_map_begin(&w);
-        for (size_t i = 0; i < nd; i++) {
-            const col *cl = &T->cols[dims[i]];
-            cg_yw_keys(&w, cl->name);
-            cg_yw_seq_begin(&w);
-            for (size_t k = 0; k < T->ncells; k++) {
-                bool seen = false;
-                for (size_t q = 0; q < k && !seen; q++)
-                    seen = cg_streq(cl->v[q], cl->v[k]);
-                if (!seen)
-                    cg_yw_strs(&w, cl->v[k]);
-            }
-            cg_yw_end(&w);
-        }
-        cg_yw_end(&w);
+        cg_infer_write_shape(C, &w, T);
     } else {
+        cg_yw_keys(&w, "tree");
+        cg_yw_seq_begin(&w);
         for (size_t k = 0; k < T->ncells; k++) {
             cg_yw_map_begin(&w);
             for (size_t i = 0; i < nd; i++) {
@@ -218,43 +204,7 @@ void cg_infer_emit_tree(ctx *C, const wplan *W, tplan *T)
             write_cell_vars(C, &w, T, k);
             cg_yw_end(&w);
         }
-    }
-    cg_yw_end(&w);
-    if (T->product) {
-        /* each variable by the value of the dimension it follows */
-        bool any = false;
-        for (size_t c = 0; c < T->ncols; c++) {
-            const col *cl = &T->cols[c];
-            if ((cl->dim && !cg_infer_shadowed(cl)) || (T->gated && cg_streq(cl->key, "on_request")))
-                continue;
-            const col *by = cl->dim ? cl : &T->cols[cl->follows];
-            for (size_t k = 0; k < T->ncells; k++) {
-                bool seen = false;
-                for (size_t q = 0; q < k && !seen; q++)
-                    seen = cg_streq(by->v[q], by->v[k]);
-                if (seen)
-                    continue;
-                if (!any) {
-                    cg_yw_keys(&w, "overrides");
-                    cg_yw_seq_begin(&w);
-                    any = true;
-                }
-                cg_yw_map_begin(&w);
-                cg_yw_keys(&w, "when");
-                cg_yw_map_begin(&w);
-                cg_yw_keys(&w, by->name);
-                cg_yw_strs(&w, by->v[k]);
-                cg_yw_end(&w);
-                cg_yw_keys(&w, "vars");
-                cg_yw_map_begin(&w);
-                cg_yw_keys(&w, tname_of(C, cl));
-                write_var_value(&w, cl, k);
-                cg_yw_end(&w);
-                cg_yw_end(&w);
-            }
-        }
-        if (any)
-            cg_yw_end(&w);
+        cg_yw_end(&w);
     }
     cg_yw_keys(&w, "phases");
     cg_yw_map_begin(&w);
@@ -356,7 +306,7 @@ void cg_infer_emit_tree(ctx *C, const wplan *W, tplan *T)
                 cg_strbuf_adds(&key, k);
                 if (optional)
                     cg_strbuf_addc(&key, '?');
-                cg_strbuf_addf(&val, "{{ %s }}", tname_of(C, cl));
+                cg_strbuf_addf(&val, "{{ %s }}", cg_infer_tname(C, cl));
                 cg_yw_keys(&tw, key.buf);
                 cg_yw_strs(&tw, val.buf);
                 cg_strbuf_release(&key);
@@ -370,6 +320,8 @@ void cg_infer_emit_tree(ctx *C, const wplan *W, tplan *T)
         cg_yw_release(&tw);
         cg_strbuf_release(&tp);
     }
+    for (size_t i = 0; i < T->nfins; i++)
+        cg_infer_write_fanin(C, &w, W, T, &T->fins[i]);
     cg_yw_end(&w);
     cg_yw_end(&w);
     cg_yw_release(&w);
