@@ -330,6 +330,18 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
                         ((wplan *)T->wfs[x])->gated = true;
                 }
         }
+    /* the values several trees share, in a file of lists */
+    bool lists = false;
+    if (level >= CG_INFER_SHAPES) {
+        cg_strbuf lt = CG_STRBUF_INIT;
+        cg_infer_shared_lists(C, &lt);
+        if (lt.len) {
+            cg_infer_file *lf = cg_infer_add_file(r, "dimensions/shared-lists.yml");
+            cg_strbuf_add(&lf->text, lt.buf, lt.len);
+            lists = true;
+        }
+        cg_strbuf_release(&lt);
+    }
     for (size_t i = 0; i < C->nw; i++) {
         wplan *W = &C->w[i];
         for (size_t t = 0; t < W->nt; t++) {
@@ -443,6 +455,12 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
                     cg_yw_strs(&w, rel.buf);
                     cg_strbuf_release(&rel);
                 }
+        cg_yw_end(&w);
+    }
+    if (lists) {
+        cg_yw_keys(&w, "lists");
+        cg_yw_seq_begin(&w);
+        cg_yw_strs(&w, "dimensions/shared-lists.yml");
         cg_yw_end(&w);
     }
     bool manifest_wfs = false;

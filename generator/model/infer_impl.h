@@ -116,6 +116,7 @@ struct tplan {
     bool *present;         /* [nprod] */
     long *excl;            /* [nexcl * nclasses]: exclude patterns, a row per class or -1 */
     size_t nexcl;
+    const char **listof;   /* [ndimorder]: the shared list giving each dimension's values, or NULL */
     infer_fanin *fins;     /* fan-in phases */
     size_t nfins, fins_cap;
 };
@@ -204,6 +205,7 @@ void cg_infer_detect_shape(tplan *T, bool shapes);
 void cg_infer_shape_text(const tplan *T, cg_strbuf *s);
 void cg_infer_write_shape(ctx *C, cg_yw *w, const tplan *T);
 void cg_infer_shape_free(tplan *T);
+void cg_infer_shared_lists(ctx *C, cg_strbuf *file);
 
 /* infer_fanin.c */
 bool cg_infer_in_tree(const wplan *W, const ent *e);

@@ -295,9 +295,33 @@ void cg_infer_shape_text(const tplan *T, cg_strbuf *s)
                 cg_strbuf_addf(s, "%s%s", x > T->cls_start[i] ? ", " : "", T->cols[T->dimorder[x]].name);
             cg_strbuf_addc(s, ')');
         }
+    for (size_t x = 0; T->listof && x < T->ndimorder; x++)
+        if (T->listof[x])
+            cg_strbuf_addf(s, ", %s from shared list %s", T->cols[T->dimorder[x]].name, T->listof[x]);
     if (T->nexcl)
         cg_strbuf_addf(s, ", %zu cell%s excluded by %zu pattern%s", T->nprod - T->ncells,
                        T->nprod - T->ncells == 1 ? "" : "s", T->nexcl, T->nexcl == 1 ? "" : "s");
+}
+
+/* The values of the dimension at x in dimorder (of class i): its shared
+ * list, or the list. */
+static void write_values(cg_yw *w, const tplan *T, size_t i, size_t x)
+{
+    const col *cl = &T->cols[T->dimorder[x]];
+    cg_yw_keys(w, cl->name);
+    if (T->listof && T->listof[x]) {
+        cg_strbuf b = CG_STRBUF_INIT;
+        cg_strbuf_adds(&b, "{list: ");
+        cg_yaml_scalar_text(&b, T->listof[x], strlen(T->listof[x]));
+        cg_strbuf_addc(&b, '}');
+        cg_yw_raw(w, b.buf, b.len);
+        cg_strbuf_release(&b);
+        return;
+    }
+    cg_yw_seq_begin(w);
+    for (size_t j = 0; j < T->nrows[i]; j++)
+        cg_yw_strs(w, cl->v[T->rows[i][j]]);
+    cg_yw_end(w);
 }
 
 /* The tree's node (nested, one per zip after the first), its `exclude`
@@ -311,12 +335,7 @@ void cg_infer_write_shape(ctx *C, cg_yw *w, const tplan *T)
     bool has_zip = false;
     for (size_t i = 0; i < T->nclasses; i++) {
         if (!zipped(T, i)) {
-            const col *cl = &T->cols[T->dimorder[T->cls_start[i]]];
-            cg_yw_keys(w, cl->name);
-            cg_yw_seq_begin(w);
-            for (size_t j = 0; j < T->nrows[i]; j++)
-                cg_yw_strs(w, cl->v[T->rows[i][j]]);
-            cg_yw_end(w);
+            write_values(w, T, i, T->cls_start[i]);
             continue;
         }
         if (has_zip) {
@@ -330,12 +349,7 @@ void cg_infer_write_shape(ctx *C, cg_yw *w, const tplan *T)
         cg_yw_keys(w, "zip");
         cg_yw_map_begin(w);
         for (size_t x = T->cls_start[i]; x < T->cls_start[i + 1]; x++) {
-            const col *cl = &T->cols[T->dimorder[x]];
-            cg_yw_keys(w, cl->name);
-            cg_yw_seq_begin(w);
-            for (size_t j = 0; j < T->nrows[i]; j++)
-                cg_yw_strs(w, cl->v[T->rows[i][j]]);
-            cg_yw_end(w);
+            write_values(w, T, i, x);
         }
         for (size_t c = 0; c < T->ncols; c++) {
             const col *cl = &T->cols[c];
@@ -412,6 +426,95 @@ void cg_infer_write_shape(ctx *C, cg_yw *w, const tplan *T)
 
 void cg_infer_shape_free(tplan *T)
 {
+    free(T->listof);
     free(T->excl);
     shape_release(T);
+}
+
+/* ---- shared value lists ---- */
+
+/* Text naming a dimension's values: its name and its rows. */
+static void list_key(const tplan *T, size_t i, size_t x, cg_strbuf *out)
+{
+    const col *cl = &T->cols[T->dimorder[x]];
+    cg_strbuf_reset(out);
+    cg_strbuf_adds(out, cl->name);
+    for (size_t j = 0; j < T->nrows[i]; j++) {
+        cg_strbuf_addc(out, '\n');
+        cg_strbuf_adds(out, cl->v[T->rows[i][j]]);
+    }
+}
+
+/* The dimensions several trees give the same values (the same name, the
+ * same values in the same order, two or more) become shared lists: each
+ * tree's `listof` names them, and the lists' file is returned as text
+ * (empty when there is none). */
+void cg_infer_shared_lists(ctx *C, cg_strbuf *file)
+{
+    cg_map count, named, taken, names;
+    cg_map_init(&count);
+    cg_map_init(&named);
+    cg_map_init(&taken);
+    cg_map_init(&names);
+    cg_strbuf key = CG_STRBUF_INIT, tk = CG_STRBUF_INIT;
+    cg_yw w;
+    bool any = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t wi = 0; wi < C->nw; wi++)
+            for (size_t t = 0; t < C->w[wi].nt; t++) {
+                tplan *T = &C->w[wi].t[t];
+                if (!T->ok || T->into || !T->product || !T->shapes)
+                    continue;
+                if (pass == 1)
+                    T->listof = cg_xcalloc(T->ndimorder + 1, sizeof *T->listof);
+                for (size_t i = 0; i < T->nclasses; i++) {
+                    if (T->nrows[i] < 2)
+                        continue;
+                    for (size_t x = T->cls_start[i]; x < T->cls_start[i + 1]; x++) {
+                        list_key(T, i, x, &key);
+                        if (pass == 0) {
+                            /* how many trees give it (once a tree) */
+                            cg_strbuf_reset(&tk);
+                            cg_strbuf_addf(&tk, "%zu %zu\n%s", wi, t, key.buf);
+                            if (cg_map_has(&taken, tk.buf))
+                                continue;
+                            cg_map_put(&taken, cg_infer_pstr(C, tk.buf), (void *)1);
+                            size_t n = (size_t)cg_map_get(&count, key.buf);
+                            cg_map_put(&count, cg_infer_pstr(C, key.buf), (void *)(n + 1));
+                            continue;
+                        }
+                        if ((size_t)cg_map_get(&count, key.buf) < 2)
+                            continue;
+                        char *name = cg_map_get(&named, key.buf);
+                        if (!name) {
+                            const col *cl = &T->cols[T->dimorder[x]];
+                            name = cg_infer_unique_name(C, &names, cl->name);
+                            cg_map_put(&named, cg_infer_pstr(C, key.buf), name);
+                            if (!any) {
+                                cg_strbuf_adds(file, "# The values several trees share (`{list: NAME}` where "
+                                                     "they use them);\n# imported by `cigen import`.\n");
+                                cg_yw_init(&w, file);
+                                cg_yw_map_begin(&w);
+                                any = true;
+                            }
+                            cg_yw_keys(&w, name);
+                            cg_yw_seq_begin(&w);
+                            for (size_t j = 0; j < T->nrows[i]; j++)
+                                cg_yw_strs(&w, cl->v[T->rows[i][j]]);
+                            cg_yw_end(&w);
+                        }
+                        T->listof[x] = name;
+                    }
+                }
+            }
+    if (any) {
+        cg_yw_end(&w);
+        cg_yw_release(&w);
+    }
+    cg_strbuf_release(&key);
+    cg_strbuf_release(&tk);
+    cg_map_release(&names);
+    cg_map_release(&taken);
+    cg_map_release(&named);
+    cg_map_release(&count);
 }

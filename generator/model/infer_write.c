@@ -141,8 +141,12 @@ void cg_infer_emit_tree(ctx *C, const wplan *W, tplan *T)
     const fam *root = &W->f[T->root];
     cg_strbuf rel = CG_STRBUF_INIT;
     cg_strbuf_addf(&rel, "dimensions/%s.yml", T->name);
-    cg_infer_file *file = cg_infer_add_file(r, rel.buf);
-    cg_strbuf *o = &file->text;
+    /* the tree's file comes before its templates; its text is written
+     * apart, as adding the templates moves the files */
+    cg_infer_add_file(r, rel.buf);
+    size_t fidx = r->nfiles - 1;
+    cg_strbuf text = CG_STRBUF_INIT;
+    cg_strbuf *o = &text;
     cg_strbuf_addf(o, "# The entries of workflow '");
     cg_strbuf_add_comment_text(o, W->name);
     cg_strbuf_addf(o, "' that run '");
@@ -325,6 +329,8 @@ void cg_infer_emit_tree(ctx *C, const wplan *W, tplan *T)
     cg_yw_end(&w);
     cg_yw_end(&w);
     cg_yw_release(&w);
+    cg_strbuf_add(&r->files[fidx].text, text.buf ? text.buf : "", text.len);
+    cg_strbuf_release(&text);
     free(dims);
     cg_strbuf_release(&rel);
 }
