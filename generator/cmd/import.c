@@ -223,17 +223,17 @@ static const char import_help[] =
     "verbatim-sources/ (every top-level section but workflows, byte for byte, comments\n"
     "and anchors kept), and for the workflows: dimension trees (dimensions/) and\n"
     "templates (templates/) for the entries that form a matrix (products, zipped\n"
-    "dimensions, exclude, fan-ins with per: [], shared value lists), static entries of\n"
-    "the manifest for the others.  It never overwrites a file: when one it would write\n"
-    "exists, it writes nothing and names it.\n"
+    "dimensions, exclude, nested nodes, fan-ins with per: [], shared value lists),\n"
+    "static entries of the manifest for the others.  It never overwrites a file: when\n"
+    "one it would write exists, it writes nothing and names it.\n"
     "\n"
     "Then it proves the import: it generates from what it wrote and compares the result\n"
     "with FILE as data (aliases and merge keys expanded, mapping keys in any order,\n"
     "sequences in order, scalars by type and value), and prints EQUAL or the\n"
     "differences.  A candidate tree that would make the proof fail is tried without its\n"
-    "zips, exclusions, fan-ins and shared lists, then left as static entries (and said\n"
-    "so).  config.yml itself is not written: `cigen generate --force` replaces the old\n"
-    "one with the generated one, header included.\n"
+    "shapes (zips, exclusions, nested nodes, fan-ins, shared lists), then left as\n"
+    "static entries (and said so).  config.yml itself is not written: `cigen generate\n"
+    "--force` replaces the old one with the generated one, header included.\n"
     "\n"
     "  -o, --output DIR  the project folder to write (made when missing)\n"
     "\n"
@@ -328,8 +328,9 @@ int cg_cmd_import(const cg_global *g0, int argc, char **argv)
             cg_strbuf_addf(&notes, "cigen import: %zu of %zu candidate trees left as static entries: "
                            "the proof failed with them\n", ncand - ntrees, ncand);
         if (rc == 0 && nplain)
-            cg_strbuf_addf(&notes, "cigen import: %zu candidate tree%s without zips, exclusions, fan-ins and "
-                           "shared lists: the proof failed with them\n", nplain, nplain == 1 ? "" : "s");
+            cg_strbuf_addf(&notes, "cigen import: %zu candidate tree%s without their shapes (zips, exclusions, "
+                           "nested nodes, fan-ins, shared lists): the proof failed with them\n", nplain,
+                           nplain == 1 ? "" : "s");
         free(ok);
     }
     for (level = rc == 0 ? level : CG_INFER_STATIC; rc != 0 && rc > -2 && level >= CG_INFER_VERBATIM; level--) {

@@ -385,6 +385,8 @@ int cg_infer_project(const cg_doc *doc, const char *source, const char *output, 
             cg_strbuf_adds(s, ", ");
             if (T->product)
                 cg_infer_shape_text(T, s);
+            else if (T->nested)
+                cg_strbuf_addf(s, "a node per %s (%zu nodes)", T->cols[T->dimorder[0]].name, T->nruns);
             else
                 cg_strbuf_adds(s, "one node per cell");
             size_t nv = 0;

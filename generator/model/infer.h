@@ -12,8 +12,9 @@
  *
  *   CG_INFER_SHAPES    matrices become trees of the shapes the tree language
  *                      says: products with zipped dimensions and `exclude`,
- *                      and fan-ins (`per: []`) of the entries that require a
- *                      phase of every cell
+ *                      a node per value of a dimension, shared value
+ *                      lists, and fan-ins (`per: []`) of the entries that
+ *                      require a phase of every cell
  *   CG_INFER_TREES     matrices become trees: plain products, or a node per
  *                      cell; `enabled` (the level of each candidate tree,
  *                      NULL: `level` for all) leaves some as static entries

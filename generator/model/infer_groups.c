@@ -482,6 +482,8 @@ void cg_infer_plan_tree(ctx *C, wplan *W, tplan *T, cg_map *tree_names)
         }
     }
     cg_infer_detect_shape(T, T->shapes);
+    if (!T->product && T->shapes)
+        cg_infer_detect_nested(T);
     const fam *root = &W->f[T->root];
     cg_strbuf b = CG_STRBUF_INIT;
     cg_infer_identifier(&b, root->kind);

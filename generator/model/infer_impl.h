@@ -2,10 +2,12 @@
  * workflows (entries, groups of entries, candidate trees and their columns)
  * and the helpers.  infer.c (the files, the fragments, cg_infer_project),
  * infer_groups.c (entries, groups, phases and a tree's plan),
- * infer_pattern.c (the job-name pattern), infer_columns.c (columns and the
- * shape of the cells), infer_merge.c (one tree for several workflows),
- * infer_write.c (a tree's file and its templates) and infer_manifest.c (a
- * workflow in the manifest).  Internal to model/infer*.c: the public
+ * infer_pattern.c (the job-name pattern), infer_columns.c (the columns:
+ * the arguments that vary), infer_merge.c (one tree for several workflows),
+ * infer_write.c (a tree's file and its templates), infer_manifest.c (a
+ * workflow in the manifest), infer_shape.c (products, zips, `exclude`,
+ * shared lists), infer_nested.c (a node per value of a dimension) and
+ * infer_fanin.c (fan-ins).  Internal to model/infer*.c: the public
  * interface is model/infer.h.
  */
 #ifndef CIGEN_INFER_IMPL_H
@@ -116,6 +118,9 @@ struct tplan {
     bool *present;         /* [nprod] */
     long *excl;            /* [nexcl * nclasses]: exclude patterns, a row per class or -1 */
     size_t nexcl;
+    bool nested;           /* not a product: a node per value of dimorder[0] */
+    size_t *runs;          /* nested: [nruns + 1], where each node's cells start */
+    size_t nruns;
     const char **listof;   /* [ndimorder]: the shared list giving each dimension's values, or NULL */
     infer_fanin *fins;     /* fan-in phases */
     size_t nfins, fins_cap;
@@ -206,6 +211,13 @@ void cg_infer_shape_text(const tplan *T, cg_strbuf *s);
 void cg_infer_write_shape(ctx *C, cg_yw *w, const tplan *T);
 void cg_infer_shape_free(tplan *T);
 void cg_infer_shared_lists(ctx *C, cg_strbuf *file);
+/* Is cl written as a variable (a variable, or a dimension's typed shadow;
+ * not the built-in on_request)? */
+bool cg_infer_is_var(const tplan *T, const col *cl);
+
+/* infer_nested.c */
+void cg_infer_detect_nested(tplan *T);
+void cg_infer_write_nested(ctx *C, cg_yw *w, const tplan *T);
 
 /* infer_fanin.c */
 bool cg_infer_in_tree(const wplan *W, const ent *e);

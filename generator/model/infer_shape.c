@@ -13,9 +13,14 @@
 #include "model/infer_impl.h"
 
 /* Do the values of dimension columns a and b determine each other (over
- * every cell)? */
+ * every cell)?  A dimension of one value is a factor of its own. */
 static bool bijective(const tplan *T, size_t a, size_t b)
 {
+    bool varies = false;
+    for (size_t k = 1; k < T->ncells && !varies; k++)
+        varies = !cg_streq(T->cols[a].v[k], T->cols[a].v[0]);
+    if (!varies)
+        return false;
     for (size_t k = 0; k < T->ncells; k++)
         for (size_t q = 0; q < k; q++) {
             bool sa = cg_streq(T->cols[a].v[k], T->cols[a].v[q]);
@@ -277,7 +282,7 @@ static bool in_zip(const tplan *T, const col *cl)
     return zipped(T, class_of(T, by));
 }
 
-static bool is_var(const tplan *T, const col *cl)
+bool cg_infer_is_var(const tplan *T, const col *cl)
 {
     return (!cl->dim || cg_infer_shadowed(cl)) && !(T->gated && cg_streq(cl->key, "on_request"));
 }
@@ -353,7 +358,7 @@ void cg_infer_write_shape(ctx *C, cg_yw *w, const tplan *T)
         }
         for (size_t c = 0; c < T->ncols; c++) {
             const col *cl = &T->cols[c];
-            if (!is_var(T, cl) || !in_zip(T, cl) || class_of(T, cl->dim ? c : cl->follows) != i)
+            if (!cg_infer_is_var(T, cl) || !in_zip(T, cl) || class_of(T, cl->dim ? c : cl->follows) != i)
                 continue;
             cg_yw_keys(w, cg_infer_tname(C, cl));
             cg_yw_seq_begin(w);
@@ -392,7 +397,7 @@ void cg_infer_write_shape(ctx *C, cg_yw *w, const tplan *T)
     bool any = false;
     for (size_t c = 0; c < T->ncols; c++) {
         const col *cl = &T->cols[c];
-        if (!is_var(T, cl) || in_zip(T, cl))
+        if (!cg_infer_is_var(T, cl) || in_zip(T, cl))
             continue;
         const col *by = cl->dim ? cl : &T->cols[cl->follows];
         for (size_t k = 0; k < T->ncells; k++) {
@@ -426,6 +431,7 @@ void cg_infer_write_shape(ctx *C, cg_yw *w, const tplan *T)
 
 void cg_infer_shape_free(tplan *T)
 {
+    free(T->runs);
     free(T->listof);
     free(T->excl);
     shape_release(T);

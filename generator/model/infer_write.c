@@ -159,7 +159,7 @@ void cg_infer_emit_tree(ctx *C, const wplan *W, tplan *T)
     cg_yw_map_begin(&w);
     size_t nd = 0;
     size_t *dims = cg_xcalloc(T->ncols + 1, sizeof *dims);
-    if (T->product) {
+    if (T->product || T->nested) {
         memcpy(dims, T->dimorder, T->ndimorder * sizeof *dims);
         nd = T->ndimorder;
     } else {
@@ -193,6 +193,8 @@ void cg_infer_emit_tree(ctx *C, const wplan *W, tplan *T)
     write_tiers(C, &w, W, T, dims, nd);
     if (T->product) {
         cg_infer_write_shape(C, &w, T);
+    } else if (T->nested) {
+        cg_infer_write_nested(C, &w, T);
     } else {
         cg_yw_keys(&w, "tree");
         cg_yw_seq_begin(&w);
