@@ -168,8 +168,8 @@ static int prove(const char *dir, const cg_doc *orig, const char *fname, cg_strb
 
 /* Infers at `level` (with `enabled` trees) and proves it in a scratch
  * folder: 0 equal, 1 not, -1 not generated (err). */
-static int attempt(const cg_global *g, const cg_doc *doc, const char *fname, int level, const bool *enabled, cg_infer *r,
-                   cg_strbuf *report, size_t *ndiff, cg_error *err)
+static int attempt(const cg_global *g, const cg_doc *doc, const char *fname, int level, const unsigned char *enabled,
+                   cg_infer *r, cg_strbuf *report, size_t *ndiff, cg_error *err)
 {
     cg_infer_release(r);
     cg_infer_init(r);
@@ -222,16 +222,18 @@ static const char import_help[] =
     "(default: the current folder, or -C DIR): the manifest cigen.yml, fragments in\n"
     "verbatim-sources/ (every top-level section but workflows, byte for byte, comments\n"
     "and anchors kept), and for the workflows: dimension trees (dimensions/) and\n"
-    "templates (templates/) for the entries that form a matrix, static entries of the\n"
-    "manifest for the others.  It never overwrites a file: when one it would write\n"
-    "exists, it writes nothing and names it.\n"
+    "templates (templates/) for the entries that form a matrix (products, zipped\n"
+    "dimensions, exclude, nested nodes, fan-ins with per: [], shared value lists),\n"
+    "static entries of the manifest for the others.  It never overwrites a file: when\n"
+    "one it would write exists, it writes nothing and names it.\n"
     "\n"
     "Then it proves the import: it generates from what it wrote and compares the result\n"
     "with FILE as data (aliases and merge keys expanded, mapping keys in any order,\n"
     "sequences in order, scalars by type and value), and prints EQUAL or the\n"
-    "differences.  A candidate tree that would make the proof fail is left as static\n"
-    "entries (and said so).  config.yml itself is not written: `cigen generate --force`\n"
-    "replaces the old one with the generated one, header included.\n"
+    "differences.  A candidate tree that would make the proof fail is tried without its\n"
+    "shapes (zips, exclusions, nested nodes, fan-ins, shared lists), then left as\n"
+    "static entries (and said so).  config.yml itself is not written: `cigen generate\n"
+    "--force` replaces the old one with the generated one, header included.\n"
     "\n"
     "  -o, --output DIR  the project folder to write (made when missing)\n"
     "\n"
@@ -292,33 +294,43 @@ int cg_cmd_import(const cg_global *g0, int argc, char **argv)
     cg_infer_init(&r);
     cg_strbuf report = CG_STRBUF_INIT, notes = CG_STRBUF_INIT;
     size_t ndiff = 0;
-    int level = CG_INFER_TREES;
+    int level = CG_INFER_SHAPES;
     int rc = attempt(g, doc, fname, level, NULL, &r, &report, &ndiff, &err);
     size_t ncand = r.ncandidates;
     if (rc != 0 && rc > -2 && ncand) {
-        /* the trees one at a time, each kept when the proof still passes
-         * with it (two trees making the same job names cannot both be) */
-        bool *ok = cg_xcalloc(ncand, sizeof *ok);
-        size_t nok = 0;
+        /* the trees one at a time, each kept at the highest level at which
+         * the proof still passes with it (with its shapes, without them,
+         * or left static: two trees making the same job names cannot both
+         * be trees) */
+        unsigned char *ok = cg_xcalloc(ncand, 1);
+        size_t ntrees = 0, nplain = 0;
         for (size_t i = 0; i < ncand; i++) {
-            ok[i] = true;
-            cg_error e2;
-            cg_error_init(&e2);
-            size_t nd = 0;
-            cg_strbuf rep = CG_STRBUF_INIT;
-            if (attempt(g, doc, fname, level, ok, &r, &rep, &nd, &e2) == 0)
-                nok++;
-            else
-                ok[i] = false;
-            cg_strbuf_release(&rep);
-            cg_error_release(&e2);
+            for (int tl = CG_INFER_SHAPES; tl >= CG_INFER_TREES; tl--) {
+                ok[i] = (unsigned char)tl;
+                cg_error e2;
+                cg_error_init(&e2);
+                size_t nd = 0;
+                cg_strbuf rep = CG_STRBUF_INIT;
+                int arc = attempt(g, doc, fname, level, ok, &r, &rep, &nd, &e2);
+                cg_strbuf_release(&rep);
+                cg_error_release(&e2);
+                if (arc == 0)
+                    break;
+                ok[i] = CG_INFER_STATIC;
+            }
+            ntrees += ok[i] >= CG_INFER_TREES;
+            nplain += ok[i] == CG_INFER_TREES;
         }
         cg_error_release(&err);
         cg_error_init(&err);
-        rc = nok ? attempt(g, doc, fname, level, ok, &r, &report, &ndiff, &err) : 1;
-        if (rc == 0 && nok < ncand)
+        rc = ntrees ? attempt(g, doc, fname, level, ok, &r, &report, &ndiff, &err) : 1;
+        if (rc == 0 && ntrees < ncand)
             cg_strbuf_addf(&notes, "cigen import: %zu of %zu candidate trees left as static entries: "
-                           "the proof failed with them\n", ncand - nok, ncand);
+                           "the proof failed with them\n", ncand - ntrees, ncand);
+        if (rc == 0 && nplain)
+            cg_strbuf_addf(&notes, "cigen import: %zu candidate tree%s without their shapes (zips, exclusions, "
+                           "nested nodes, fan-ins, shared lists): the proof failed with them\n", nplain,
+                           nplain == 1 ? "" : "s");
         free(ok);
     }
     for (level = rc == 0 ? level : CG_INFER_STATIC; rc != 0 && rc > -2 && level >= CG_INFER_VERBATIM; level--) {

@@ -7,12 +7,18 @@
  *                      the entries that form a matrix, static entries of the
  *                      manifest (in place, through `order`) for the rest
  *
- * Three levels, each a fallback for the one above (cmd/import.c proves the
+ * Four levels, each a fallback for the one above (cmd/import.c proves the
  * result and steps down when the proof fails):
  *
- *   CG_INFER_TREES     matrices become trees; `enabled` (one flag per
- *                      candidate tree, NULL: all) leaves some as static
- *                      entries
+ *   CG_INFER_SHAPES    matrices become trees of the shapes the tree language
+ *                      says: products with zipped dimensions and `exclude`,
+ *                      a node per value of a dimension, shared value
+ *                      lists, and fan-ins (`per: []`) of the entries that
+ *                      require a phase of every cell
+ *   CG_INFER_TREES     matrices become trees: plain products, or a node per
+ *                      cell; `enabled` (the level of each candidate tree,
+ *                      NULL: `level` for all) leaves some as static entries
+ *                      (below CG_INFER_TREES) or without shapes
  *   CG_INFER_STATIC    every workflow entry a static entry of the manifest
  *   CG_INFER_VERBATIM  the `workflows:` section a fragment too, byte for byte
  *
@@ -24,7 +30,8 @@
  * are a later phase of the same cells.  The job-name pattern is searched for
  * (with `replace` for dots and spaces the names do not keep).  Cells form a
  * product when they are one (dimension values multiplied in order,
- * variables set by overrides on one dimension), else one node per cell.
+ * variables set by overrides on one dimension, or columns of a zip), maybe
+ * minus a few cells (`exclude`), else one node per cell.
  *
  * Pure: the files are returned as bytes; nothing is read or written.
  */
@@ -38,7 +45,7 @@
 #include "base/strbuf.h"
 #include "lang/yamlload.h"
 
-enum { CG_INFER_VERBATIM = 0, CG_INFER_STATIC = 1, CG_INFER_TREES = 2 };
+enum { CG_INFER_VERBATIM = 0, CG_INFER_STATIC = 1, CG_INFER_TREES = 2, CG_INFER_SHAPES = 3 };
 
 typedef struct cg_infer_file {
     char *rel;     /* path in the project (owned) */
@@ -63,6 +70,6 @@ void cg_infer_release(cg_infer *r);
  * the manifest's `output:`.  Returns 0, or -1 with err set when the config
  * is not one a project can hold (not a mapping at its root). */
 int cg_infer_project(const cg_doc *doc, const char *source, const char *output, int level,
-                     const bool *enabled, cg_infer *r, cg_error *err);
+                     const unsigned char *enabled, cg_infer *r, cg_error *err);
 
 #endif
