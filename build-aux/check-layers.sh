@@ -1,14 +1,14 @@
 #!/bin/sh
 # The layering rule of generator/ (docs/architecture.md):
 #
-#   base < io < lang < model < render < check < cmd < main.c
+#   base < io < lang < model < render < audit < cmd < main.c
 #
 # A file includes headers of its own folder and of folders to its left, never
 # of a folder to its right; and no two modules include each other, directly
 # or through others.  A module is name.c + name.h, with name_impl.h (what
 # only its parts share) and its parts name_*.c beside a name_impl.h.  Only
 # io/ and cmd/ touch files, and only cmd/ prints or starts threads: base/
-# lang/ model/ render/ check/ compute.  A line may be excused with the
+# lang/ model/ render/ audit/ compute.  A line may be excused with the
 # comment `layers: allowed` and the reason.
 #
 # With OBJ_DIR (the objects of GENERATOR_DIR's files, OBJ_DIR/layer/name.o)
@@ -23,7 +23,7 @@
 set -eu
 dir=${1:-generator}
 obj=${2:-}
-layers="base io lang model render check cmd"
+layers="base io lang model render audit cmd"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -64,7 +64,7 @@ awk -v dir="$dir" -v layers="$layers" -v edges="$tmp/edges" '
 status=${status:-0}
 
 # the pure layers: no file access, no printing, no threads
-for f in "$dir"/base/*.c "$dir"/lang/*.c "$dir"/model/*.c "$dir"/render/*.c "$dir"/check/*.c; do
+for f in "$dir"/base/*.c "$dir"/lang/*.c "$dir"/model/*.c "$dir"/render/*.c "$dir"/audit/*.c; do
     [ -f "$f" ] && echo "$f"
 done >"$tmp/pure"
 if [ -s "$tmp/pure" ]; then

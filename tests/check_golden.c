@@ -17,7 +17,7 @@
  *     gone      paths (one a line) expected to be removed by the run
  *
  * A case that runs plain `generate` with exit 0 is loaded once more in the
- * test and its config checked by cg_roundtrip_check (check/roundtrip.h):
+ * test and its config checked by cg_roundtrip_check (audit/roundtrip.h):
  * it must load (libyaml, no key twice) to what the model means.
  *
  * A case whose name says "symlink", "linked" or "git" runs a second time
@@ -39,7 +39,7 @@
 
 #include "testutil.h"
 #include "base/util.h"
-#include "check/roundtrip.h"
+#include "audit/roundtrip.h"
 #include "model/model.h"
 
 static char **cases;
@@ -302,7 +302,7 @@ static void bless(const char *c, const tu_run *r, const char *work, const char *
 }
 
 /* A case that generated with exit 0: the config.yml it wrote loads to what
- * the model means (check/roundtrip.h), the promise behind exit 0. */
+ * the model means (audit/roundtrip.h), the promise behind exit 0. */
 static void check_roundtrip(const char *c, const char *work)
 {
     cg_options o = {.dir = work};

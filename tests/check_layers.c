@@ -90,17 +90,17 @@ START_TEST(call_cycle_fails)
 {
     char *tmp = tu_mkdtemp();
     cg_strbuf cmd = CG_STRBUF_INIT;
-    cg_strbuf_addf(&cmd, "mkdir -p obj/lang obj/check && "
+    cg_strbuf_addf(&cmd, "mkdir -p obj/lang obj/audit && "
                          "printf 'void cg_fake_b(void);\\nvoid cg_fake_a(void);\\nvoid cg_fake_a(void) { cg_fake_b(); }\\n' > a.c && "
                          "printf 'void cg_fake_a(void);\\nvoid cg_fake_b(void);\\nvoid cg_fake_b(void) { cg_fake_a(); }\\n' > b.c && "
                          "cc -c a.c -o obj/lang/yamlload.o && cc -c b.c -o obj/lang/placeholder.o && "
-                         "cc -c a.c -o obj/check/lint.o && cc -c b.c -o obj/check/lint_defs.o && "
+                         "cc -c a.c -o obj/audit/lint.o && cc -c b.c -o obj/audit/lint_defs.o && "
                          "sh '%s/build-aux/check-layers.sh' '%s/generator' obj",
                    tu_srcdir(), tu_srcdir());
     tu_run r = tu_sh(tmp, cmd.buf);
     ck_assert_int_eq(r.status, 1);
     ck_assert_msg(strstr(r.out, "call cycle") && strstr(r.out, "lang/yamlload") && strstr(r.out, "lang/placeholder") &&
-                      !strstr(r.out, "check/lint"), "%s", r.out);
+                      !strstr(r.out, "audit/lint"), "%s", r.out);
     tu_run_free(&r);
     cg_strbuf_release(&cmd);
     tu_rm_rf(tmp);

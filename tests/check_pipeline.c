@@ -10,8 +10,8 @@
 #include "base/pool.h"
 #include "base/util.h"
 #include "model/condition.h"
-#include "model/pipeline.h"
-#include "check/branches.h"
+#include "model/pick.h"
+#include "audit/simulate.h"
 #include "lang/yamlload.h"
 
 static const struct {
@@ -101,8 +101,8 @@ END_TEST
 
 START_TEST(token_parser)
 {
-    cg_pipeline_tokens t;
-    cg_pipeline_tokens_parse("Fix [CI ALL] [Conda ci] [ci only: os=linux,package=conda] [ci also:  x_* ] "
+    cg_pick_tokens t;
+    cg_pick_tokens_parse("Fix [CI ALL] [Conda ci] [ci only: os=linux,package=conda] [ci also:  x_* ] "
                              "[[cu100 ci] [ci] [not a token] [ci only:] [a b ci]",
                              &t);
     ck_assert(t.all);
@@ -113,10 +113,10 @@ START_TEST(token_parser)
     ck_assert_str_eq(t.only[0], "os=linux,package=conda");
     ck_assert_uint_eq(t.nalso, 1);
     ck_assert_str_eq(t.also[0], "x_*");
-    cg_pipeline_tokens_free(&t);
-    cg_pipeline_tokens_parse(NULL, &t);
+    cg_pick_tokens_free(&t);
+    cg_pick_tokens_parse(NULL, &t);
     ck_assert(!t.all && !t.nwords && !t.nonly && !t.nalso);
-    cg_pipeline_tokens_free(&t);
+    cg_pick_tokens_free(&t);
 }
 END_TEST
 
@@ -266,10 +266,10 @@ static void run_set(const char *file, const cg_sim_input *in, cg_map *out, cg_po
     size_t len;
     char *text = tu_read(file, &len);
     ck_assert_msg(text != NULL, "no %s", file);
-    cg_branch_run r = {0};
+    cg_sim_result r = {0};
     cg_error err;
     cg_error_init(&err);
-    ck_assert_msg(cg_pipeline_simulate(file, text, len, in, NULL, &r, &err) == 0, "%s", cg_strbuf_str(&err.text));
+    ck_assert_msg(cg_sim_run(file, text, len, in, NULL, &r, &err) == 0, "%s", cg_strbuf_str(&err.text));
     cg_strbuf key = CG_STRBUF_INIT;
     for (size_t i = 0; i < r.n; i++) {
         ck_assert_msg(r.v[i].state != CG_UNKNOWN || !strstr(file, "pipelines"), "%s: %s/%s not simulated: %s", file,
@@ -281,7 +281,7 @@ static void run_set(const char *file, const cg_sim_input *in, cg_map *out, cg_po
         cg_map_put(out, cg_pool_strndup(keys, key.buf, key.len), (void *)1);
     }
     cg_strbuf_release(&key);
-    cg_branch_run_release(&r);
+    cg_sim_result_release(&r);
     cg_error_release(&err);
     free(text);
 }
@@ -361,7 +361,7 @@ static unsigned rnd(unsigned n)
 }
 
 /* name -> 1 when some entry of that name runs, from a simulation */
-static void running_names(const cg_branch_run *r, cg_map *out)
+static void running_names(const cg_sim_result *r, cg_map *out)
 {
     for (size_t i = 0; i < r->n; i++)
         if (r->v[i].state != CG_SKIPPED)
@@ -515,9 +515,9 @@ START_TEST(select_only_narrows)
             ck_assert_msg(nwritten == nsaid, "%s: %s: %zu said in, %zu written", projects[_i].dir, args.buf, nsaid,
                           nwritten);
             /* read by the simulation, the selection runs nothing the full config would not run there */
-            cg_branch_run rf = {0}, rs = {0};
-            ck_assert(cg_pipeline_simulate("full", full, flen, &in, NULL, &rf, &err) == 0);
-            ck_assert(cg_pipeline_simulate("out.yml", sel, slen, &in, NULL, &rs, &err) == 0);
+            cg_sim_result rf = {0}, rs = {0};
+            ck_assert(cg_sim_run("full", full, flen, &in, NULL, &rf, &err) == 0);
+            ck_assert(cg_sim_run("out.yml", sel, slen, &in, NULL, &rs, &err) == 0);
             cg_map runs_full;
             cg_map_init(&runs_full);
             running_names(&rf, &runs_full);
@@ -530,8 +530,8 @@ START_TEST(select_only_narrows)
                               projects[_i].dir, args.buf, rs.v[k].job);
             }
             cg_map_release(&runs_full);
-            cg_branch_run_release(&rf);
-            cg_branch_run_release(&rs);
+            cg_sim_result_release(&rf);
+            cg_sim_result_release(&rs);
             cg_map_release(&written);
             cg_doc_free(sdoc);
             free(sel);

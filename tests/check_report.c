@@ -1,11 +1,11 @@
-/* check/report: the job-level report read by slicing the texts is the one
+/* audit/report: the job-level report read by slicing the texts is the one
  * reading them whole as YAML gives, or slicing declines. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/report.h"
+#include "audit/report.h"
 #include "testutil.h"
 
 /* The report as printed, then as JSON; releases m. */

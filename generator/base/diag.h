@@ -21,7 +21,7 @@ typedef struct cg_pos {
 } cg_pos;
 
 /* One diagnostic: an error, a warning (or a lint finding, which adds its
- * code and place in the config: check/lint.h), with the notes that follow
+ * code and place in the config: audit/lint.h), with the notes that follow
  * it.  Every stage reports through this type; cg_diag_format() is the one
  * place that turns it into text. */
 typedef enum cg_severity { CG_SEV_ERROR, CG_SEV_WARNING } cg_severity;

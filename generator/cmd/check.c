@@ -5,7 +5,7 @@
 
 #include "base/diff.h"
 #include "base/text.h"
-#include "check/report.h"
+#include "audit/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
 #include "cmd/summary.h"
@@ -204,7 +204,7 @@ typedef struct check_opts {
 /* One check's state, released in one place whatever happened. */
 typedef struct check_state {
     cg_project p;
-    cg_selection fallback;  /* the selection the committed config's header records */
+    cg_special fallback;  /* the selection the committed config's header records */
     bool committed_special; /* the committed config is a special-PR config */
     char *overlay_gone;     /* the overlay file it was made from, now gone */
     bool on_its_branch;     /* the branch checked is the one its selection is for */
@@ -218,7 +218,7 @@ static void state_init(check_state *s)
     memset(s, 0, sizeof *s);
     cg_project_init(&s->p);
     s->p.draw_diagrams = true;
-    cg_selection_init(&s->fallback);
+    cg_special_init(&s->fallback);
     cg_strbuf_init(&s->note);
     cg_error_init(&s->err);
 }
@@ -229,7 +229,7 @@ static void state_release(check_state *s)
     cg_error_release(&s->err);
     cg_project_release(&s->p);
     cg_strbuf_release(&s->note);
-    cg_selection_release(&s->fallback);
+    cg_special_release(&s->fallback);
     free(s->overlay_gone);
 }
 
@@ -255,9 +255,9 @@ static int build(cg_global *g, const check_opts *co, check_state *s)
         r = cg_read_output(s->p.m.root, s->p.m.manifest.output, NULL, "read", &old, &old_len, &e2);
     }
     if (r == 0)
-        s->committed_special = cg_selection_from_header(&s->fallback, old, old_len);
+        s->committed_special = cg_special_from_header(&s->fallback, old, old_len);
     free(old);
-    if (s->committed_special && co->allow_special && cg_selection_empty(&s->p.m.selection)) {
+    if (s->committed_special && co->allow_special && cg_special_empty(&s->p.m.selection)) {
         /* a selection read from an overlay file is read from it again
          * (a path leaving the project is refused then); when the file is
          * gone, the config must be regenerated */
@@ -302,8 +302,8 @@ static int refuse_lint_errors(const cg_global *g, const cg_project *p)
 static void special_note(const check_opts *co, check_state *s)
 {
     const cg_model *m = &s->p.m;
-    bool special_active = !cg_selection_empty(&m->selection);
-    const cg_selection *in_force = special_active ? &m->selection : &s->fallback;
+    bool special_active = !cg_special_empty(&m->selection);
+    const cg_special *in_force = special_active ? &m->selection : &s->fallback;
     const char *branch = co->branch;
     s->on_its_branch = in_force->branch && branch && cg_streq(in_force->branch, branch);
     if (co->allow_special && (special_active || s->committed_special) && !s->on_its_branch && !s->overlay_gone) {
@@ -322,7 +322,7 @@ static void special_note(const check_opts *co, check_state *s)
                            in_force->branch, branch, m->manifest.regenerate);
     } else if (!co->allow_special && (special_active || s->committed_special)) {
         cg_strbuf args = CG_STRBUF_INIT;
-        cg_selection_args(in_force, &args);
+        cg_special_args(in_force, &args);
         if (s->on_its_branch)
             cg_strbuf_addf(&s->note, "cigen: this is the special-PR config of branch '%s' (%s): this check "
                            "fails on purpose, so that the pull request cannot be merged while its special jobs "
@@ -347,12 +347,12 @@ static void special_note(const check_opts *co, check_state *s)
 static void print_json(const check_opts *co, check_state *s)
 {
     const cg_model *m = &s->p.m;
-    bool special_active = !cg_selection_empty(&m->selection);
-    const cg_selection *in_force = special_active ? &m->selection : &s->fallback;
+    bool special_active = !cg_special_empty(&m->selection);
+    const cg_special *in_force = special_active ? &m->selection : &s->fallback;
     json_t *j = check_json(&s->p, &s->o, co->full);
     json_t *sp = json_object();
     cg_strbuf args = CG_STRBUF_INIT;
-    cg_selection_args(in_force, &args);
+    cg_special_args(in_force, &args);
     json_object_set_new(sp, "in_force", json_boolean(special_active));
     json_object_set_new(sp, "committed", json_boolean(s->committed_special));
     json_object_set_new(sp, "allowed", json_boolean(co->allow_special && s->on_its_branch));
@@ -390,7 +390,7 @@ static int run(cg_global *g, const check_opts *co)
         rc = ndiff || s.note.len ? CG_EXIT_DIFF : 0;
         /* a committed special config refused: the fix is to regenerate, and
          * a diff against the whole matrix would only bury it */
-        bool report = !s.note.len || !cg_selection_empty(&s.p.m.selection) || s.overlay_gone;
+        bool report = !s.note.len || !cg_special_empty(&s.p.m.selection) || s.overlay_gone;
         if (co->json) {
             print_json(co, &s);
         } else if (rc != 0 || !g->quiet) {
@@ -413,16 +413,16 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                                              {"json", no_argument, NULL, 'j'},
                                              {"allow-special", no_argument, NULL, 'S'},
                                              {"branch", required_argument, NULL, 'B'},
-                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
+                                             CG_SPECIAL_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     int c;
     check_opts co = {false, false, false, NULL};
     cg_global local = *g0, *g = &local;
-    cg_selection sel;
-    cg_selection_init(&sel);
+    cg_special sel;
+    cg_special_init(&sel);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while ((c = cg_cli_getopt(g, argc, argv, "hqv", longopts)) != -1) {
-        if (cg_cli_selection_option(g, &sel, c, optarg))
+        if (cg_cli_special_option(g, &sel, c, optarg))
             continue;
         if (c == 'S') {
             co.allow_special = true;
@@ -458,9 +458,9 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
                  "  --json            the report as one JSON object\n"
                  "  --allow-special   accept a special-PR config on the branch it is for\n"
                  "  --branch NAME     the branch being checked (default: $CIRCLE_BRANCH)\n"
-                 CG_SELECTION_HELP
+                 CG_SPECIAL_HELP
                  "\nExit status: 0 in sync, 1 out of sync, 2 broken sources or bad usage.");
-            cg_selection_release(&sel);
+            cg_special_release(&sel);
             return 0;
         }
         if (c == 'F')
@@ -468,13 +468,13 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
         else if (c == 'j')
             co.json = true;
         else {
-            cg_selection_release(&sel);
+            cg_special_release(&sel);
             return CG_EXIT_ERROR;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "cigen: error: check takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
-        cg_selection_release(&sel);
+        cg_special_release(&sel);
         return CG_EXIT_ERROR;
     }
     if (!co.branch)
@@ -482,6 +482,6 @@ int cg_cmd_check(const cg_global *g0, int argc, char **argv)
     if (co.branch && !*co.branch)
         co.branch = NULL;
     int rc = run(g, &co);
-    cg_selection_release(&sel);
+    cg_special_release(&sel);
     return rc;
 }

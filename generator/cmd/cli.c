@@ -32,7 +32,7 @@ int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, co
 
 void cg_cli_mark_text(const cg_model *m, const cg_mark *mk, cg_strbuf *out)
 {
-    const cg_selection *s = &m->selection;
+    const cg_special *s = &m->selection;
     switch (mk->kind) {
     case CG_MARK_SELECTED: {
         bool only = (size_t)mk->pattern < s->nonly;
@@ -68,10 +68,10 @@ void cg_cli_mark_word(const cg_mark *mk, cg_strbuf *out)
         cg_strbuf_adds(out, mk->by);
 }
 
-bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char *arg)
+bool cg_cli_special_option(cg_global *g, cg_special *sel, int c, const char *arg)
 {
     if (c == CG_OPT_ONLY || c == CG_OPT_ALSO) {
-        cg_selection_add(sel, c == CG_OPT_ONLY, arg, NULL);
+        cg_special_add(sel, c == CG_OPT_ONLY, arg, NULL);
         g->opt.selection = sel;
         return true;
     }
@@ -152,7 +152,7 @@ static void verbose_model(const cg_global *g, const cg_project *p, double load)
         cg_doc_text(m->fragments[i].doc, &len);
         cg_cli_verbose(g, "read %s (a fragment, %zu bytes)", cg_doc_file(m->fragments[i].doc), len);
     }
-    if (cg_selection_empty(&m->selection))
+    if (cg_special_empty(&m->selection))
         cg_cli_verbose(g, "no special-PR selection (no --only/--also, no %s)",
                        m->opt.overlay ? m->opt.overlay : CG_DEFAULT_OVERLAY);
     else

@@ -52,13 +52,13 @@ int cg_cli_getopt(cg_global *g, int argc, char **argv, const char *shortopts, co
 #define CG_OPT_OVERLAY 1003
 #define CG_OPT_ALLOW_PROTECTED 1004
 #define CG_OPT_PR_BRANCH 1005
-#define CG_SELECTION_LONGOPTS                                   \
+#define CG_SPECIAL_LONGOPTS                                   \
     {"only", required_argument, NULL, CG_OPT_ONLY},             \
     {"also", required_argument, NULL, CG_OPT_ALSO},             \
     {"overlay", required_argument, NULL, CG_OPT_OVERLAY},       \
     {"allow-protected", no_argument, NULL, CG_OPT_ALLOW_PROTECTED}, \
     {"pr-branch", required_argument, NULL, CG_OPT_PR_BRANCH}
-#define CG_SELECTION_HELP                                                                   \
+#define CG_SPECIAL_HELP                                                                   \
     "  --only PATTERN    a special-PR config: only the matching jobs (and what they\n"       \
     "                    require), in the per-change workflow, ungated (repeatable)\n"      \
     "  --also PATTERN    the matching jobs run in the per-change workflow too\n"            \
@@ -78,7 +78,7 @@ void cg_cli_mark_text(const cg_model *m, const cg_mark *mk, cg_strbuf *out);
 void cg_cli_mark_word(const cg_mark *mk, cg_strbuf *out);
 
 /* Handles a selection option into g/sel; true when `c` was one. */
-bool cg_cli_selection_option(cg_global *g, cg_selection *sel, int c, const char *arg);
+bool cg_cli_special_option(cg_global *g, cg_special *sel, int c, const char *arg);
 
 /* Loads and renders the project; prints the error (and warnings) itself.
  * Returns 0, or CG_EXIT_ERROR. */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "base/diff.h"
-#include "check/report.h"
+#include "audit/report.h"
 #include "cmd/cli.h"
 
 enum { CG_OUT_SAME, CG_OUT_DIFFERS, CG_OUT_MISSING };
@@ -53,7 +53,7 @@ void cg_disk_hand_edits(const cg_project *p, const cg_disk_file *s, cg_strbuf *o
 
 /* The unified diff of a file that differs (base/diff.h, cg_diff_unified). */
 void cg_disk_unified(const cg_disk_file *s, const char *a_name, const char *b_name, size_t max_lines, cg_strbuf *out);
-/* The job-level report of config.yml that differs (check/report.h), for
+/* The job-level report of config.yml that differs (audit/report.h), for
  * the caller to release. */
 void cg_disk_matrix(const cg_project *p, const cg_disk_file *s, cg_matrix *m);
 

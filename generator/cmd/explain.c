@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/branches.h"
+#include "audit/simulate.h"
 #include "cmd/cli.h"
 #include "cmd/explain_impl.h"
 
@@ -234,16 +234,16 @@ static int explain_job(cg_project *p, const cg_job *j, cg_strbuf *out, cg_error 
 
 /* explain JOB --branch/--tag/--schedule: whether CircleCI runs the job on
  * that pipeline, each workflow's entry of that name, and why not (the
- * simulation of check/branches.h on the config the sources make). */
+ * simulation of audit/simulate.h on the config the sources make). */
 static int explain_pipeline(const cg_global *g, const cg_sim_input *in, const char *job, cg_strbuf *out)
 {
     cg_project p;
     cg_project_init(&p);
     int rc = cg_cli_build(g, &p, true);
-    cg_branch_run run = {0};
+    cg_sim_result run = {0};
     cg_error err;
     cg_error_init(&err);
-    if (rc == 0 && cg_pipeline_simulate(p.m.manifest.output, p.out.config.buf, p.out.config.len, in, NULL, &run,
+    if (rc == 0 && cg_sim_run(p.m.manifest.output, p.out.config.buf, p.out.config.len, in, NULL, &run,
                                         &err) != 0) {
         cg_cli_print_error(&err);
         rc = CG_EXIT_ERROR;
@@ -266,7 +266,7 @@ static int explain_pipeline(const cg_global *g, const cg_sim_input *in, const ch
             cg_strbuf_addf(out, "on %s: no workflow of %s runs it\n", what.buf, p.m.manifest.output);
         cg_strbuf_release(&what);
     }
-    cg_branch_run_release(&run);
+    cg_sim_result_release(&run);
     cg_error_release(&err);
     cg_project_release(&p);
     return rc;
@@ -290,7 +290,7 @@ static const char explain_usage[] =
     "With a special-PR selection it says when a job is there because of it.\n"
     "--branch, --tag, --schedule and --parameter add whether CircleCI runs the job\n"
     "on that pipeline, in each workflow, and why not (as `cigen list --branch ...`;\n"
-    "docs/pipeline.md).\n\n" CG_SELECTION_HELP "\nExit status: 0 found, 1 no such job or combination, 2 error.";
+    "docs/pipeline.md).\n\n" CG_SPECIAL_HELP "\nExit status: 0 found, 1 no such job or combination, 2 error.";
 
 /* What the options say: the job or the cell asked for, and the pipeline. */
 typedef struct explain_opts {
@@ -311,17 +311,17 @@ static void explain_opts_release(explain_opts *o)
 
 /* Reads the options into o: 0, 1 for --help (printed), or CG_EXIT_ERROR
  * (said). */
-static int explain_parse(cg_global *g, cg_selection *sel, int argc, char **argv, explain_opts *o)
+static int explain_parse(cg_global *g, cg_special *sel, int argc, char **argv, explain_opts *o)
 {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'}, {"cell", required_argument, NULL, 'c'},
         {"branch", required_argument, NULL, 'b'}, {"tag", required_argument, NULL, 'T'},
         {"schedule", required_argument, NULL, 'S'}, {"parameter", required_argument, NULL, 'P'},
-        CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS, {0}};
+        CG_SPECIAL_LONGOPTS, CG_GLOBAL_LONGOPTS, {0}};
     int c;
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while ((c = cg_cli_getopt(g, argc, argv, "hqv", longopts)) != -1) {
-        if (cg_cli_selection_option(g, sel, c, optarg))
+        if (cg_cli_special_option(g, sel, c, optarg))
             continue;
         if (c == 'h') {
             puts(explain_usage);
@@ -406,11 +406,11 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     cg_global local = *g0, *g = &local;
     explain_opts o = {0};
     cg_query_init(&o.q);
-    cg_selection sel;
-    cg_selection_init(&sel);
+    cg_special sel;
+    cg_special_init(&sel);
     int rc = explain_parse(g, &sel, argc, argv, &o);
     if (rc != 0) {
-        cg_selection_release(&sel);
+        cg_special_release(&sel);
         explain_opts_release(&o);
         return rc == 1 ? 0 : rc;
     }
@@ -434,7 +434,7 @@ int cg_cmd_explain(const cg_global *g0, int argc, char **argv)
     if (walked)
         cg_cli_warnings(g, &p);
     rc = walked ? 0 : cg_cli_build(g, &p, false);
-    cg_selection_release(&sel);
+    cg_special_release(&sel);
     if (rc != 0)
         goto done;
     if (!o.job) {

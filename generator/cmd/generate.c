@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "base/diff.h"
-#include "check/branches.h"
-#include "check/report.h"
+#include "audit/simulate.h"
+#include "audit/report.h"
 #include "cmd/cli.h"
 #include "cmd/disk.h"
 #include "cmd/summary.h"
@@ -73,10 +73,10 @@ static void print_selection_twice(const cg_model *m, const cg_disk_file *cfg)
         cg_strbuf_addf(&where, "'%s'", cg_cli_shown(branch));
     else
         cg_strbuf_adds(&where, "a branch no filter names");
-    cg_branch_run run = {0};
+    cg_sim_result run = {0};
     cg_error err;
     cg_error_init(&err);
-    if (cg_branch_simulate(m->manifest.output, cfg->f.data, cfg->f.len, branch, NULL, &run, &err) == 0) {
+    if (cg_sim_branch(m->manifest.output, cfg->f.data, cfg->f.len, branch, NULL, &run, &err) == 0) {
         cg_map in_pc;
         cg_map_init(&in_pc);
         for (size_t i = 0; i < run.n; i++)
@@ -103,7 +103,7 @@ static void print_selection_twice(const cg_model *m, const cg_disk_file *cfg)
         }
         cg_map_release(&in_pc);
     }
-    cg_branch_run_release(&run);
+    cg_sim_result_release(&run);
     cg_error_release(&err);
     cg_strbuf_release(&where);
 }
@@ -310,9 +310,9 @@ static int run(const cg_global *g, bool force, bool werror)
             printf("cigen: %zu diagram%s written to %s/\n", ndiag, ndiag == 1 ? "" : "s", p.m.manifest.diagrams);
         for (size_t i = 0; i < o.nstale; i++)
             printf("cigen: removed stale %s\n", o.stale[i]);
-        if (!cg_selection_empty(&p.m.selection)) {
+        if (!cg_special_empty(&p.m.selection)) {
             cg_strbuf args = CG_STRBUF_INIT;
-            cg_selection_args(&p.m.selection, &args);
+            cg_special_args(&p.m.selection, &args);
             printf("cigen: this is a special-PR config (%s, from %s): do not land it; `cigen check` refuses "
                    "it without --allow-special\n", args.buf, p.m.selection.source);
             cg_strbuf_release(&args);
@@ -332,16 +332,16 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                                              {"force", no_argument, NULL, 'f'},
                                              {"werror", no_argument, NULL, 'W'},
                                              {"fresh-tiers", no_argument, NULL, 'T'},
-                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
+                                             CG_SPECIAL_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     int c;
     bool force = false, werror = false;
     cg_global local = *g0, *g = &local;
-    cg_selection sel;
-    cg_selection_init(&sel);
+    cg_special sel;
+    cg_special_init(&sel);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while ((c = cg_cli_getopt(g, argc, argv, "hfqv", longopts)) != -1) {
-        if (cg_cli_selection_option(g, &sel, c, optarg))
+        if (cg_cli_special_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
             puts("usage: cigen generate [--force] [--werror] [--fresh-tiers] [--only PATTERN]...\n"
@@ -366,11 +366,11 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
                  "  --force           overwrite a hand-edited config.yml\n"
                  "  --werror          lint warnings are errors too (see `cigen lint`)\n"
                  "  --fresh-tiers     choose the pairwise tiers afresh, ignoring the committed ones\n"
-                 CG_SELECTION_HELP
+                 CG_SPECIAL_HELP
                  "\nA config with lint errors is never written.\n"
                  "\nExit status: 0 written or up to date, 1 refused (hand edits), 2 broken sources\n"
                  "(including lint errors).");
-            cg_selection_release(&sel);
+            cg_special_release(&sel);
             return 0;
         }
         if (c == 'f') {
@@ -385,15 +385,15 @@ int cg_cmd_generate(const cg_global *g0, int argc, char **argv)
             g->opt.fresh_tiers = true;
             continue;
         }
-        cg_selection_release(&sel);
+        cg_special_release(&sel);
         return CG_EXIT_ERROR;
     }
     if (optind < argc) {
         fprintf(stderr, "cigen: error: generate takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
-        cg_selection_release(&sel);
+        cg_special_release(&sel);
         return CG_EXIT_ERROR;
     }
     int rc = run(g, force, werror);
-    cg_selection_release(&sel);
+    cg_special_release(&sel);
     return rc;
 }

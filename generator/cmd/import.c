@@ -3,7 +3,7 @@
  * model/infer.c infers the project (fragments, manifest, trees,
  * templates); this command proves it: it writes the files into a scratch
  * folder, loads and renders them as `generate` would, and compares the
- * result with FILE as data (check/same.h).  When the proof fails, it steps
+ * result with FILE as data (audit/same.h).  When the proof fails, it steps
  * down: each candidate tree alone, the trees that pass together, then every
  * entry static, then the whole `workflows:` section as a fragment.  The
  * first project that proves EQUAL is written into DIR, never over an
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check/same.h"
+#include "audit/same.h"
 #include "cmd/cli.h"
 #include "io/paths.h"
 #include "model/infer.h"

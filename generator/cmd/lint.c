@@ -11,16 +11,16 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"werror", no_argument, NULL, 'W'},
-                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
+                                             CG_SPECIAL_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     bool json = false, werror = false;
     cg_global local = *g0, *g = &local;
-    cg_selection sel;
-    cg_selection_init(&sel);
+    cg_special sel;
+    cg_special_init(&sel);
     int c;
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while ((c = cg_cli_getopt(g, argc, argv, "hqv", longopts)) != -1) {
-        if (cg_cli_selection_option(g, &sel, c, optarg))
+        if (cg_cli_special_option(g, &sel, c, optarg))
             continue;
         switch (c) {
         case 'h':
@@ -46,24 +46,24 @@ int cg_cmd_lint(const cg_global *g0, int argc, char **argv)
                  "options:\n"
                  "  --json            the findings as a JSON array\n"
                  "  --werror          warnings count as errors (as with the global --strict)\n"
-                 CG_SELECTION_HELP
+                 CG_SPECIAL_HELP
                  "\nExit status: 0 no errors, 1 errors (or warnings with --werror), 2 broken sources.");
-            cg_selection_release(&sel);
+            cg_special_release(&sel);
             return 0;
         case 'j': json = true; break;
         case 'W': werror = true; break;
-        default: cg_selection_release(&sel); return CG_EXIT_ERROR;
+        default: cg_special_release(&sel); return CG_EXIT_ERROR;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "cigen: error: lint takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
-        cg_selection_release(&sel);
+        cg_special_release(&sel);
         return CG_EXIT_ERROR;
     }
     cg_project p;
     cg_project_init(&p);
     int rc = cg_cli_build(g, &p, true);
-    cg_selection_release(&sel);
+    cg_special_release(&sel);
     if (rc != 0) {
         cg_project_release(&p);
         return rc;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/branches.h"
+#include "audit/simulate.h"
 #include "cmd/cli.h"
 #include "model/query.h"
 
@@ -90,10 +90,10 @@ static json_t *job_json(cg_project *p, const cg_job *j, cg_env *env)
 static int list_branch(cg_project *p, const cg_sim_input *in, const char *workflow, bool json)
 {
     const char *branch = in->branch ? in->branch : "";
-    cg_branch_run run = {0};
+    cg_sim_result run = {0};
     cg_error err;
     cg_error_init(&err);
-    if (cg_pipeline_simulate(p->m.manifest.output, p->out.config.buf, p->out.config.len, in, workflow, &run,
+    if (cg_sim_run(p->m.manifest.output, p->out.config.buf, p->out.config.len, in, workflow, &run,
                              &err) != 0) {
         cg_cli_print_error(&err);
         cg_error_release(&err);
@@ -150,7 +150,7 @@ static int list_branch(cg_project *p, const cg_sim_input *in, const char *workfl
                 "--explain` picks\n", json ? "cigen: note: " : "", p->m.manifest.output, cg_cli_shown(sh.buf));
         cg_strbuf_release(&sh);
     }
-    cg_branch_run_release(&run);
+    cg_sim_result_release(&run);
     cg_error_release(&err);
     return 0;
 }
@@ -420,7 +420,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                                              {"schedule", required_argument, NULL, 'S'},
                                              {"parameter", required_argument, NULL, 'P'},
                                              {"workflow", required_argument, NULL, 'W'},
-                                             CG_SELECTION_LONGOPTS, CG_GLOBAL_LONGOPTS,
+                                             CG_SPECIAL_LONGOPTS, CG_GLOBAL_LONGOPTS,
                                              {0}};
     cg_query q;
     cg_query_init(&q);
@@ -431,11 +431,11 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     bool simulate = false;
     int c, rc = 0;
     cg_global local = *g0, *g = &local;
-    cg_selection sel;
-    cg_selection_init(&sel);
+    cg_special sel;
+    cg_special_init(&sel);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while ((c = cg_cli_getopt(g, argc, argv, "hqvw:", longopts)) != -1) {
-        if (cg_cli_selection_option(g, &sel, c, optarg))
+        if (cg_cli_special_option(g, &sel, c, optarg))
             continue;
         if (c == 'h') {
             puts("usage: cigen list [--where NAME=GLOB[,NAME=GLOB...]]... [--json]\n"
@@ -484,9 +484,9 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
                  "--workflow keeps one workflow.  In dynamic mode it simulates the continuation\n"
                  "as a classic config and says so: `cigen select --branch NAME --explain` shows\n"
                  "the jobs the setup job picks.\n\n"
-                 CG_SELECTION_HELP);
+                 CG_SPECIAL_HELP);
             cg_query_release(&q);
-            cg_selection_release(&sel);
+            cg_special_release(&sel);
             return 0;
         }
         if (c == 'j') {
@@ -522,14 +522,14 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
             }
         } else {
             cg_query_release(&q);
-            cg_selection_release(&sel);
+            cg_special_release(&sel);
             return CG_EXIT_ERROR;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "cigen: error: list takes no arguments ('%s')\n", cg_cli_shown(argv[optind]));
         cg_query_release(&q);
-        cg_selection_release(&sel);
+        cg_special_release(&sel);
         return CG_EXIT_ERROR;
     }
     if (rc == 0 && workflow && !simulate) {
@@ -550,7 +550,7 @@ int cg_cmd_list(const cg_global *g0, int argc, char **argv)
     cg_project_init(&p);
     if (rc == 0)
         rc = cg_cli_build(g, &p, simulate);
-    cg_selection_release(&sel);
+    cg_special_release(&sel);
     if (rc == 0 && simulate)
         rc = list_branch(&p, &sim, workflow, json);
     for (size_t i = 0; i < sim.nparams; i++)

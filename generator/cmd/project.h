@@ -3,7 +3,7 @@
  *
  *   cg_project_load     the model (model/model.h)
  *   cg_project_render   config.yml (render/config.h), watched by lint
- *                       (check/lint.h); for a large matrix the diagrams are
+ *                       (audit/lint.h); for a large matrix the diagrams are
  *                       drawn on a second thread meanwhile (render/dot.h)
  *
  * The model is read-only once loaded; everything here after it is the
@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "check/lint.h"
+#include "audit/lint.h"
 #include "model/model.h"
 #include "render/config.h"
 #include "render/dot.h"

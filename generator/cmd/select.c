@@ -1,6 +1,6 @@
 /* cigen select: the jobs of one pipeline, picked when it starts (CircleCI
  * dynamic configuration), written as the continuation config
- * (model/pipeline.h has the rules). */
+ * (model/pick.h has the rules). */
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -10,9 +10,9 @@
 
 #include "cmd/cli.h"
 #include "cmd/disk.h"
-#include "check/branches.h"
+#include "audit/simulate.h"
 #include "io/fsio.h"
-#include "model/pipeline.h"
+#include "model/pick.h"
 
 static const char usage[] =
     "usage: cigen select [--branch NAME | --tag NAME | --schedule WORKFLOW]\n"
@@ -97,13 +97,13 @@ typedef struct sim_set {
     cg_map map;
     cg_map why;              /* entry name -> why it does not run, for one that runs nowhere */
     cg_strbuf key;
-    cg_branch_run run;
+    cg_sim_result run;
 } sim_set;
 
 /* "the commit message says [ci also: P]", "selected by --only 'P'", ... */
 static char *selected_by(const cg_model *m, int32_t i)
 {
-    const cg_selection *s = &m->selection;
+    const cg_special *s = &m->selection;
     cg_strbuf sb = CG_STRBUF_INIT;
     if (i < 0 || (size_t)i >= s->nonly + s->nalso) /* one of the rules' picks, under another entry's name */
         return cg_xstrdup("picked by the pipeline's rules (an entry of the same name)");
@@ -122,7 +122,7 @@ static char *selected_by(const cg_model *m, int32_t i)
 static size_t entries(const cg_project *p, const sim_set *S, entry **out)
 {
     const cg_model *m = &p->m;
-    const cg_pipeline_run *run = m->run;
+    const cg_pick_run *run = m->run;
     size_t n = 0, cap = m->jobs.n + m->nstatics + 1;
     entry *v = cg_xcalloc(cap, sizeof *v);
     for (size_t k = 0; k < m->jobs.n; k++) {
@@ -194,7 +194,7 @@ static bool sim_runs(const void *ctx, const char *workflow, const char *name)
 
 /* Simulates the pipeline on the full config (no selection): the upper
  * bound of what select may pick. */
-static int simulate_full(const cg_global *g0, const cg_pipeline_input *in, sim_set *S)
+static int simulate_full(const cg_global *g0, const cg_pick_input *in, sim_set *S)
 {
     cg_global g = *g0;
     g.opt.pipeline = NULL;
@@ -208,7 +208,7 @@ static int simulate_full(const cg_global *g0, const cg_pipeline_input *in, sim_s
         cg_sim_input si = {in->branch, in->tag, in->schedule, in->param_names, in->param_values, in->nparams};
         cg_error err;
         cg_error_init(&err);
-        if (cg_pipeline_simulate(full.m.manifest.output, full.out.config.buf, full.out.config.len, &si, NULL,
+        if (cg_sim_run(full.m.manifest.output, full.out.config.buf, full.out.config.len, &si, NULL,
                                  &S->run, &err) != 0) {
             cg_cli_print_error(&err);
             rc = CG_EXIT_ERROR;
@@ -241,7 +241,7 @@ static void sim_set_release(sim_set *S)
     cg_map_release(&S->map);
     cg_map_release(&S->why);
     cg_strbuf_release(&S->key);
-    cg_branch_run_release(&S->run);
+    cg_sim_result_release(&S->run);
 }
 
 /* A string for --json: a name git allows may be any bytes; escaped, never dropped. */
@@ -334,10 +334,10 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
         {"explain", no_argument, NULL, OPT_EXPLAIN},
         {"json", no_argument, NULL, OPT_JSON},
         {"output", required_argument, NULL, 'o'},
-        CG_SELECTION_LONGOPTS,
+        CG_SPECIAL_LONGOPTS,
         CG_GLOBAL_LONGOPTS,
         {0}};
-    cg_pipeline_input in = {0};
+    cg_pick_input in = {0};
     char **changed = NULL, **pnames = NULL;
     const char **pvalues = NULL;
     size_t nchanged = 0, nparams = 0;
@@ -345,14 +345,14 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
     bool explain = false, json = false, from_stdin = false, nul = false;
     char *message = NULL;
     int c, rc = 0;
-    cg_selection sel;
-    cg_selection_init(&sel);
+    cg_special sel;
+    cg_special_init(&sel);
     sim_set S = {0};
     cg_map_init(&S.map);
     cg_map_init(&S.why);
     optind = 0; /* 0, not 1: GNU getopt then forgets main's "+" (stop at the first argument) */
     while (rc == 0 && (c = cg_cli_getopt(g, argc, argv, "ho:qv", longopts)) != -1) {
-        if (cg_cli_selection_option(g, &sel, c, optarg))
+        if (cg_cli_special_option(g, &sel, c, optarg))
             continue;
         switch (c) {
         case 'h':
@@ -441,7 +441,7 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
         rc = CG_EXIT_ERROR;
     }
     if (rc == 0) {
-        const cg_pipeline_run *run = p.m.run;
+        const cg_pick_run *run = p.m.run;
         const char *wname = run->workflow >= 0 ? p.m.manifest.workflows[run->workflow].name : NULL;
         cg_strbuf wnames = CG_STRBUF_INIT;
         size_t nwf = 0;
@@ -507,7 +507,7 @@ int cg_cmd_select(const cg_global *g0, int argc, char **argv)
     cg_project_release(&p);
 done:
     sim_set_release(&S);
-    cg_selection_release(&sel);
+    cg_special_release(&sel);
     for (size_t i = 0; i < nchanged; i++)
         free(changed[i]);
     free(changed);

@@ -81,7 +81,7 @@ static int strings(const cg_doc *doc, cg_pool *pool, const char *path, json_t *v
     return rc;
 }
 
-static int parse_paths(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_decl *d, cg_error *err)
+static int parse_paths(const cg_doc *doc, cg_pool *pool, json_t *v, cg_dynamic_decl *d, cg_error *err)
 {
     if (cg_expect_array(doc, "/pipeline/paths", v, "'paths'", err) != 0)
         return -1;
@@ -128,7 +128,7 @@ static int parse_paths(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_
 }
 
 /* cache: {key: COMMAND, path: FOLDER}, both one line */
-static int parse_cache(const cg_doc *doc, json_t *v, cg_pipeline_decl *d, cg_error *err)
+static int parse_cache(const cg_doc *doc, json_t *v, cg_dynamic_decl *d, cg_error *err)
 {
     static const char *const keys[] = {"key", "path"};
     if (cg_expect_object(doc, "/pipeline/cache", v, "'cache' ({key: COMMAND, path: FOLDER})", err) != 0 ||
@@ -146,7 +146,7 @@ static int parse_cache(const cg_doc *doc, json_t *v, cg_pipeline_decl *d, cg_err
     return 0;
 }
 
-int cg_pipeline_decl_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_decl *d, cg_error *err)
+int cg_dynamic_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_dynamic_decl *d, cg_error *err)
 {
     static const char *const keys[] = {"mode", "continuation", "project", "image", "resource_class", "install",
                                        "cache", "cigen", "base_branch", "run_all", "paths", "schedules"};

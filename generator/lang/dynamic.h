@@ -22,7 +22,7 @@
  *       - {changed: "scripts/binary_macos_*.sh", select: os=macos}
  *       - {changed: "*.md", select: none}
  *
- * The rules themselves are applied by model/pipeline.h.
+ * The rules themselves are applied by model/pick.h.
  */
 #ifndef CIGEN_DYNAMIC_H
 #define CIGEN_DYNAMIC_H
@@ -43,7 +43,7 @@ typedef struct cg_path_rule {
     size_t nselect;
 } cg_path_rule;
 
-typedef struct cg_pipeline_decl {
+typedef struct cg_dynamic_decl {
     bool set;              /* the manifest has `pipeline:` */
     bool dynamic;          /* mode: dynamic */
     cg_pos pos;            /* of the `pipeline` key */
@@ -70,10 +70,10 @@ typedef struct cg_pipeline_decl {
     size_t nrun_all;
     cg_path_rule *paths;
     size_t npaths;
-} cg_pipeline_decl;
+} cg_dynamic_decl;
 
 /* Parses `pipeline:` (v, at doc path "/pipeline"); strings are borrowed
  * from doc or live in pool. */
-int cg_pipeline_decl_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_pipeline_decl *d, cg_error *err);
+int cg_dynamic_parse(const cg_doc *doc, cg_pool *pool, json_t *v, cg_dynamic_decl *d, cg_error *err);
 
 #endif

@@ -435,7 +435,7 @@ int cg_manifest_parse(const cg_doc *doc, cg_pool *pool, cg_manifest *m, cg_error
         return -1;
     json_t *v;
     if ((v = json_object_get(root, "pipeline"))) {
-        if (cg_pipeline_decl_parse(doc, pool, v, &m->pipeline, err) != 0)
+        if (cg_dynamic_parse(doc, pool, v, &m->pipeline, err) != 0)
             return -1;
         if (m->pipeline.dynamic) {
             /* everything cigen knows of "the config" is the continuation; the

@@ -130,7 +130,7 @@ typedef struct cg_manifest {
     const char **protected;   /* job-name globs: jobs a selection never pulls in */
     cg_pos *protected_pos;
     size_t nprotected;
-    cg_pipeline_decl pipeline; /* `pipeline:`; in dynamic mode `output` is the continuation
+    cg_dynamic_decl pipeline; /* `pipeline:`; in dynamic mode `output` is the continuation
                                 * config and pipeline.setup the manifest's `output` */
 } cg_manifest;
 

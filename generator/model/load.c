@@ -12,8 +12,8 @@
 #include "io/fsio.h"
 #include "lang/ref_regex.h"
 #include "lang/schema.h"
-#include "model/pipeline.h"
-#include "model/select.h"
+#include "model/pick.h"
+#include "model/cull.h"
 #include "model/walk.h"
 
 void cg_model_init(cg_model *p)
@@ -24,7 +24,7 @@ void cg_model_init(cg_model *p)
     cg_map_init(&p->templates);
     cg_lists_init(&p->lists);
     cg_warnings_init(&p->warnings);
-    cg_selection_init(&p->selection);
+    cg_special_init(&p->selection);
     cg_tier_prev_init(&p->tier_prev);
     p->per_change = -1;
 }
@@ -60,7 +60,7 @@ void cg_model_release(cg_model *p)
     free(p->phase_templates);
     free(p->job_templates);
     cg_warnings_release(&p->warnings);
-    cg_selection_release(&p->selection);
+    cg_special_release(&p->selection);
     free(p->statics);
     free(p->marks);
     free(p->root);
@@ -428,7 +428,7 @@ int cg_model_load(cg_model *p, const cg_options *o, cg_error *err)
     /* the templates of every job, before the selection: it reads their
      * contexts, and may put a job into one more workflow (loaded after) */
     if (cg_model_load_templates(p, err) != 0 ||
-        (p->opt.pipeline ? cg_pipeline_select(p, err) : cg_model_select(p, err)) != 0 || cg_model_load_templates(p, err) != 0)
+        (p->opt.pipeline ? cg_pick_jobs(p, err) : cg_cull_apply(p, err)) != 0 || cg_model_load_templates(p, err) != 0)
         return -1;
     /* each workflow's entries in order, once the selection placed them */
     p->orders = cg_xcalloc(m->nworkflows + 1, sizeof *p->orders);

@@ -5,7 +5,7 @@
  *                   selection applied, the digest of the sources
  *
  * Reading happens here (through io/fsio); once cg_model_load returns, the
- * model is only read: the renderers (render/), the checks (check/) and the
+ * model is only read: the renderers (render/), the audits (audit/) and the
  * commands (cmd/) take a `const cg_model *`, and any number of threads may
  * read it at once.
  */
@@ -31,13 +31,13 @@ typedef struct cg_options {
     const char *manifest;     /* relative to dir; default "cigen.yml" */
     bool strict;              /* warnings about the sources are errors */
     /* a special-PR selection, in this order of precedence: */
-    const cg_selection *selection; /* --only/--also flags (may be empty) */
+    const cg_special *selection; /* --only/--also flags (may be empty) */
     const char *overlay;      /* --overlay FILE; else special-pr.yml when it exists */
     bool no_overlay;          /* do not look for special-pr.yml */
-    const cg_selection *fallback; /* used when nothing above selects (check --allow-special) */
+    const cg_special *fallback; /* used when nothing above selects (check --allow-special) */
     bool fresh_tiers;         /* choose pairwise tiers afresh, not from the committed config's */
-    const struct cg_pipeline_input *pipeline; /* cigen select: pick the jobs of this pipeline
-                                               * (model/pipeline.h) instead of a selection */
+    const struct cg_pick_input *pipeline; /* cigen select: pick the jobs of this pipeline
+                                               * (model/pick.h) instead of a selection */
     const struct cg_walker *walker; /* walk the cells and jobs, keep none (model/walk.h) */
 } cg_options;
 
@@ -108,14 +108,14 @@ typedef struct cg_model {
     const cg_template ***phase_templates; /* [tree][phase]: for constant template paths */
     const cg_template **job_templates; /* [jobs.n]: a job's template, when its path names dimensions only */
     cg_warnings warnings;     /* what load found questionable */
-    cg_selection selection;   /* the special-PR selection in force (may be empty) */
+    cg_special selection;   /* the special-PR selection in force (may be empty) */
     cg_static_job *statics;   /* every workflow's static entries, in order; copies a
                                * selection put into the per-change workflow last */
     size_t nstatics;
     cg_mark *marks;           /* [jobs.n]: what the selection did; NULL without one */
     uint64_t omitted;         /* bit w: a selection left workflow w without jobs */
     int per_change;           /* index of the per-change workflow, or -1 */
-    struct cg_pipeline_run *run; /* what opt.pipeline chose (owned), or NULL */
+    struct cg_pick_run *run; /* what opt.pipeline chose (owned), or NULL */
     char sources_digest[41];  /* of every source read, sorted by path */
     cg_tier_prev tier_prev;   /* the pairwise tiers' cells the committed config recorded */
     cg_tier_changes tier_changes; /* cells that entered or left them since */

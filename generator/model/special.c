@@ -9,12 +9,12 @@
 
 static const char header_key[] = "# cigen-special: ";
 
-void cg_selection_init(cg_selection *s)
+void cg_special_init(cg_special *s)
 {
     memset(s, 0, sizeof *s);
 }
 
-void cg_selection_release(cg_selection *s)
+void cg_special_release(cg_special *s)
 {
     for (size_t i = 0; i < s->nonly; i++)
         free(s->only[i]);
@@ -31,15 +31,15 @@ void cg_selection_release(cg_selection *s)
     free(s->overlay);
     free(s->reason);
     free(s->branch);
-    cg_selection_init(s);
+    cg_special_init(s);
 }
 
-bool cg_selection_empty(const cg_selection *s)
+bool cg_special_empty(const cg_special *s)
 {
     return s->nonly == 0 && s->nalso == 0;
 }
 
-void cg_selection_add(cg_selection *s, bool only, const char *pattern, const cg_pos *pos)
+void cg_special_add(cg_special *s, bool only, const char *pattern, const cg_pos *pos)
 {
     char ***v = only ? &s->only : &s->also;
     cg_pos **p = only ? &s->only_pos : &s->also_pos;
@@ -51,13 +51,13 @@ void cg_selection_add(cg_selection *s, bool only, const char *pattern, const cg_
     (*n)++;
 }
 
-void cg_selection_add_stay(cg_selection *s, const char *pattern)
+void cg_special_add_stay(cg_special *s, const char *pattern)
 {
     s->stay = cg_xrealloc(s->stay, (s->nstay + 1) * sizeof *s->stay);
     s->stay[s->nstay++] = cg_xstrdup(pattern);
 }
 
-static int add_list(cg_selection *s, bool only, const cg_doc *doc, const char *key, json_t *v, cg_error *err)
+static int add_list(cg_special *s, bool only, const cg_doc *doc, const char *key, json_t *v, cg_error *err)
 {
     cg_strbuf p = CG_STRBUF_INIT, ip = CG_STRBUF_INIT;
     cg_path_join_key(&p, "", key);
@@ -77,14 +77,14 @@ static int add_list(cg_selection *s, bool only, const cg_doc *doc, const char *k
         if ((rc = cg_expect_nonempty(doc, path, item, what, err)) != 0)
             break;
         cg_pos pos = cg_doc_where(doc, path);
-        cg_selection_add(s, only, json_string_value(item), &pos);
+        cg_special_add(s, only, json_string_value(item), &pos);
     }
     cg_strbuf_release(&p);
     cg_strbuf_release(&ip);
     return rc;
 }
 
-int cg_selection_parse(cg_selection *s, const char *file, const char *text, size_t len, cg_error *err)
+int cg_special_parse(cg_special *s, const char *file, const char *text, size_t len, cg_error *err)
 {
     cg_doc *doc = cg_doc_parse(file, text, len, NULL, err);
     if (!doc)
@@ -126,7 +126,7 @@ int cg_selection_parse(cg_selection *s, const char *file, const char *text, size
         rc = add_list(s, true, doc, "only", v, err);
     if (rc == 0 && (v = json_object_get(root, "also")))
         rc = add_list(s, false, doc, "also", v, err);
-    if (rc == 0 && cg_selection_empty(s)) {
+    if (rc == 0 && cg_special_empty(s)) {
         top = cg_doc_where(doc, "");
         rc = cg_error_at(err, &top, "the overlay selects nothing; give 'only' or 'also'");
     }
@@ -150,7 +150,7 @@ int cg_selection_parse(cg_selection *s, const char *file, const char *text, size
     return rc;
 }
 
-void cg_selection_args(const cg_selection *s, cg_strbuf *out)
+void cg_special_args(const cg_special *s, cg_strbuf *out)
 {
     for (size_t i = 0; i < s->nonly; i++) {
         cg_strbuf_adds(out, i ? " --only " : "--only ");
@@ -168,7 +168,7 @@ void cg_selection_args(const cg_selection *s, cg_strbuf *out)
     }
 }
 
-void cg_selection_header(const cg_selection *s, cg_strbuf *out)
+void cg_special_header(const cg_special *s, cg_strbuf *out)
 {
     cg_strbuf_adds(out, "# This is a special-PR config: regenerate without the selection before landing.\n");
     if (s->reason) {
@@ -193,7 +193,7 @@ void cg_selection_header(const cg_selection *s, cg_strbuf *out)
     /* patterns, branch and overlay are refused where they are read when a
      * comment cannot hold them (cg_line_breaker); escaped here too */
     cg_strbuf line = CG_STRBUF_INIT;
-    cg_selection_args(s, &line);
+    cg_special_args(s, &line);
     /* check --allow-special reads this overlay again (or sees it is gone) */
     if (s->overlay) {
         cg_strbuf_adds(&line, " --overlay ");
@@ -234,7 +234,7 @@ static const char *read_word(const char *p, const char *end, cg_strbuf *w)
     }
 }
 
-bool cg_selection_from_header(cg_selection *s, const char *text, size_t len)
+bool cg_special_from_header(cg_special *s, const char *text, size_t len)
 {
     static const char digest_key[] = "# cigen-digest: ";
     size_t i = 0;
@@ -269,16 +269,16 @@ bool cg_selection_from_header(cg_selection *s, const char *text, size_t len)
                 else if (ok && cg_streq(flag.buf, "--pr-branch"))
                     s->branch = cg_xstrdup(word.buf ? word.buf : "");
                 else if (ok)
-                    cg_selection_add(s, cg_streq(flag.buf, "--only"), word.buf, NULL);
+                    cg_special_add(s, cg_streq(flag.buf, "--only"), word.buf, NULL);
             }
             cg_strbuf_release(&flag);
             cg_strbuf_release(&word);
-            if (ok && !cg_selection_empty(s)) {
+            if (ok && !cg_special_empty(s)) {
                 free(s->source);
                 s->source = cg_xstrdup("the header of the committed config");
                 return true;
             }
-            cg_selection_release(s);
+            cg_special_release(s);
             return false;
         }
         i = end + 1;

@@ -27,7 +27,7 @@
 #include "base/diag.h"
 #include "base/strbuf.h"
 
-typedef struct cg_selection {
+typedef struct cg_special {
     char **only;          /* patterns */
     cg_pos *only_pos;     /* where each came from (file, or none for flags) */
     size_t nonly;
@@ -39,33 +39,33 @@ typedef struct cg_selection {
     char *reason;         /* the overlay's 'reason', or NULL */
     char *branch;         /* the pull request's branch it is for ('branch:', --pr-branch), or NULL */
     bool allow_protected; /* may pull protected jobs in ('allow_protected: true', --allow-protected) */
-    /* cigen select's own picks (model/pipeline.h): exact names of entries
+    /* cigen select's own picks (model/pick.h): exact names of entries
      * that run where they are, filters kept, in each workflow where `runs`
      * says CircleCI would run them; everything not picked is culled */
     char **stay;
     size_t nstay;
     bool (*runs)(const void *ctx, const char *workflow, const char *entry);
     const void *runs_ctx;
-} cg_selection;
+} cg_special;
 
-void cg_selection_init(cg_selection *s);
-void cg_selection_release(cg_selection *s);
-bool cg_selection_empty(const cg_selection *s);
-void cg_selection_add(cg_selection *s, bool only, const char *pattern, const cg_pos *pos);
+void cg_special_init(cg_special *s);
+void cg_special_release(cg_special *s);
+bool cg_special_empty(const cg_special *s);
+void cg_special_add(cg_special *s, bool only, const char *pattern, const cg_pos *pos);
 /* An entry cigen select picked by its rules (job=NAME): runs in place. */
-void cg_selection_add_stay(cg_selection *s, const char *pattern);
+void cg_special_add_stay(cg_special *s, const char *pattern);
 
 /* Reads an overlay file's text (YAML).  Returns -1 with an error. */
-int cg_selection_parse(cg_selection *s, const char *file, const char *text, size_t len, cg_error *err);
+int cg_special_parse(cg_special *s, const char *file, const char *text, size_t len, cg_error *err);
 
 /* "--only 'os=linux' --also 'x'" (then --allow-protected, --pr-branch 'b'):
  * shell-quoted, copy-paste ready. */
-void cg_selection_args(const cg_selection *s, cg_strbuf *out);
+void cg_special_args(const cg_special *s, cg_strbuf *out);
 /* The header lines of a special config (the reason, the patterns and the
  * overlay file they came from), and reading them back. */
-void cg_selection_header(const cg_selection *s, cg_strbuf *out);
+void cg_special_header(const cg_special *s, cg_strbuf *out);
 /* Finds the special line in a config's header; returns false when absent.
  * s->overlay is the overlay file the header names, if any. */
-bool cg_selection_from_header(cg_selection *s, const char *text, size_t len);
+bool cg_special_from_header(cg_special *s, const char *text, size_t len);
 
 #endif

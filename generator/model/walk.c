@@ -16,7 +16,7 @@
 #include "base/fpset.h"
 #include "base/hash.h"
 #include "base/text.h"
-#include "model/select.h"
+#include "model/cull.h"
 
 /* Fingerprints shared by two job names that a second walk checks name by
  * name; more, and the whole load says whether a name is used twice. */
@@ -79,8 +79,8 @@ int cg_walk_begin(cg_model *m, cg_error *err)
 {
     const cg_manifest *man = &m->manifest;
     if (man->nworkflows > 64 || m->opt.pipeline || m->opt.overlay ||
-        (m->opt.selection && !cg_selection_empty(m->opt.selection)) ||
-        (m->opt.fallback && !cg_selection_empty(m->opt.fallback)))
+        (m->opt.selection && !cg_special_empty(m->opt.selection)) ||
+        (m->opt.fallback && !cg_special_empty(m->opt.fallback)))
         return -1;
     for (size_t w = 0; w < man->nworkflows; w++)
         if (man->workflows[w].order == CG_ORDER_LIST)
@@ -454,7 +454,7 @@ int cg_walk_finish(cg_model *p, cg_error *err)
             return -1;
     }
     /* a special-PR selection (special-pr.yml) changes the jobs: walk none */
-    if (cg_model_select(p, err) != 0 || !cg_selection_empty(&p->selection))
+    if (cg_cull_apply(p, err) != 0 || !cg_special_empty(&p->selection))
         return -1;
     p->orders = cg_xcalloc(m->nworkflows + 1, sizeof *p->orders);
     return err->set ? -1 : 0;

@@ -519,3 +519,45 @@ void cg_dot_fit(const char *const *cands, size_t ncands, size_t budget, cg_dot_e
         cur = best_est;
     }
 }
+
+/* ---- cells under a collapse mask (mask[d]: dimension d collapsed) ---- */
+
+bool cg_dot_masked_eq(const cg_tree *t, const bool *mask, const cg_cell *a, const cg_cell *b)
+{
+    for (size_t d = 0; d < t->ndims; d++) {
+        const char *x = a->values[d], *y = b->values[d];
+        if (!x || !y) {
+            if (x != y)
+                return false;
+        } else if (!mask[d] && x != y) {
+            return false;
+        }
+    }
+    return true;
+}
+
+uint64_t cg_dot_masked_hash(const cg_tree *t, const bool *mask, const cg_cell *c)
+{
+    uint64_t h = 0x5bd1e995;
+    for (size_t d = 0; d < t->ndims; d++)
+        h = cg_dot_mix(h, !c->values[d] ? 1 : mask[d] ? 2 : (uint64_t)(uintptr_t)c->values[d]); /* interned */
+    return h;
+}
+
+/* A cell with a collapsed dimension is drawn with the cells that differ
+ * from it only there. */
+bool cg_dot_grouped(const cg_tree *t, const bool *mask, const cg_cell *c)
+{
+    for (size_t d = 0; d < t->ndims; d++)
+        if (mask[d] && c->values[d])
+            return true;
+    return false;
+}
+
+void cg_dot_masked_path(const cg_tree *t, const bool *mask, const cg_cell *c, cg_strbuf *out)
+{
+    size_t start = out->len;
+    for (size_t d = 0; d < t->ndims; d++)
+        if (c->values[d])
+            cg_dot_path_add(out, start, t->dims[d], mask && mask[d] ? NULL : c->values[d]);
+}

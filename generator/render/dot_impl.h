@@ -171,4 +171,13 @@ void cg_dot_emit_note(cg_strbuf *out, const cg_model *p, const char *kind, const
                       const cg_dot_opts *o, size_t count, const char *const *cands, size_t ncands, cg_dot_count_fn fn,
                       const void *ctx, const cg_strbuf *label, const char *what);
 
+/* Cells under a collapse mask (mask[d]: dimension d collapsed): equal but
+ * for the collapsed dimensions, a hash agreeing with that equality, whether
+ * a cell has a collapsed value (drawn with the others), and its path with
+ * '*' for the collapsed values. */
+bool cg_dot_masked_eq(const cg_tree *t, const bool *mask, const cg_cell *a, const cg_cell *b);
+uint64_t cg_dot_masked_hash(const cg_tree *t, const bool *mask, const cg_cell *c);
+bool cg_dot_grouped(const cg_tree *t, const bool *mask, const cg_cell *c);
+void cg_dot_masked_path(const cg_tree *t, const bool *mask, const cg_cell *c, cg_strbuf *out);
+
 #endif

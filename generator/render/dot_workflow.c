@@ -7,46 +7,6 @@
 /* Cells seen through the collapse mask: equal when every value matches,
  * collapsed ones only in being present.  Cell values are interned in the
  * project's pool, so equal values are the same pointer: no string work. */
-static bool masked_eq(const cg_tree *t, const bool *mask, const cg_cell *a, const cg_cell *b)
-{
-    for (size_t d = 0; d < t->ndims; d++) {
-        const char *x = a->values[d], *y = b->values[d];
-        if (!x || !y) {
-            if (x != y)
-                return false;
-        } else if (!mask[d] && x != y) {
-            return false;
-        }
-    }
-    return true;
-}
-
-static uint64_t masked_hash(const cg_tree *t, const bool *mask, const cg_cell *c)
-{
-    uint64_t h = 0x5bd1e995;
-    for (size_t d = 0; d < t->ndims; d++)
-        h = cg_dot_mix(h, !c->values[d] ? 1 : mask[d] ? 2 : (uint64_t)(uintptr_t)c->values[d]); /* interned */
-    return h;
-}
-
-/* A cell with a collapsed dimension is drawn with the cells that differ
- * from it only there. */
-static bool grouped(const cg_tree *t, const bool *mask, const cg_cell *c)
-{
-    for (size_t d = 0; d < t->ndims; d++)
-        if (mask[d] && c->values[d])
-            return true;
-    return false;
-}
-
-static void masked_path(const cg_tree *t, const bool *mask, const cg_cell *c, cg_strbuf *out)
-{
-    size_t start = out->len;
-    for (size_t d = 0; d < t->ndims; d++)
-        if (c->values[d])
-            cg_dot_path_add(out, start, t->dims[d], mask && mask[d] ? NULL : c->values[d]);
-}
-
 /* ---- the job graph of a workflow ---- */
 
 enum { G_STATIC, G_JOB, G_MISSING };
@@ -101,7 +61,7 @@ static bool gcluster_eq(const void *ctx, uint32_t a, uint32_t b)
         return false;
     if (!x->grouped)
         return x->job->cell == y->job->cell;
-    return masked_eq(G->p->trees[x->tree], G->masks[x->tree], x->job->cell, y->job->cell);
+    return cg_dot_masked_eq(G->p->trees[x->tree], G->masks[x->tree], x->job->cell, y->job->cell);
 }
 
 static bool gedge_eq(const void *ctx, uint32_t a, uint32_t b)
@@ -113,7 +73,7 @@ static bool gedge_eq(const void *ctx, uint32_t a, uint32_t b)
 static uint64_t cell_key_hash(const gmodel *G, uint32_t tree, bool is_grouped, const cg_cell *c)
 {
     uint64_t h = cg_dot_mix(0x9e37, tree);
-    return is_grouped ? cg_dot_mix(h, masked_hash(G->p->trees[tree], G->masks[tree], c)) : cg_dot_mix(h ^ 1, c->index);
+    return is_grouped ? cg_dot_mix(h, cg_dot_masked_hash(G->p->trees[tree], G->masks[tree], c)) : cg_dot_mix(h ^ 1, c->index);
 }
 
 /* A static entry: "setup", or {job: {name: x, requires: [...], ...}}. */
@@ -258,7 +218,7 @@ static void gm_build(gmodel *G, const cg_model *p, size_t w, const char *const *
         uint32_t ti = (uint32_t)j->tree->index;
         if (j->cell != key_cell) {
             key_cell = j->cell;
-            gr = grouped(j->tree, G->masks[ti], j->cell);
+            gr = cg_dot_grouped(j->tree, G->masks[ti], j->cell);
             cg_grow(&G->c, &G->ccap, G->nc + 1, sizeof *G->c);
             G->c[G->nc] = (gcluster){.job = j, .tree = ti, .grouped = gr, .first = NONE, .last = NONE};
             cl = cg_dot_htab_intern(&G->cluster_tab, cell_key_hash(G, ti, gr, j->cell), (uint32_t)G->nc,
@@ -446,12 +406,12 @@ static size_t workflow_count(const void *ctx, const char *const *names, size_t n
         uint64_t *acc = cg_xcalloc(wc->n + 1, sizeof *acc);
         for (size_t i = 0; i < wc->n; i++) {
             const cg_cell *cell = wc->cell[i];
-            if (!grouped(t, mask, cell)) {
+            if (!cg_dot_grouped(t, mask, cell)) {
                 count += popcount64(wc->phases[i]);
                 continue;
             }
-            size_t h = (size_t)masked_hash(t, mask, cell) & (cap - 1);
-            while (slot[h] && !masked_eq(t, mask, wc->cell[slot[h] - 1], cell))
+            size_t h = (size_t)cg_dot_masked_hash(t, mask, cell) & (cap - 1);
+            while (slot[h] && !cg_dot_masked_eq(t, mask, wc->cell[slot[h] - 1], cell))
                 h = (h + 1) & (cap - 1);
             if (!slot[h])
                 slot[h] = (uint32_t)i + 1;
@@ -751,7 +711,7 @@ void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o0, cg_strb
             const cg_tree *t = p->trees[v->tree];
             cg_strbuf_reset(&id);
             cg_strbuf_addf(&id, "g:%s:%s:", t->name, t->phases[v->job->phase].name);
-            masked_path(t, G.masks[v->tree], v->job->cell, &id);
+            cg_dot_masked_path(t, G.masks[v->tree], v->job->cell, &id);
             cg_dot_ids_take(&used, &id);
         }
         R.ids = used.v;
@@ -774,7 +734,7 @@ void cg_dot_workflow(const cg_model *p, size_t w, const cg_dot_opts *o0, cg_strb
             const cg_tree *t = p->trees[C->tree];
             cg_strbuf_reset(&id);
             cg_strbuf_addf(&id, "cluster_%s:", t->name);
-            masked_path(t, C->grouped ? G.masks[C->tree] : NULL, C->job->cell, &id);
+            cg_dot_masked_path(t, C->grouped ? G.masks[C->tree] : NULL, C->job->cell, &id);
             cg_dot_ids_take(&used, &id);
             R.ids = used.v; /* it may have moved */
             cg_strbuf_adds(out, "  subgraph ");

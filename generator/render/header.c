@@ -2,12 +2,12 @@
 
 #include <string.h>
 
-#include "model/pipeline.h"
+#include "model/pick.h"
 
 void cg_header_write(cg_strbuf *out, const cg_model *p, const char *sources, const char *body)
 {
     const cg_manifest *m = &p->manifest;
-    const cg_selection *special = &p->selection;
+    const cg_special *special = &p->selection;
     const char *manifest = m->doc ? cg_doc_file(m->doc) : "cigen.yml";
     /* the names are checked where they are read (cg_line_breaker); escaped
      * here too, so that no text makes a comment line anything else */
@@ -29,8 +29,8 @@ void cg_header_write(cg_strbuf *out, const cg_model *p, const char *sources, con
             cg_strbuf_add_comment_text(out, p->opt.pipeline->message);
             cg_strbuf_addc(out, '\n');
         }
-    } else if (special && !cg_selection_empty(special)) {
-        cg_selection_header(special, out);
+    } else if (special && !cg_special_empty(special)) {
+        cg_special_header(special, out);
     }
     for (size_t t = 0; t < p->ntrees; t++)
         for (size_t k = 0; k < p->trees[t]->ntiers; k++) {

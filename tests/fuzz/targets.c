@@ -19,7 +19,7 @@
 #include "cmd/project.h"
 #include "base/strbuf.h"
 #include "base/util.h"
-#include "check/roundtrip.h"
+#include "audit/roundtrip.h"
 #include "lang/yamlload.h"
 #include "lang/yamlwrite.h"
 

@@ -1,12 +1,12 @@
-/* Grouping a report's jobs (check/report.h) by the dimension value that
+/* Grouping a report's jobs (audit/report.h) by the dimension value that
  * explains them, from the current model: "+12 jobs: python=3.8". */
-#include "check/report.h"
+#include "audit/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/report_impl.h"
+#include "audit/report_impl.h"
 #include "model/query.h"
 
 static void push_group(cg_matrix *m, char kind, const char *label, const char *why, char **jobs, size_t n)

@@ -1,5 +1,5 @@
 /* same — two YAML documents compared as data (see same.h). */
-#include "check/same.h"
+#include "audit/same.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/lint.h"
-#include "check/lint_impl.h"
+#include "audit/lint.h"
+#include "audit/lint_impl.h"
 
 /* deeper than this, a fragment is hard to read (a warning, not CircleCI's limit) */
 #define MAX_DEPTH_WARNING 32

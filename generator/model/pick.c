@@ -1,5 +1,5 @@
-/* Which jobs a pipeline runs, decided when it starts (model/pipeline.h). */
-#include "model/pipeline.h"
+/* Which jobs a pipeline runs, decided when it starts (model/pick.h). */
+#include "model/pick.h"
 
 #include <stdarg.h>
 #include <fnmatch.h>
@@ -10,7 +10,7 @@
 #include "lang/yaml_path.h"
 #include "model/condition.h"
 #include "model/query.h"
-#include "model/select.h"
+#include "model/cull.h"
 
 #define MAX_NOTES 256
 
@@ -75,7 +75,7 @@ static const char *keyword(const char *s, const char *end, const char *word, boo
     return s < end && *s == ':' ? s + 1 : NULL;
 }
 
-void cg_pipeline_tokens_parse(const char *message, cg_pipeline_tokens *t)
+void cg_pick_tokens_parse(const char *message, cg_pick_tokens *t)
 {
     memset(t, 0, sizeof *t);
     /* one pass: a ']' closes the last '[' before it ("[[conda ci]": the
@@ -124,7 +124,7 @@ void cg_pipeline_tokens_parse(const char *message, cg_pipeline_tokens *t)
     }
 }
 
-void cg_pipeline_tokens_free(cg_pipeline_tokens *t)
+void cg_pick_tokens_free(cg_pick_tokens *t)
 {
     for (size_t i = 0; i < t->nonly; i++)
         free(t->only[i]);
@@ -142,13 +142,13 @@ void cg_pipeline_tokens_free(cg_pipeline_tokens *t)
 
 typedef struct rules {
     cg_model *m;
-    cg_pipeline_run *run;
-    const cg_pipeline_input *in;
+    cg_pick_run *run;
+    const cg_pick_input *in;
     uint64_t bits;           /* the workflows this pipeline may run */
     size_t nstatic;          /* the static entries as the manifest lists them */
     const char **why_static; /* [nstatic]: the rule that chose it */
     cg_env *envs;
-    cg_selection named;      /* a special PR's patterns: the overlay, flags, [ci only:], [ci also:] */
+    cg_special named;      /* a special PR's patterns: the overlay, flags, [ci only:], [ci also:] */
     cg_error *err;
 } rules;
 
@@ -172,7 +172,7 @@ static const char *pooled(rules *R, const char *s)
 }
 
 /* Whether CircleCI would run `entry` of workflow w on this pipeline (the
- * simulation of the full config, check/branches.h, through cmd/select). */
+ * simulation of the full config, audit/simulate.h, through cmd/select). */
 static bool sim_runs(const rules *R, size_t w, const char *entry)
 {
     if (!(R->bits & ((uint64_t)1 << w)))
@@ -337,15 +337,15 @@ static int named_pattern(rules *R, bool only, const char *pattern)
     if (n == 0)
         return cg_error_plain(R->err, "the commit message's [ci %s: %s] selects no job", only ? "only" : "also",
                               pattern);
-    cg_selection_add(&R->named, only, pattern, NULL);
+    cg_special_add(&R->named, only, pattern, NULL);
     return 0;
 }
 
 /* A push to a branch other than a run_all one: the rules of pipeline.h. */
-static int choose_for_pr(rules *R, const cg_pipeline_tokens *t)
+static int choose_for_pr(rules *R, const cg_pick_tokens *t)
 {
-    const cg_pipeline_input *in = R->in;
-    const cg_pipeline_decl *d = &R->m->manifest.pipeline;
+    const cg_pick_input *in = R->in;
+    const cg_dynamic_decl *d = &R->m->manifest.pipeline;
     cg_strbuf why = CG_STRBUF_INIT;
     int rc = 0;
     bool defaults = true;
@@ -435,15 +435,15 @@ static void exact_pattern(cg_strbuf *out, const char *name)
 static int apply(rules *R)
 {
     cg_model *m = R->m;
-    cg_selection *s = &m->selection;
-    cg_selection_release(s);
-    cg_selection_init(s);
+    cg_special *s = &m->selection;
+    cg_special_release(s);
+    cg_special_init(s);
     s->source = cg_xstrdup(R->named.source ? R->named.source : "the pipeline's rules");
     s->allow_protected = R->named.allow_protected;
     for (size_t i = 0; i < R->named.nonly; i++)
-        cg_selection_add(s, true, R->named.only[i], &R->named.only_pos[i]);
+        cg_special_add(s, true, R->named.only[i], &R->named.only_pos[i]);
     for (size_t i = 0; i < R->named.nalso; i++)
-        cg_selection_add(s, false, R->named.also[i], &R->named.also_pos[i]);
+        cg_special_add(s, false, R->named.also[i], &R->named.also_pos[i]);
     s->runs = R->in->runs ? R->in->runs : NULL;
     s->runs_ctx = R->in->runs_ctx;
     cg_strbuf pat = CG_STRBUF_INIT;
@@ -451,13 +451,13 @@ static int apply(rules *R)
     for (size_t k = 0; k < m->jobs.n; k++)
         if (R->run->job_in[k]) {
             exact_pattern(&pat, m->jobs.v[k].name);
-            cg_selection_add_stay(s, pat.buf);
+            cg_special_add_stay(s, pat.buf);
             picked++;
         }
     for (size_t e = 0; e < R->nstatic; e++)
         if (R->why_static[e]) {
             exact_pattern(&pat, m->statics[e].name);
-            cg_selection_add_stay(s, pat.buf);
+            cg_special_add_stay(s, pat.buf);
             picked++;
         }
     cg_strbuf_release(&pat);
@@ -476,7 +476,7 @@ static int apply(rules *R)
     bool keep = false;
     for (size_t i = 0; pwd && i < pwd->nkeep; i++)
         keep = keep || sim_runs(R, (size_t)m->per_change, pwd->keep[i]);
-    if (!picked && cg_selection_empty(s) && !keep) {
+    if (!picked && cg_special_empty(s) && !keep) {
         R->run->workflow = -1; /* nothing runs at all: nothing is written */
         m->omitted = ~(uint64_t)0;
         for (size_t e = 0; e < m->nstatics; e++)
@@ -485,7 +485,7 @@ static int apply(rules *R)
             m->jobs.v[k].workflows = 0;
         return 0;
     }
-    int rc = cg_model_apply_selection(m, R->err);
+    int rc = cg_cull_apply_loaded(m, R->err);
     /* what each special-PR pattern selected, counted as the selection did */
     for (size_t i = 0; rc == 0 && i < s->nonly + s->nalso; i++) {
         size_t n = 0;
@@ -517,7 +517,7 @@ static int apply(rules *R)
 static int pipeline_values(rules *R, cg_pipeline_values *pv)
 {
     cg_model *m = R->m;
-    const cg_pipeline_input *in = R->in;
+    const cg_pick_input *in = R->in;
     json_t *decls = json_object(); /* name -> declaration (borrowed) */
     pv->parameters = json_object();
     R->run->parameters = json_object();
@@ -567,11 +567,11 @@ static void note_when(rules *R, size_t w, const cg_pipeline_values *pv)
     cg_strbuf_release(&why);
 }
 
-int cg_pipeline_select(cg_model *m, cg_error *err)
+int cg_pick_jobs(cg_model *m, cg_error *err)
 {
-    const cg_pipeline_input *in = m->opt.pipeline;
+    const cg_pick_input *in = m->opt.pipeline;
     cg_manifest *mf = &m->manifest;
-    cg_pipeline_run *run = cg_pool_alloc(&m->pool, sizeof *run);
+    cg_pick_run *run = cg_pool_alloc(&m->pool, sizeof *run);
     memset(run, 0, sizeof *run);
     m->run = run;
     run->notes = cg_pool_alloc(&m->pool, MAX_NOTES * sizeof *run->notes);
@@ -581,30 +581,30 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
     memset(run->job_in, 0, (m->jobs.n + 1) * sizeof *run->job_in);
     run->workflow = -1;
     rules R = {m, run, in, 0, 0, NULL, NULL, {0}, err};
-    cg_selection_init(&R.named);
+    cg_special_init(&R.named);
     cg_strbuf sb = CG_STRBUF_INIT;
     const char *branch = in->branch && *in->branch ? in->branch : NULL;
     const char *tag = in->tag && *in->tag ? in->tag : NULL;
     const char *schedule = in->schedule && *in->schedule ? in->schedule : NULL;
-    cg_pipeline_tokens t;
-    cg_pipeline_tokens_parse(tag || schedule ? NULL : in->message, &t);
+    cg_pick_tokens t;
+    cg_pick_tokens_parse(tag || schedule ? NULL : in->message, &t);
     /* a special PR from the overlay or --only/--also: honoured as in classic mode */
-    int rc = cg_model_load_selection(m, err);
-    if (rc == 0 && !cg_selection_empty(&m->selection)) {
+    int rc = cg_cull_load(m, err);
+    if (rc == 0 && !cg_special_empty(&m->selection)) {
         /* their positions name the overlay file by a string that outlives
          * m->selection, which apply() releases */
-        const cg_selection *o = &m->selection;
+        const cg_special *o = &m->selection;
         for (size_t i = 0; i < o->nonly + o->nalso; i++) {
             bool only = i < o->nonly;
             cg_pos pos = only ? o->only_pos[i] : o->also_pos[i - o->nonly];
             if (pos.file)
                 pos.file = cg_pool_strndup(&m->pool, pos.file, strlen(pos.file));
-            cg_selection_add(&R.named, only, only ? o->only[i] : o->also[i - o->nonly], &pos);
+            cg_special_add(&R.named, only, only ? o->only[i] : o->also[i - o->nonly], &pos);
         }
         R.named.source = cg_xstrdup(o->source ? o->source : "the command line");
         R.named.allow_protected = o->allow_protected;
     }
-    cg_model_collect_statics(m);
+    cg_cull_collect_statics(m);
     R.nstatic = m->nstatics;
     R.why_static = cg_pool_alloc(&m->pool, (R.nstatic + 1) * sizeof *R.why_static);
     memset(R.why_static, 0, (R.nstatic + 1) * sizeof *R.why_static);
@@ -665,7 +665,7 @@ int cg_pipeline_select(cg_model *m, cg_error *err)
         choose_all(&R, pooled(&R, sb.buf));
         if (t.all || t.nwords || t.nonly || t.nalso)
             note(&R, "the commit message's tokens do not count on a 'run_all' branch");
-        cg_pipeline_tokens_free(&t);
+        cg_pick_tokens_free(&t);
     } else if (t.nonly) {
         for (size_t i = 0; i < t.nonly && rc == 0; i++)
             rc = named_pattern(&R, true, t.only[i]);
@@ -690,13 +690,13 @@ out:
         run->nstatics = R.nstatic;
         run->statics = cg_pool_alloc(&m->pool, (run->nstatics + 1) * sizeof *run->statics);
         for (size_t i = 0; i < run->nstatics; i++)
-            run->statics[i] = (cg_pipeline_why){m->statics[i].name, R.why_static[i] != NULL, R.why_static[i]};
+            run->statics[i] = (cg_pick_why){m->statics[i].name, R.why_static[i] != NULL, R.why_static[i]};
     }
     for (size_t i = 0; i < m->ntrees; i++)
         cg_env_release(&R.envs[i]);
     free(R.envs);
-    cg_selection_release(&R.named);
-    cg_pipeline_tokens_free(&t);
+    cg_special_release(&R.named);
+    cg_pick_tokens_free(&t);
     json_decref(pv.parameters);
     cg_strbuf_release(&sb);
     return rc;

@@ -1,9 +1,9 @@
-/* lint_impl — what the parts of lint share (check/lint.c: findings, the
- * generated entries, limits and the result; check/lint_defs.c: definitions
- * and parameter values; check/lint_workflows.c: workflow names, requires and
- * cycles; check/lint_refs.c: the `<< ... >>` CircleCI fills in); each part
+/* lint_impl — what the parts of lint share (audit/lint.c: findings, the
+ * generated entries, limits and the result; audit/lint_defs.c: definitions
+ * and parameter values; audit/lint_workflows.c: workflow names, requires and
+ * cycles; audit/lint_refs.c: the `<< ... >>` CircleCI fills in); each part
  * defines the helpers of its concern.  Internal to
- * check/lint*.c: the public interface is check/lint.h.
+ * audit/lint*.c: the public interface is audit/lint.h.
  */
 #ifndef CIGEN_LINT_IMPL_H
 #define CIGEN_LINT_IMPL_H
@@ -20,7 +20,7 @@
 #include "lang/yaml_scalar.h"
 #include "lang/yamlwrite.h"
 
-/* check/lint.h's (not included: a module and its parts never include each
+/* audit/lint.h's (not included: a module and its parts never include each
  * other) */
 typedef struct cg_lint cg_lint;
 typedef struct cg_def cg_def;

@@ -1,7 +1,7 @@
 /* lint_defs — the fragments' jobs, commands and executors, and the values
  * passed to their parameters. */
-#include "check/lint.h"
-#include "check/lint_impl.h"
+#include "audit/lint.h"
+#include "audit/lint_impl.h"
 
 /* ---- definitions ---- */
 

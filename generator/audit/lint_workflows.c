@@ -1,6 +1,6 @@
 /* lint_workflows — the jobs of each workflow: names, requires, cycles. */
-#include "check/lint.h"
-#include "check/lint_impl.h"
+#include "audit/lint.h"
+#include "audit/lint_impl.h"
 
 #include "base/graph.h"
 #include "lang/cron.h"

@@ -1,4 +1,4 @@
-#include "check/roundtrip.h"
+#include "audit/roundtrip.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
-/* Comparing two configs read as jobs (check/report.h): the jobs added,
+/* Comparing two configs read as jobs (audit/report.h): the jobs added,
  * removed and changed, field by field, and the definitions; then grouped
  * (report_group.c). */
-#include "check/report.h"
+#include "audit/report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/report_impl.h"
+#include "audit/report_impl.h"
 
 static char *show(json_t *v)
 {

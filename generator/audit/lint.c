@@ -2,8 +2,8 @@
  * arguments against the job's parameters); cg_lint_finish, which runs the
  * checks of the whole config (lint_defs, lint_refs, lint_workflows,
  * lint_project); printing and JSON. */
-#include "check/lint.h"
-#include "check/lint_impl.h"
+#include "audit/lint.h"
+#include "audit/lint_impl.h"
 
 /* ---- findings ---- */
 

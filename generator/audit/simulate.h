@@ -1,4 +1,4 @@
-/* branches — which workflow entries CircleCI runs for one pipeline.
+/* simulate — which workflow entries CircleCI runs for one pipeline.
  *
  * A simulation of CircleCI's rules on a written config (docs/pipeline.md
  * cites the CircleCI documentation for each):
@@ -22,8 +22,8 @@
  *   - a job whose required job does not run, does not run either (so on a
  *     tag every job a tag-filtered job requires needs a tag filter too).
  */
-#ifndef CIGEN_BRANCHES_H
-#define CIGEN_BRANCHES_H
+#ifndef CIGEN_SIMULATE_H
+#define CIGEN_SIMULATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,18 +33,18 @@
 
 enum { CG_RUNS, CG_SKIPPED, CG_UNKNOWN };
 
-typedef struct cg_branch_job {
+typedef struct cg_sim_entry {
     char *workflow;
     char *job;
     int state;           /* CG_RUNS, CG_SKIPPED, CG_UNKNOWN */
     char *why;           /* why not (NULL when it runs) */
     bool context;        /* the entry has a `context:` (credentials) */
-} cg_branch_job;
+} cg_sim_entry;
 
-typedef struct cg_branch_run {
-    cg_branch_job *v;
+typedef struct cg_sim_result {
+    cg_sim_entry *v;
     size_t n, cap;
-} cg_branch_run;
+} cg_sim_result;
 
 /* One pipeline, as CircleCI starts it. */
 typedef struct cg_sim_input {
@@ -60,13 +60,13 @@ typedef struct cg_sim_input {
 /* Simulates the pipeline on the config's text; only workflow `workflow`
  * when not NULL (an unknown one is an error), as is a parameter the config
  * does not declare or a value that does not fit its type. */
-int cg_pipeline_simulate(const char *file, const char *text, size_t len, const cg_sim_input *in,
-                         const char *workflow, cg_branch_run *out, cg_error *err);
+int cg_sim_run(const char *file, const char *text, size_t len, const cg_sim_input *in,
+                         const char *workflow, cg_sim_result *out, cg_error *err);
 /* A push to `branch`. */
-int cg_branch_simulate(const char *file, const char *text, size_t len, const char *branch, const char *workflow,
-                       cg_branch_run *out, cg_error *err);
+int cg_sim_branch(const char *file, const char *text, size_t len, const char *branch, const char *workflow,
+                       cg_sim_result *out, cg_error *err);
 /* The pipeline in words: "a push to 'x'", "a push of tag 'v1'", ... */
 void cg_sim_describe(const cg_sim_input *in, cg_strbuf *out);
-void cg_branch_run_release(cg_branch_run *r);
+void cg_sim_result_release(cg_sim_result *r);
 
 #endif

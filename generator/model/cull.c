@@ -1,6 +1,6 @@
 /* The special-PR selection in force, applied to the jobs of the model
- * (model/select.h). */
-#include "model/select.h"
+ * (model/cull.h). */
+#include "model/cull.h"
 
 #include <fnmatch.h>
 #include <stdint.h>
@@ -11,12 +11,12 @@
 #include "lang/schema.h"
 #include "model/query.h"
 
-static void copy_selection(cg_selection *to, const cg_selection *from, const char *source)
+static void copy_selection(cg_special *to, const cg_special *from, const char *source)
 {
     for (size_t i = 0; i < from->nonly; i++)
-        cg_selection_add(to, true, from->only[i], &from->only_pos[i]);
+        cg_special_add(to, true, from->only[i], &from->only_pos[i]);
     for (size_t i = 0; i < from->nalso; i++)
-        cg_selection_add(to, false, from->also[i], &from->also_pos[i]);
+        cg_special_add(to, false, from->also[i], &from->also_pos[i]);
     free(to->source);
     to->source = cg_xstrdup(from->source ? from->source : source);
     free(to->branch);
@@ -32,7 +32,7 @@ static int load_selection(cg_model *p, cg_error *err)
 {
     if (load_selection_from(p, err) != 0)
         return -1;
-    const cg_selection *f = p->opt.selection;
+    const cg_special *f = p->opt.selection;
     if (f && f->allow_protected)
         p->selection.allow_protected = true;
     if (f && f->branch) {
@@ -48,7 +48,7 @@ static int load_selection(cg_model *p, cg_error *err)
 static int load_selection_from(cg_model *p, cg_error *err)
 {
     const cg_options *o = &p->opt;
-    if (o->selection && !cg_selection_empty(o->selection)) {
+    if (o->selection && !cg_special_empty(o->selection)) {
         copy_selection(&p->selection, o->selection, "the command line");
         return 0;
     }
@@ -63,17 +63,17 @@ static int load_selection_from(cg_model *p, cg_error *err)
         if (r < 0)
             return -1;
         if (r == 0) {
-            int rc = cg_selection_parse(&p->selection, file, data, len, err);
+            int rc = cg_special_parse(&p->selection, file, data, len, err);
             free(data);
             return rc;
         }
     }
-    if (o->fallback && !cg_selection_empty(o->fallback))
+    if (o->fallback && !cg_special_empty(o->fallback))
         copy_selection(&p->selection, o->fallback, "the header of the committed config");
     return 0;
 }
 
-static int pattern_error(cg_error *err, const cg_selection *s, bool only, size_t i, const char *what)
+static int pattern_error(cg_error *err, const cg_special *s, bool only, size_t i, const char *what)
 {
     const cg_pos *pos = only ? &s->only_pos[i] : &s->also_pos[i];
     const char *pat = only ? s->only[i] : s->also[i];
@@ -158,7 +158,7 @@ static void collect_statics(cg_model *p)
 /* A node of the job graph: a generated job (< njobs) or a static entry. */
 typedef struct graph {
     cg_model *p;
-    const cg_selection *s;
+    const cg_special *s;
     size_t njobs;
     uint64_t *orig;          /* [njobs] the workflows before the selection */
     uint64_t *mask;          /* [njobs] after */
@@ -233,7 +233,7 @@ static const char *protection(graph *g, size_t node, cg_pos *where, cg_strbuf *w
     return NULL;
 }
 
-static void pattern_text(const cg_selection *s, int32_t i, cg_strbuf *out)
+static void pattern_text(const cg_special *s, int32_t i, cg_strbuf *out)
 {
     if ((size_t)i >= s->nonly + s->nalso) {
         cg_strbuf_addf(out, "the pipeline's rules, '%s'", s->stay[(size_t)i - s->nonly - s->nalso]);
@@ -417,16 +417,16 @@ static bool literal_name(const cg_query *q, cg_strbuf *out)
 
 static int apply_selection(cg_model *p, cg_error *err)
 {
-    const cg_selection *s = &p->selection;
+    const cg_special *s = &p->selection;
     const cg_manifest *m = &p->manifest;
     collect_statics(p);
-    if (cg_selection_empty(s) && !s->runs)
+    if (cg_special_empty(s) && !s->runs)
         return 0;
-    if (p->per_change < 0 && !cg_selection_empty(s))
+    if (p->per_change < 0 && !cg_special_empty(s))
         return cg_error_plain(err, "a special-PR selection (from %s) needs a workflow marked 'per_change: true' "
                               "in %s", s->source, p->opt.manifest);
     const cg_workflow_decl *pwd = p->per_change >= 0 ? &m->workflows[p->per_change] : NULL;
-    if (pwd && pwd->schedule && !cg_selection_empty(s))
+    if (pwd && pwd->schedule && !cg_special_empty(s))
         return cg_error_at(err, &pwd->schedule_pos, "the per-change workflow '%s' runs on a schedule, never on a "
                            "pull request's branch: a special-PR selection cannot run anything there", pwd->name);
     size_t nnamed = s->nonly + s->nalso, ngroups = nnamed + s->nstay;
@@ -658,22 +658,22 @@ static int apply_selection(cg_model *p, cg_error *err)
     return rc;
 }
 
-int cg_model_load_selection(cg_model *p, cg_error *err)
+int cg_cull_load(cg_model *p, cg_error *err)
 {
     return load_selection(p, err);
 }
 
-void cg_model_collect_statics(cg_model *p)
+void cg_cull_collect_statics(cg_model *p)
 {
     collect_statics(p);
 }
 
-int cg_model_apply_selection(cg_model *p, cg_error *err)
+int cg_cull_apply_loaded(cg_model *p, cg_error *err)
 {
     return apply_selection(p, err);
 }
 
-int cg_model_select(cg_model *p, cg_error *err)
+int cg_cull_apply(cg_model *p, cg_error *err)
 {
     if (load_selection(p, err) != 0)
         return -1;

@@ -5,8 +5,8 @@
  * inside a job, command or executor one of that definition's parameters.
  * CircleCI refuses the config otherwise ("Unknown variable(s): ...").
  * Other names (`<< matrix.X >>`, an orb's own) are left to CircleCI. */
-#include "check/lint.h"
-#include "check/lint_impl.h"
+#include "audit/lint.h"
+#include "audit/lint_impl.h"
 
 #include "base/text.h"
 

@@ -1,4 +1,4 @@
-/* Reading a config as jobs (check/report_impl.h): whole, as a YAML
+/* Reading a config as jobs (audit/report_impl.h): whole, as a YAML
  * document, or by slicing its text.
  *
  * A config that cigen wrote is block YAML: top-level keys at column 0,
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/report_impl.h"
+#include "audit/report_impl.h"
 #include "lang/yaml_text.h"
 
 /* nesting above a workflow entry's sequence: the root, `workflows:`, the

@@ -1,6 +1,6 @@
-/* What the parts of the report share (check/report.h): a config read as
+/* What the parts of the report share (audit/report.h): a config read as
  * jobs (report_read.c), for the comparison (report_compare.c) and the
- * grouping (report_group.c); not part of check/report.h.
+ * grouping (report_group.c); not part of audit/report.h.
  */
 #ifndef CIGEN_REPORT_IMPL_H
 #define CIGEN_REPORT_IMPL_H
@@ -14,7 +14,7 @@
 #include "lang/yamlload.h"
 #include "model/model.h"
 
-typedef struct cg_matrix cg_matrix; /* check/report.h */
+typedef struct cg_matrix cg_matrix; /* audit/report.h */
 
 /* One workflow entry of a job. */
 typedef struct wf_args {

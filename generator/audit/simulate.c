@@ -1,5 +1,5 @@
-/* Which workflow entries CircleCI runs for one pipeline (check/branches.h). */
-#include "check/branches.h"
+/* Which workflow entries CircleCI runs for one pipeline (audit/simulate.h). */
+#include "audit/simulate.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -28,10 +28,10 @@ static int json_match(cg_ref_cache *rc, const char *name, json_t *v, const char 
     return r;
 }
 
-static void add(cg_branch_run *r, const char *wf, const char *job, int state, const char *why, bool context)
+static void add(cg_sim_result *r, const char *wf, const char *job, int state, const char *why, bool context)
 {
     cg_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v);
-    r->v[r->n++] = (cg_branch_job){cg_xstrdup(wf), cg_xstrdup(job), state, why ? cg_xstrdup(why) : NULL, context};
+    r->v[r->n++] = (cg_sim_entry){cg_xstrdup(wf), cg_xstrdup(job), state, why ? cg_xstrdup(why) : NULL, context};
 }
 
 /* `only` then `ignore` of one filter (branches or tags) on `name`: the
@@ -153,7 +153,7 @@ static int workflow_state(const sim *S, const char *wname, json_t *wf, cg_strbuf
     return CG_RUNS;
 }
 
-static void simulate_workflow(const sim *S, const char *wname, json_t *wf, cg_branch_run *out)
+static void simulate_workflow(const sim *S, const char *wname, json_t *wf, cg_sim_result *out)
 {
     json_t *jobs = json_object_get(wf, "jobs");
     size_t n = json_array_size(jobs), first = out->n;
@@ -193,7 +193,7 @@ static void simulate_workflow(const sim *S, const char *wname, json_t *wf, cg_br
     for (bool changed = true; changed;) {
         changed = false;
         for (size_t i = 0; i < n; i++) {
-            cg_branch_job *bj = &out->v[first + i];
+            cg_sim_entry *bj = &out->v[first + i];
             if (bj->state == CG_SKIPPED)
                 continue;
             json_t *req = reqs[i];
@@ -227,8 +227,8 @@ static void simulate_workflow(const sim *S, const char *wname, json_t *wf, cg_br
     free(reqs);
 }
 
-int cg_pipeline_simulate(const char *file, const char *text, size_t len, const cg_sim_input *in,
-                         const char *workflow, cg_branch_run *out, cg_error *err)
+int cg_sim_run(const char *file, const char *text, size_t len, const cg_sim_input *in,
+                         const char *workflow, cg_sim_result *out, cg_error *err)
 {
     cg_doc *doc = cg_doc_parse(file, text, len, NULL, err);
     if (!doc)
@@ -281,11 +281,11 @@ int cg_pipeline_simulate(const char *file, const char *text, size_t len, const c
     return rc;
 }
 
-int cg_branch_simulate(const char *file, const char *text, size_t len, const char *branch, const char *workflow,
-                       cg_branch_run *out, cg_error *err)
+int cg_sim_branch(const char *file, const char *text, size_t len, const char *branch, const char *workflow,
+                       cg_sim_result *out, cg_error *err)
 {
     cg_sim_input in = {branch, NULL, NULL, NULL, NULL, 0};
-    return cg_pipeline_simulate(file, text, len, &in, workflow, out, err);
+    return cg_sim_run(file, text, len, &in, workflow, out, err);
 }
 
 void cg_sim_describe(const cg_sim_input *in, cg_strbuf *out)
@@ -300,7 +300,7 @@ void cg_sim_describe(const cg_sim_input *in, cg_strbuf *out)
         cg_strbuf_adds(out, "a pipeline with no branch");
 }
 
-void cg_branch_run_release(cg_branch_run *r)
+void cg_sim_result_release(cg_sim_result *r)
 {
     for (size_t i = 0; i < r->n; i++) {
         free(r->v[i].workflow);

@@ -1,6 +1,6 @@
-/* Printing a report (check/report.h): the summary, the readable lines and
+/* Printing a report (audit/report.h): the summary, the readable lines and
  * the JSON. */
-#include "check/report.h"
+#include "audit/report.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
