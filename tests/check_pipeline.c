@@ -384,7 +384,9 @@ static const struct {
  * run there (but a special PR's named jobs, never one with credentials);
  * every entry it says is in is in the written file and the counts agree;
  * no workflow is written without jobs. */
-START_TEST(select_only_narrows)
+/* The property on the project in folder `dir` (its full config `full`),
+ * for 24 pipelines drawn from `seed`. */
+static void narrows(const char *dir, const char *full_name, uint64_t seed)
 {
     static const char *const branches[] = {"my-pr", "main", "gh-pages", "release/1.0", "feature/x"};
     static const char *const tags[] = {"v1.2.3", "foo"};
@@ -393,9 +395,9 @@ START_TEST(select_only_narrows)
     static const char *const changed[] = {"", "--changed README.md", "--changed src/a.c",
                                           "--changed scripts/build_linux.sh", "--changed-files - </dev/null",
                                           "--changed examples/dynamic/src/ext.c --changed examples/dynamic/scripts/build_linux.sh"};
-    rng_state = 20261128u + (uint64_t)_i;
+    rng_state = seed;
     cg_strbuf path = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT, args = CG_STRBUF_INIT;
-    cg_strbuf_addf(&path, "%s/%s/%s", tu_srcdir(), projects[_i].dir, projects[_i].full);
+    cg_strbuf_addf(&path, "%s/%s", dir, full_name);
     size_t flen;
     char *full = tu_read(path.buf, &flen);
     ck_assert_msg(full != NULL, "no %s", path.buf);
@@ -431,18 +433,18 @@ START_TEST(select_only_narrows)
         }
         bool special = strstr(args.buf, "[ci only:") || strstr(args.buf, "[ci also:");
         cg_strbuf_reset(&cmd);
-        cg_strbuf_addf(&cmd, "rm -f '%s/out.yml'; $CIGEN -C '%s/%s' -q select --json -o '%s/out.yml' %s", tmp,
-                       tu_srcdir(), projects[_i].dir, tmp, args.buf);
+        cg_strbuf_addf(&cmd, "rm -f '%s/out.yml'; $CIGEN -C '%s' -q select --json -o '%s/out.yml' %s", tmp, dir,
+                       tmp, args.buf);
         tu_run r = tu_sh(NULL, cmd.buf);
         if (r.status == 2 && special) {
             /* a special PR may be refused: naming nothing, or credentials */
             ck_assert_msg(strstr(r.err, "selects no job") || strstr(r.err, "credentials") ||
                               strstr(r.err, "phases that do not run") || strstr(r.err, "unknown name"),
-                          "%s: %s: %s", projects[_i].dir, args.buf, r.err);
+                          "%s: %s: %s", dir, args.buf, r.err);
             tu_run_free(&r);
             continue;
         }
-        ck_assert_msg(r.status == 0, "%s: select %s: exit %d: %s", projects[_i].dir, args.buf, r.status, r.err);
+        ck_assert_msg(r.status == 0, "%s: select %s: exit %d: %s", dir, args.buf, r.status, r.err);
         json_t *js = json_loads(r.out, 0, NULL);
         ck_assert_msg(js != NULL, "%s: --json: %s", args.buf, r.out);
         cg_map said;
@@ -461,10 +463,10 @@ START_TEST(select_only_narrows)
         size_t slen;
         char *sel = tu_read(path.buf, &slen);
         if (!sel) {
-            ck_assert_msg(nsaid == 0, "%s: %s: %zu jobs said in, nothing written", projects[_i].dir, args.buf, nsaid);
+            ck_assert_msg(nsaid == 0, "%s: %s: %zu jobs said in, nothing written", dir, args.buf, nsaid);
         } else {
             cg_doc *sdoc = cg_doc_parse("out.yml", sel, slen, NULL, &err);
-            ck_assert_msg(sdoc != NULL, "%s: %s: the selection does not parse", projects[_i].dir, args.buf);
+            ck_assert_msg(sdoc != NULL, "%s: %s: the selection does not parse", dir, args.buf);
             /* every workflow has jobs; every entry written is one select said is in, and the other way */
             cg_map written;
             cg_map_init(&written);
@@ -473,14 +475,14 @@ START_TEST(select_only_narrows)
                 if (!json_is_object(wf))
                     continue;
                 json_t *wj = json_object_get(wf, "jobs");
-                ck_assert_msg(json_array_size(wj) > 0, "%s: %s: workflow '%s' without jobs", projects[_i].dir,
+                ck_assert_msg(json_array_size(wj) > 0, "%s: %s: workflow '%s' without jobs", dir,
                               args.buf, wn);
                 json_array_foreach(wj, i, e) {
                     const char *name = json_is_string(e) ? json_string_value(e) : json_object_iter_key(json_object_iter(e));
                     json_t *a = json_is_object(e) ? json_object_iter_value(json_object_iter(e)) : NULL;
                     if (json_is_string(json_object_get(a, "name")))
                         name = json_string_value(json_object_get(a, "name"));
-                    ck_assert_msg(cg_map_has(&said, name), "%s: %s: '%s' written, not said in", projects[_i].dir,
+                    ck_assert_msg(cg_map_has(&said, name), "%s: %s: '%s' written, not said in", dir,
                                   args.buf, name);
                     if (!cg_map_has(&written, name))
                         nwritten++;
@@ -502,17 +504,17 @@ START_TEST(select_only_narrows)
                     json_t *req = json_object_get(a, "requires"), *x;
                     size_t ri;
                     ck_assert_msg(!req || json_array_size(req) > 0, "%s: %s: an empty 'requires' in '%s'",
-                                  projects[_i].dir, args.buf, wn);
+                                  dir, args.buf, wn);
                     json_array_foreach(req, ri, x) {
                         const char *need = json_is_string(x) ? json_string_value(x)
                                            : json_object_iter_key(json_object_iter(x));
                         ck_assert_msg(need && cg_map_has(&here, need), "%s: %s: workflow '%s' requires '%s', "
-                                      "which it does not have", projects[_i].dir, args.buf, wn, need ? need : "?");
+                                      "which it does not have", dir, args.buf, wn, need ? need : "?");
                     }
                 }
                 cg_map_release(&here);
             }
-            ck_assert_msg(nwritten == nsaid, "%s: %s: %zu said in, %zu written", projects[_i].dir, args.buf, nsaid,
+            ck_assert_msg(nwritten == nsaid, "%s: %s: %zu said in, %zu written", dir, args.buf, nsaid,
                           nwritten);
             /* read by the simulation, the selection runs nothing the full config would not run there */
             cg_sim_result rf = {0}, rs = {0};
@@ -525,9 +527,9 @@ START_TEST(select_only_narrows)
                 if (rs.v[k].state == CG_SKIPPED || cg_map_has(&runs_full, rs.v[k].job))
                     continue;
                 ck_assert_msg(special, "%s: %s: '%s' runs in the selection, not in the full config",
-                              projects[_i].dir, args.buf, rs.v[k].job);
+                              dir, args.buf, rs.v[k].job);
                 ck_assert_msg(!rs.v[k].context, "%s: %s: '%s' (credentials) runs in the selection only",
-                              projects[_i].dir, args.buf, rs.v[k].job);
+                              dir, args.buf, rs.v[k].job);
             }
             cg_map_release(&runs_full);
             cg_sim_result_release(&rf);
@@ -541,14 +543,102 @@ START_TEST(select_only_narrows)
         json_decref(js);
         tu_run_free(&r);
     }
-    ck_assert_msg(checked > 0, "%s: no pipeline wrote a selection", projects[_i].dir);
+    ck_assert_msg(checked > 0, "%s: no pipeline wrote a selection", dir);
     cg_doc_free(fdoc);
     cg_error_release(&err);
     free(full);
+    tu_rm_rf(tmp);
     free(tmp);
     cg_strbuf_release(&path);
     cg_strbuf_release(&cmd);
     cg_strbuf_release(&args);
+}
+
+START_TEST(select_only_narrows)
+{
+    cg_strbuf dir = CG_STRBUF_INIT;
+    cg_strbuf_addf(&dir, "%s/%s", tu_srcdir(), projects[_i].dir);
+    narrows(dir.buf, projects[_i].full, 20261128u + (uint64_t)_i);
+    cg_strbuf_release(&dir);
+}
+END_TEST
+
+/* The same property on random projects: the release base with its `unit`
+ * workflow replaced by 2 to 7 entries, each with random branch and tag
+ * filters (names, lists, /regex/, only and ignore), requirements on the
+ * entries before it and, now and then, credentials. */
+static void random_unit_workflow(cg_strbuf *out, unsigned *nentries)
+{
+    static const char *const filters[] = {
+        "",
+        "filters: {branches: {only: main}}",
+        "filters: {branches: {only: [main, /release\\/.*/]}}",
+        "filters: {branches: {ignore: gh-pages}}",
+        "filters: {branches: {ignore: [gh-pages, /feature\\/.*/]}}",
+        "filters: {branches: {only: /feature\\/.*/}}",
+        "filters: {branches: {ignore: /.*/}, tags: {only: /^v.*/}}",
+        "filters: {tags: {only: /.*/}}",
+        "filters: {branches: {only: /.*/}, tags: {ignore: foo}}",
+    };
+    unsigned n = 2 + rnd(6);
+    cg_strbuf_adds(out, "  unit:\n    jobs:\n");
+    for (unsigned e = 0; e < n; e++) {
+        cg_strbuf_addf(out, "      - setup:\n          name: e%u\n", e);
+        const char *f = filters[rnd((unsigned)CG_ARRAY_LEN(filters))];
+        if (*f)
+            cg_strbuf_addf(out, "          %s\n", f);
+        if (rnd(5) == 0)
+            cg_strbuf_adds(out, "          context: org-member\n");
+        bool any = false;
+        for (unsigned r = 0; r < e; r++)
+            if (rnd(3) == 0) {
+                cg_strbuf_addf(out, "%s e%u", any ? "," : "          requires: [", r);
+                any = true;
+            }
+        if (any)
+            cg_strbuf_adds(out, "]\n");
+    }
+    *nentries = n;
+}
+
+START_TEST(select_only_narrows_random)
+{
+    rng_state = 20261129u + (uint64_t)_i * 7919u;
+    char *tmp = tu_mkdtemp();
+    cg_strbuf dir = CG_STRBUF_INIT, man = CG_STRBUF_INIT, unit = CG_STRBUF_INIT, cmd = CG_STRBUF_INIT;
+    cg_strbuf_addf(&dir, "%s/p", tmp);
+    cg_strbuf_addf(&cmd, "cp -r '%s/tests/bases/dynamic-release' '%s'", tu_srcdir(), dir.buf);
+    tu_run r = tu_sh(NULL, cmd.buf);
+    ck_assert_int_eq(r.status, 0);
+    tu_run_free(&r);
+    /* the manifest with its `unit` workflow (up to `nightly`) replaced */
+    cg_strbuf_addf(&man, "%s/cigen.yml", dir.buf);
+    size_t len;
+    char *text = tu_read(man.buf, &len);
+    ck_assert_ptr_nonnull(text);
+    const char *from = strstr(text, "\n  unit:\n"), *to = strstr(text, "\n  nightly:\n");
+    ck_assert_msg(from && to && from < to, "the release base's manifest changed shape");
+    unsigned n;
+    random_unit_workflow(&unit, &n);
+    cg_strbuf body = CG_STRBUF_INIT;
+    cg_strbuf_add(&body, text, (size_t)(from - text) + 1);
+    cg_strbuf_add(&body, unit.buf, unit.len);
+    cg_strbuf_adds(&body, to);
+    tu_write(man.buf, body.buf, body.len);
+    cg_strbuf_reset(&cmd);
+    cg_strbuf_addf(&cmd, "$CIGEN -C '%s' -q generate", dir.buf);
+    r = tu_sh(NULL, cmd.buf);
+    ck_assert_msg(r.status == 0, "random project %d (%u entries) not generated: %s\n%s", _i, n, r.err, unit.buf);
+    tu_run_free(&r);
+    narrows(dir.buf, "continuation.yml", rng_state);
+    free(text);
+    cg_strbuf_release(&body);
+    cg_strbuf_release(&dir);
+    cg_strbuf_release(&man);
+    cg_strbuf_release(&unit);
+    cg_strbuf_release(&cmd);
+    tu_rm_rf(tmp);
+    free(tmp);
 }
 END_TEST
 
@@ -562,6 +652,7 @@ Suite *make_pipeline_suite(void)
     tcase_add_test(tc, token_parser);
     tcase_add_test(tc, dynamic_example);
     tcase_add_loop_test(tc, select_only_narrows, 0, (int)CG_ARRAY_LEN(projects));
+    tcase_add_loop_test(tc, select_only_narrows_random, 0, 16);
     tcase_add_loop_test(tc, condition_eval, 0, (int)CG_ARRAY_LEN(conditions));
     tcase_add_loop_test(tc, trigger_source_eval, 0, (int)CG_ARRAY_LEN(sources));
     tcase_add_loop_test(tc, schedules_pipelines_run_as_triggers, 0, (int)CG_ARRAY_LEN(scheduled));
