@@ -101,12 +101,9 @@ int cg_jobs_check_requires(const cg_jobs *jobs, const cg_manifest *m, const cg_t
                     continue;
                 if (dep && (dep->workflows & ((uint64_t)1 << w)))
                     continue;
-                bool found = false;
-                json_t *st = m->workflows[w].jobs;
-                for (size_t i = 0; st && i < json_array_size(st) && !found; i++)
-                    found = cg_streq(cg_static_entry_name(json_array_get(st, i)), need);
-                if (found)
+                if (static_in(m, w, need))
                     continue;
+                json_t *st = m->workflows[w].jobs;
                 /* a typo names a phase of the tree or an entry of the workflow */
                 size_t nc = j->tree->nphases + (st ? json_array_size(st) : 0), c = 0;
                 const char **cands = cg_xmalloc((nc + 1) * sizeof *cands);
